@@ -1,0 +1,50 @@
+//! # ik_core
+//!
+//! Inverse kinematics and procedural locomotion maths on [`glam`], with no engine attached.
+//!
+//! Every procedure here follows the same shape: plain value inputs (positions, rotations,
+//! lengths, weights) go in, plain outputs come out, and no hidden state is kept (where a
+//! procedure needs memory between frames, such as warm starts or springs, that state is an
+//! explicit value the caller owns). Solvers that modify a pose return **local-space
+//! corrections** to multiply onto the animated local rotations (`local' = local · correction`),
+//! so IK is a minimal modification of the animated pose rather than a replacement of it.
+//!
+//! Conventions:
+//! - Lengths are in metres, angles in radians, time in seconds; +Y is up.
+//! - "Model space" is the space of the skeleton's root (the character); "local space" is a
+//!   bone's parent's space.
+//! - Bad input never panics and never produces NaN: functions return an [`IkError`] and leave
+//!   (or return) the input pose untouched.
+//!
+//! Modules, one per solver or procedure:
+//! - [`skeleton`], [`xform`]: bone hierarchy, forward kinematics, model ↔ local turns.
+//! - [`two_bone`]: exact two-bone IK with pole, soft extension, weight and `reached`.
+//! - [`fabrik`], [`ccd`], [`limits`]: iterative solvers for longer chains and joint limits.
+//! - [`spring`]: critically damped springs and `turn_towards`.
+//! - [`look_at`]: a look-at spread down a chain of joints.
+//! - [`foot_placement`], [`leg`]: feet on uneven ground; the heel/toe leg chain.
+//! - [`foot_lock`], [`contact`]: runtime foot locking and contact labelling.
+//! - [`gait`]: a procedural biped walk cycle (clip authoring and tests).
+//! - [`slide_removal`]: offline foot-slide removal over a whole clip.
+
+pub mod ccd;
+pub mod contact;
+pub mod error;
+pub mod fabrik;
+pub mod foot_lock;
+pub mod foot_placement;
+pub mod gait;
+pub mod leg;
+pub mod limits;
+pub mod look_at;
+pub mod skeleton;
+pub mod slide_removal;
+pub mod spring;
+pub mod two_bone;
+pub mod xform;
+
+pub use error::IkError;
+pub use glam;
+pub use skeleton::{Skeleton, model_turn_to_local_correction, turn_local_by_model_rotation};
+pub use two_bone::{TwoBoneJob, TwoBoneSolution, two_bone_positions};
+pub use xform::Xform;

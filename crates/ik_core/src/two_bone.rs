@@ -1,0 +1,279 @@
+//! Two-bone IK: an exact, closed-form solve for arms and legs.
+//!
+//! **Method.** With upper length `a`, lower length `b` and root→target distance `d`, the law of
+//! cosines gives the interior angle at the middle joint, `cos β = (a² + b² − d²) / 2ab`. The
+//! solve first bends the middle joint to that angle (about the current bend-plane normal), then
+//! swings the root so the tip points at the target, then twists about the root→target line so
+//! the middle joint lies on the pole's side. Every step is a rotation about a joint, so bone
+//! lengths and the animated twist of each bone are kept.
+//!
+//! **Inputs** ([`TwoBoneJob`]): model-space positions of root, middle and tip joints, model
+//! rotations of root and middle joints, the target, an optional pole point, a soften ratio and a
+//! weight.
+//!
+//! **Outputs** ([`TwoBoneSolution`]): local-space corrections for the root and middle joints
+//! (`local' = local · correction`), the solved middle and tip positions, and `reached`.
+//!
+//! **Invariants.**
+//! - `d` is clamped to `[|a − b|, a + b]`: an out-of-reach target gives a straight limb pointing
+//!   at it, a target too close gives the most folded limb; never NaN.
+//! - Soft extension (`soften > 0`): past `(1 − soften)·(a + b)` the solved distance approaches full
+//!   reach exponentially (`d' = s + w·(1 − e^{−(d − s)/w})`), which is continuous with slope ≤ 1,
+//!   so the tip never moves further than the target did and the knee never pops straight.
+//! - Pole-flip guard: a pole within ~1° of the root→target line (or no pole) keeps the current
+//!   bend plane instead of flipping the middle joint round.
+//! - `weight` 0 returns exact identity corrections (the input pose, bit for bit, when applied
+//!   with [`TwoBoneSolution::apply`]); 1 is the full solve; in between, corrections are slerped.
+//! - Non-finite input or a zero-length bone returns an [`IkError`] and no correction.
+
+use glam::{Quat, Vec3};
+
+use crate::{IkError, Xform};
+
+/// Below this sine of the angle between the pole and the root→target line the pole is ignored.
+const POLE_GUARD_SIN: f32 = 0.0175;
+/// Relative length under which a bone counts as zero length.
+const ZERO_LENGTH: f32 = 1e-6;
+/// `reached` is set when the solved tip is this close to the target, relative to the limb length.
+pub const REACHED_TOLERANCE: f32 = 1e-4;
+
+/// Inputs of one two-bone solve, all in the same (model) space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TwoBoneJob {
+    /// Position of the root joint (shoulder, hip).
+    pub root: Vec3,
+    /// Position of the middle joint (elbow, knee).
+    pub mid: Vec3,
+    /// Position of the tip joint (wrist, ankle): the end effector.
+    pub tip: Vec3,
+    /// Model rotation of the root joint (used to express the correction locally).
+    pub root_rotation: Quat,
+    /// Model rotation of the middle joint.
+    pub mid_rotation: Quat,
+    /// Where the tip should go.
+    pub target: Vec3,
+    /// A point the middle joint should bend toward; `None` keeps the current bend plane.
+    pub pole: Option<Vec3>,
+    /// Soft extension: the fraction of full reach over which the limb eases into full
+    /// extension, in `[0, 1]`. Default 0 (off): reachable targets are hit exactly.
+    pub soften: f32,
+    /// Blend between the input pose (0) and the full solve (1). Default 1.
+    pub weight: f32,
+}
+
+impl Default for TwoBoneJob {
+    fn default() -> Self {
+        TwoBoneJob {
+            root: Vec3::ZERO,
+            mid: Vec3::ZERO,
+            tip: Vec3::ZERO,
+            root_rotation: Quat::IDENTITY,
+            mid_rotation: Quat::IDENTITY,
+            target: Vec3::ZERO,
+            pole: None,
+            soften: 0.0,
+            weight: 1.0,
+        }
+    }
+}
+
+/// Output of a two-bone solve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TwoBoneSolution {
+    /// Multiply onto the root joint's local rotation: `local' = local · root_correction`.
+    pub root_correction: Quat,
+    /// Multiply onto the middle joint's local rotation.
+    pub mid_correction: Quat,
+    /// The middle joint's solved position (model space).
+    pub mid: Vec3,
+    /// The tip's solved position (model space).
+    pub tip: Vec3,
+    /// True when the solved tip is within [`REACHED_TOLERANCE`] × limb length of the target.
+    pub reached: bool,
+}
+
+impl TwoBoneSolution {
+    /// Applies the corrections to the root and middle joints' local transforms. Identity
+    /// corrections leave the locals untouched bit for bit.
+    pub fn apply(&self, root_local: &mut Xform, mid_local: &mut Xform) {
+        if self.root_correction != Quat::IDENTITY {
+            root_local.rotation = (root_local.rotation * self.root_correction).normalize();
+        }
+        if self.mid_correction != Quat::IDENTITY {
+            mid_local.rotation = (mid_local.rotation * self.mid_correction).normalize();
+        }
+    }
+}
+
+impl TwoBoneJob {
+    /// A job for three joints of a model-space pose (`model[chain[0..3]]`).
+    pub fn from_model(model: &[Xform], chain: [usize; 3], target: Vec3, pole: Option<Vec3>) -> Option<Self> {
+        let (r, m, t) = (model.get(chain[0])?, model.get(chain[1])?, model.get(chain[2])?);
+        Some(TwoBoneJob {
+            root: r.translation,
+            mid: m.translation,
+            tip: t.translation,
+            root_rotation: r.rotation,
+            mid_rotation: m.rotation,
+            target,
+            pole,
+            ..Default::default()
+        })
+    }
+
+    /// Checks the inputs: every value finite and both bones longer than zero.
+    pub fn validate(&self) -> Result<(), IkError> {
+        let finite = self.root.is_finite()
+            && self.mid.is_finite()
+            && self.tip.is_finite()
+            && self.root_rotation.is_finite()
+            && self.mid_rotation.is_finite()
+            && self.target.is_finite()
+            && self.pole.is_none_or(|p| p.is_finite())
+            && self.soften.is_finite()
+            && self.weight.is_finite();
+        if !finite {
+            return Err(IkError::NonFiniteInput);
+        }
+        let a = (self.mid - self.root).length();
+        let b = (self.tip - self.mid).length();
+        let scale = a + b;
+        if !(scale.is_finite() && scale > 0.0) || a <= ZERO_LENGTH * scale {
+            return Err(IkError::ZeroLengthBone { bone: 0 });
+        }
+        if b <= ZERO_LENGTH * scale {
+            return Err(IkError::ZeroLengthBone { bone: 1 });
+        }
+        Ok(())
+    }
+
+    /// Solves the chain. Returns an error (and no correction) for invalid input.
+    pub fn run(&self) -> Result<TwoBoneSolution, IkError> {
+        self.validate()?;
+        let weight = self.weight.clamp(0.0, 1.0);
+        if weight == 0.0 {
+            let reached = (self.tip - self.target).length() <= REACHED_TOLERANCE * self.limb_length();
+            return Ok(TwoBoneSolution {
+                root_correction: Quat::IDENTITY,
+                mid_correction: Quat::IDENTITY,
+                mid: self.mid,
+                tip: self.tip,
+                reached,
+            });
+        }
+        let (root_turn, mid_turn) = self.solve_turns();
+        let (root_turn, mid_turn) = if weight < 1.0 {
+            (Quat::IDENTITY.slerp(root_turn, weight), Quat::IDENTITY.slerp(mid_turn, weight))
+        } else {
+            (root_turn, mid_turn)
+        };
+        let mid = self.root + root_turn * (self.mid - self.root);
+        let tip = mid + root_turn * (mid_turn * (self.tip - self.mid));
+        let solution = TwoBoneSolution {
+            root_correction: crate::model_turn_to_local_correction(self.root_rotation, root_turn),
+            mid_correction: crate::model_turn_to_local_correction(self.mid_rotation, mid_turn),
+            mid,
+            tip,
+            reached: (tip - self.target).length() <= REACHED_TOLERANCE * self.limb_length(),
+        };
+        let finite = solution.root_correction.is_finite()
+            && solution.mid_correction.is_finite()
+            && solution.tip.is_finite()
+            && solution.mid.is_finite();
+        if finite { Ok(solution) } else { Err(IkError::NonFiniteInput) }
+    }
+
+    fn limb_length(&self) -> f32 {
+        (self.mid - self.root).length() + (self.tip - self.mid).length()
+    }
+
+    /// The two model-space turns of the full solve: the root's (about the root joint) and the
+    /// middle joint's (about the middle joint, applied before the root's).
+    fn solve_turns(&self) -> (Quat, Quat) {
+        let upper = self.mid - self.root;
+        let lower = self.tip - self.mid;
+        let (a, b) = (upper.length(), lower.length());
+        let reach = a + b;
+
+        // Direction and clamped, softened distance to the target.
+        let to_target = self.target - self.root;
+        let raw_distance = to_target.length();
+        let current_dir = (self.tip - self.root).normalize_or(upper / a);
+        let dir = if raw_distance > ZERO_LENGTH * reach { to_target / raw_distance } else { current_dir };
+        let min_reach = (a - b).abs().max(1e-5 * reach);
+        let distance = soften_distance(raw_distance, reach, self.soften).clamp(min_reach, reach);
+
+        // The side the middle joint should bend to: the pole's, else the current plane.
+        let pole_side = self.pole.and_then(|pole| perpendicular_part(pole - self.root, dir, POLE_GUARD_SIN));
+        let current_side = perpendicular_part(upper, dir, 1e-4);
+        let bend_hint = pole_side.or(current_side).unwrap_or_else(|| dir.any_orthonormal_vector());
+
+        // 1. Bend the middle joint to the interior angle the law of cosines asks for.
+        let interior_now = (-upper).angle_between(lower);
+        let cos_wanted = (a * a + b * b - distance * distance) / (2.0 * a * b);
+        let interior_wanted = cos_wanted.clamp(-1.0, 1.0).acos();
+        let bend_axis = lower
+            .cross(-upper)
+            .try_normalize()
+            .or_else(|| bend_hint.cross(lower).try_normalize())
+            .unwrap_or_else(|| lower.any_orthonormal_vector());
+        let mid_turn = Quat::from_axis_angle(bend_axis, interior_now - interior_wanted);
+
+        // 2. Swing the root so the tip points at the target.
+        let bent_tip = upper + mid_turn * lower;
+        let swing = Quat::from_rotation_arc(bent_tip.normalize_or(dir), dir);
+
+        // 3. Twist about the root→target line so the middle joint is on the pole's side.
+        let twist = match (pole_side, perpendicular_part(swing * upper, dir, 1e-4)) {
+            (Some(want), Some(have)) => {
+                let angle = have.cross(want).dot(dir).atan2(have.dot(want));
+                Quat::from_axis_angle(dir, angle)
+            }
+            _ => Quat::IDENTITY,
+        };
+        ((twist * swing).normalize(), mid_turn)
+    }
+}
+
+/// Soft extension: past `(1 − soften)·reach` the distance approaches `reach` exponentially.
+fn soften_distance(distance: f32, reach: f32, soften: f32) -> f32 {
+    let width = soften.clamp(0.0, 1.0) * reach;
+    let start = reach - width;
+    if width <= 0.0 || distance <= start {
+        return distance;
+    }
+    start + width * (1.0 - (-(distance - start) / width).exp())
+}
+
+/// The unit part of `v` perpendicular to unit `axis`, or `None` when `v` is within
+/// `asin(min_sin)` of the axis.
+fn perpendicular_part(v: Vec3, axis: Vec3, min_sin: f32) -> Option<Vec3> {
+    let perp = v - axis * v.dot(axis);
+    let len = perp.length();
+    if len > min_sin * v.length() && len > 0.0 { Some(perp / len) } else { None }
+}
+
+/// The plain position form: where the middle joint and tip go for a root, bone lengths `a` and
+/// `b`, a target and a pole point (which picks the bend side; in 3D it picks the bend plane).
+/// Works for 2D problems with `z = 0`. An unreachable target gives a straight limb toward it.
+pub fn two_bone_positions(root: Vec3, a: f32, b: f32, target: Vec3, pole: Vec3) -> Result<(Vec3, Vec3), IkError> {
+    if !(root.is_finite() && target.is_finite() && pole.is_finite() && a.is_finite() && b.is_finite()) {
+        return Err(IkError::NonFiniteInput);
+    }
+    let reach = a + b;
+    if a <= ZERO_LENGTH * reach || reach <= 0.0 {
+        return Err(IkError::ZeroLengthBone { bone: 0 });
+    }
+    if b <= ZERO_LENGTH * reach {
+        return Err(IkError::ZeroLengthBone { bone: 1 });
+    }
+    let to_target = target - root;
+    let raw = to_target.length();
+    let dir = if raw > ZERO_LENGTH * reach { to_target / raw } else { (pole - root).normalize_or(Vec3::Y) };
+    let d = raw.clamp((a - b).abs().max(1e-5 * reach), reach);
+    let side = perpendicular_part(pole - root, dir, 0.0).unwrap_or_else(|| dir.any_orthonormal_vector());
+    let cos_root = ((a * a + d * d - b * b) / (2.0 * a * d)).clamp(-1.0, 1.0);
+    let sin_root = (1.0 - cos_root * cos_root).max(0.0).sqrt();
+    let mid = root + dir * (a * cos_root) + side * (a * sin_root);
+    Ok((mid, root + dir * d))
+}
