@@ -1,1 +1,123 @@
-//! bevy_ik
+//! # bevy_ik
+//!
+//! Inverse kinematics and procedural locomotion for Bevy: put a component on a limb and the
+//! animated pose is corrected in the same frame.
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use bevy_ik::prelude::*;
+//!
+//! fn setup(mut commands: Commands, hand: Entity, ball: Entity, elbow_hint: Entity) {
+//!     // Two-bone IK on the tip bone (the hand): upper arm and forearm bend so the hand
+//!     // reaches the ball, the elbow bending toward `elbow_hint`.
+//!     commands.entity(hand).insert((
+//!         IkChain::two_bone(IkTarget::Entity(ball)),
+//!         Pole::new(IkTarget::Entity(elbow_hint)),
+//!     ));
+//! }
+//! # let _ = setup;
+//! ```
+//!
+//! ## Order of work in a frame
+//! All systems run in [`PostUpdate`] inside the public [`IkSystems`] sets, after Bevy's
+//! `AnimationSystems` (so this frame's animated pose is what gets corrected) and before
+//! `TransformSystems::Propagate` (so the correction is visible this frame). With the `rapier`
+//! feature they also run after rapier's writeback, so ground traces see this frame's physics.
+//!
+//! Each system gathers the bones it needs **fresh from this frame's local `Transform`s**,
+//! calls [`ik_core`] (all maths lives there), and writes back **local rotations only** (plus the
+//! pelvis translation for foot placement). `GlobalTransform` is never written.
+//!
+//! ## Bad input
+//! A despawned target, a missing bone, a zero-length bone or a NaN target leaves the pose as
+//! animated and logs one warning (not one per frame) until the problem goes away.
+
+pub mod bones;
+pub mod chain;
+pub mod fade;
+// WIP pub mod feet; 
+// WIP pub mod ground; 
+// WIP #[cfg(feature = "gizmos")] pub mod gizmos; 
+// WIP pub mod look_at; 
+mod report;
+pub mod rig;
+pub mod target;
+
+use bevy::app::AnimationSystems;
+use bevy::prelude::*;
+use bevy::transform::TransformSystems;
+
+pub use ik_core;
+
+/// Everything a user needs in one import.
+pub mod prelude {
+    pub use crate::chain::{IkChain, IkChainState, IkSolver, JointLimit, Pole};
+    pub use crate::fade::IkFade;
+    pub use crate::rig::{RigError, find_chain};
+    pub use crate::target::IkTarget;
+    pub use crate::{IkPlugin, IkSettings, IkSystems};
+}
+
+/// The system sets bevy_ik runs in, in [`PostUpdate`], chained in this order. Order your own
+/// systems against them (e.g. move a target `.before(IkSystems::Prepare)`).
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IkSystems {
+    /// Advances weight fades.
+    Prepare,
+    /// Foot placement and foot locking (moves the pelvis, so it runs first).
+    Feet,
+    /// Look-at spread down the spine.
+    LookAt,
+    /// Limb chains: two-bone, FABRIK, CCD (hands hang from the spine, so after the look-at).
+    Chains,
+}
+
+/// Global switches, live-editable (it is a reflected resource).
+#[derive(Resource, Reflect, Clone, Debug)]
+#[reflect(Resource)]
+pub struct IkSettings {
+    /// Master switch: when false no IK system changes any transform.
+    pub enabled: bool,
+    /// Solve characters on all cores (`par_iter_mut`); turn off to measure single-threaded.
+    pub parallel: bool,
+}
+
+impl Default for IkSettings {
+    fn default() -> Self {
+        IkSettings { enabled: true, parallel: true }
+    }
+}
+
+/// Adds bevy_ik's components, resources and systems.
+#[derive(Default)]
+pub struct IkPlugin {
+    /// Initial global settings.
+    pub settings: IkSettings,
+}
+
+impl Plugin for IkPlugin {
+    fn build(&self, app: &mut App) {
+        app.insert_resource(self.settings.clone())
+            .register_type::<IkSettings>()
+            .register_type::<target::IkTarget>()
+            .register_type::<chain::IkChain>()
+            .register_type::<chain::IkSolver>()
+            .register_type::<chain::Pole>()
+            .register_type::<chain::JointLimit>()
+            .register_type::<fade::IkFade>();
+
+        app.configure_sets(
+            PostUpdate,
+            (IkSystems::Prepare, IkSystems::Feet, IkSystems::LookAt, IkSystems::Chains)
+                .chain()
+                .after(AnimationSystems)
+                .before(TransformSystems::Propagate),
+        );
+        #[cfg(feature = "rapier")]
+        app.configure_sets(PostUpdate, IkSystems::Prepare.after(bevy_rapier3d::plugin::PhysicsSet::Writeback));
+
+        app.add_systems(PostUpdate, fade::advance_fades.in_set(IkSystems::Prepare))
+            .add_systems(PostUpdate, chain::solve_chains.in_set(IkSystems::Chains));
+
+    }
+}

@@ -1,1 +1,181 @@
-//! (in progress)
+//! Runtime foot locking: a per-foot state machine giving the toe target for the leg solver.
+//!
+//! **Method.** While the foot is *locked* the target is a fixed floor point; otherwise it is the
+//! animated toe. Switching source is blended by cubic inertialization: at the switch the
+//! difference between the current output and the new source (position and velocity) becomes an
+//! offset that decays to zero over [`FootLockSettings::blend_time`] along a cubic Hermite curve
+//! (`offset(s) = Δx·(2s³ − 3s² + 1) + Δv·T·(s³ − 2s² + s)`, `s = t/T`), so the output's position
+//! and velocity are continuous through every lock and unlock.
+//!
+//! **Transitions.** The floor point of a lock is where the blend naturally brings the foot to
+//! rest: the current output plus a third of its horizontal velocity times the blend time, at
+//! `planted_height`. With that choice the horizontal glide is `−Δv·T·(1 − s)³/3`: monotonic,
+//! no overshoot and no backward slide. Lock when the contact label is on and that rest point is
+//! within [`FootLockSettings::lock_distance`] of the animated toe (so a foot still moving fast
+//! waits until it slows down).
+//! Unlock when the label goes off, or the animated toe gets further than
+//! [`FootLockSettings::unlock_distance`] from the locked point (the leg could not reach).
+//!
+//! **Inputs**: the animated toe position in *world* space each frame, the contact label, the
+//! planted toe height, `dt`. **Output**: the toe target (and its velocity) in
+//! [`FootLockState`], which the caller owns and keeps between frames; nothing allocates.
+//!
+//! **Invariants.** `dt = 0` advances nothing (the input velocity is kept); a zero blend time
+//! switches at once; non-finite input returns [`IkError::NonFiniteInput`] and leaves the state
+//! untouched; if finite but extreme input would overflow, the state resets onto the animated toe.
+
+use glam::Vec3;
+
+use crate::IkError;
+
+/// Tuning of [`FootLockState::update`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FootLockSettings {
+    /// Lock only if the point the foot would come to rest on is within this distance of the
+    /// animated toe, m. Default 0.1.
+    pub lock_distance: f32,
+    /// Unlock when the animated toe is further than this from the output, m. Default 0.3.
+    pub unlock_distance: f32,
+    /// Seconds over which lock and unlock are blended (≤ 0: switch at once). Default 0.2.
+    pub blend_time: f32,
+}
+
+impl Default for FootLockSettings {
+    fn default() -> Self {
+        FootLockSettings { lock_distance: 0.1, unlock_distance: 0.3, blend_time: 0.2 }
+    }
+}
+
+/// One foot's locking state, owned by the caller and updated once per frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FootLockState {
+    /// Output: where the toe should go (world space).
+    pub position: Vec3,
+    /// Output: its velocity, m/s.
+    pub velocity: Vec3,
+    /// The animated toe last frame.
+    pub input_position: Vec3,
+    /// The animated toe's velocity (finite difference), m/s.
+    pub input_velocity: Vec3,
+    /// Inertialization offset (output − source) at the last switch.
+    pub offset_position: Vec3,
+    /// Velocity offset at the last switch.
+    pub offset_velocity: Vec3,
+    /// Seconds since the last switch (stops at the blend time).
+    pub blend_elapsed: f32,
+    /// The fixed floor point while locked.
+    pub contact_point: Vec3,
+    /// True while following the floor point.
+    pub locked: bool,
+}
+
+impl FootLockState {
+    /// Unlocked, at rest on the animated toe.
+    pub fn new(toe: Vec3) -> Self {
+        let toe = if toe.is_finite() { toe } else { Vec3::ZERO };
+        FootLockState {
+            position: toe,
+            velocity: Vec3::ZERO,
+            input_position: toe,
+            input_velocity: Vec3::ZERO,
+            offset_position: Vec3::ZERO,
+            offset_velocity: Vec3::ZERO,
+            blend_elapsed: 0.0,
+            contact_point: toe,
+            locked: false,
+        }
+    }
+
+    /// Advances one frame: `toe` is the animated toe (world space), `contact` its label this
+    /// frame, `planted_height` the height of a planted toe (floor height + toe joint height).
+    /// Returns the toe target (also in `self.position`).
+    pub fn update(
+        &mut self,
+        toe: Vec3,
+        contact: bool,
+        planted_height: f32,
+        dt: f32,
+        settings: &FootLockSettings,
+    ) -> Result<Vec3, IkError> {
+        let s = settings;
+        if !toe.is_finite()
+            || !planted_height.is_finite()
+            || !dt.is_finite()
+            || s.lock_distance.is_nan()
+            || s.unlock_distance.is_nan()
+            || s.blend_time.is_nan()
+        {
+            return Err(IkError::NonFiniteInput);
+        }
+        self.step(toe, contact, planted_height, dt.max(0.0), s);
+        if !self.is_finite() {
+            // Finite but extreme input overflowed: start again on the animated toe.
+            *self = FootLockState::new(toe);
+        }
+        Ok(self.position)
+    }
+
+    fn step(&mut self, toe: Vec3, contact: bool, planted_height: f32, dt: f32, s: &FootLockSettings) {
+        let blend_time = s.blend_time.max(0.0);
+        if dt > 0.0 {
+            self.input_velocity = (toe - self.input_position) / dt;
+        }
+        self.input_position = toe;
+
+        // Evaluate the output: current source plus the decaying offset.
+        self.blend_elapsed += dt;
+        let (source, source_velocity) = self.source();
+        if blend_time > 0.0 && self.blend_elapsed < blend_time {
+            let t = self.blend_elapsed / blend_time;
+            let (h00, h10) = (t * t * (2.0 * t - 3.0) + 1.0, t * (t - 1.0) * (t - 1.0));
+            let (d00, d10) = (6.0 * t * (t - 1.0) / blend_time, (3.0 * t - 1.0) * (t - 1.0));
+            self.position = source + self.offset_position * h00 + self.offset_velocity * (blend_time * h10);
+            self.velocity = source_velocity + self.offset_position * d00 + self.offset_velocity * d10;
+        } else {
+            self.position = source;
+            self.velocity = source_velocity;
+            self.offset_position = Vec3::ZERO;
+            self.offset_velocity = Vec3::ZERO;
+            self.blend_elapsed = blend_time;
+        }
+
+        // Switch source if needed; the output of this frame is kept, the offset takes it from here.
+        // Where a lock would bring the foot to rest: a third of the horizontal velocity times the
+        // blend time ahead (the cubic blend's stopping point), on the floor.
+        let mut rest = self.position + Vec3::new(self.velocity.x, 0.0, self.velocity.z) * (blend_time / 3.0);
+        rest.y = planted_height;
+        if !self.locked && contact && rest.distance(toe) < s.lock_distance {
+            self.contact_point = rest;
+            self.locked = true;
+            self.start_blend();
+        } else if self.locked && (!contact || self.position.distance(toe) > s.unlock_distance) {
+            self.locked = false;
+            self.start_blend();
+        }
+    }
+
+    /// The followed source: (position, velocity).
+    fn source(&self) -> (Vec3, Vec3) {
+        if self.locked { (self.contact_point, Vec3::ZERO) } else { (self.input_position, self.input_velocity) }
+    }
+
+    /// Starts an inertialization from the current output to the (new) source.
+    fn start_blend(&mut self) {
+        let (source, source_velocity) = self.source();
+        self.offset_position = self.position - source;
+        self.offset_velocity = self.velocity - source_velocity;
+        self.blend_elapsed = 0.0;
+    }
+
+    /// True when every field is finite.
+    pub fn is_finite(&self) -> bool {
+        self.position.is_finite()
+            && self.velocity.is_finite()
+            && self.input_position.is_finite()
+            && self.input_velocity.is_finite()
+            && self.offset_position.is_finite()
+            && self.offset_velocity.is_finite()
+            && self.blend_elapsed.is_finite()
+            && self.contact_point.is_finite()
+    }
+}

@@ -1,1 +1,450 @@
-//! (in progress)
+//! Foot placement on uneven ground: planted feet follow the ground under them, the pelvis
+//! drops as far as the lowest foot needs, and each planted foot tilts to the ground's slope.
+//!
+//! **Method.** Per foot, a ray is cast straight down (model −Y) from `ray_start_height` above the
+//! animated ankle through a caller-supplied ground query (world space; `model_to_world` converts
+//! rays and hits). The ankle's vertical correction keeps its animated height above the floor as
+//! a height above the (tilt-limited) ground plane, limited to `[−max_step_down, max_step_up]`,
+//! and is faded by the foot's *planted weight*: 1 when the animated sole (lowest of ankle and
+//! toe above their flat heights) is within `planted_height` of the floor, fading to 0 over
+//! `planted_fade`, so swinging feet are not pulled to the ground. The pelvis is lowered by the
+//! largest downward correction of any foot (never raised), each leg is re-solved with two-bone
+//! IK (knee toward a forward pole, or kept in its bend plane), and each ankle is turned by the
+//! rotation taking up to the ground normal (limited to `max_tilt`, weighted by planted weight).
+//! Pelvis offset, foot corrections and foot normals are smoothed with critically damped springs
+//! held in a caller-owned [`FootPlacementState`].
+//!
+//! **Inputs.** The *animated* pose of this frame (`locals` and its FK `model`, model space with
+//! the floor at y = 0 and +Y up), the rig ([`FootPlacement`]), a ground query, `dt`, the state.
+//!
+//! **Outputs.** `locals`/`model` modified in place (pelvis translation, leg rotations), a
+//! [`FootReport`] per foot and the pelvis offset.
+//!
+//! **Invariants.** A fresh (or reset) state uses the targets directly whatever `dt` is, so the
+//! first frame is already placed (`dt = 0` there is fine); afterwards `dt ≤ 0` holds the
+//! smoothed values still and zero half-lives follow the targets exactly. A foot with no ground
+//! hit gets no correction (springs ease it back to its animation) and does not move the pelvis;
+//! with no correction and no tilt, a leg is left bit for bit as animated. Bad input returns an
+//! [`IkError`] with the pose untouched; nothing non-finite is ever written. No allocation per
+//! frame.
+
+use glam::{Quat, Vec3};
+
+use crate::leg::{LegChain, descends_from, refresh_model, unstraighten, validate_chain};
+use crate::spring::{Spring, turn_towards};
+use crate::{IkError, TwoBoneJob, Xform};
+
+/// Largest length setting honoured (longer ones are clamped), m.
+const MAX_LENGTH: f32 = 1e4;
+
+/// What a ground query found: a point and the surface normal, both in world space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GroundHit {
+    /// Where the ray met the ground.
+    pub point: Vec3,
+    /// The ground's normal there (any length; normalized here).
+    pub normal: Vec3,
+}
+
+/// One foot of the rig.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FootRig {
+    /// Hip, knee, ankle (and optionally toe) bones. `toe_end` is not used here. The toe, when
+    /// given, also decides whether the foot is planted (toe-off counts as planted).
+    pub leg: LegChain,
+    /// Height of the ankle above the floor when the foot stands flat, m.
+    pub ankle_height: f32,
+    /// Height of the toe joint above the floor when the foot stands flat, m (unused without toe).
+    pub toe_height: f32,
+    /// The axis, in the ankle bone's local space, that points up when the foot stands flat.
+    pub foot_up: Vec3,
+}
+
+impl FootRig {
+    /// A rig from a pose standing flat on the floor (usually the model-space rest pose).
+    /// `None` when an index is out of range.
+    pub fn from_flat_pose(flat_model: &[Xform], leg: LegChain) -> Option<Self> {
+        let ankle = flat_model.get(leg.ankle)?;
+        let toe_height = match leg.toe {
+            Some(t) => flat_model.get(t)?.translation.y,
+            None => 0.0,
+        };
+        let foot_up = (ankle.rotation.inverse() * Vec3::Y).normalize_or(Vec3::Y);
+        Some(FootRig { leg, ankle_height: ankle.translation.y, toe_height, foot_up })
+    }
+}
+
+/// Which way the knees point when a leg is re-solved.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum KneePole {
+    /// Toward this model-space direction (e.g. `Vec3::Z`, the character's forward).
+    Forward(Vec3),
+    /// Keep each leg's current bend plane.
+    CurrentPlane,
+}
+
+/// Tuning of [`FootPlacement`]. Lengths in model units (metres; read clamped to ±10 km, and
+/// to ≥ 0 where negative makes no sense), angles in radians, times in seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FootPlacementSettings {
+    /// How far above the ankle the ray starts. Default 0.5.
+    pub ray_start_height: f32,
+    /// Ray length from its start. Default 1.5.
+    pub ray_length: f32,
+    /// Largest upward foot correction. Default 0.5.
+    pub max_step_up: f32,
+    /// Largest downward foot correction, and largest pelvis drop. Default 0.5.
+    pub max_step_down: f32,
+    /// Sole height above the floor (in the animation) up to which a foot counts as fully
+    /// planted. Default 0.05.
+    pub planted_height: f32,
+    /// Height over which the planted weight fades from 1 to 0 above `planted_height`.
+    /// Default 0.1.
+    pub planted_fade: f32,
+    /// Largest foot tilt to the ground normal, clamped to `[0, 80°]`. Default 35° (0.61).
+    pub max_tilt: f32,
+    /// Half-life of the pelvis offset spring. Default 0.1. 0 = no smoothing.
+    pub pelvis_half_life: f32,
+    /// Half-life of each foot's correction spring. Default 0.05. 0 = no smoothing.
+    pub foot_half_life: f32,
+    /// Half-life of each foot's ground-normal spring. Default 0.08. 0 = no smoothing.
+    pub tilt_half_life: f32,
+    /// Soft extension of the legs' two-bone solve (fraction of reach). Default 0.02.
+    pub soften: f32,
+    /// Knee direction for the re-solve. Default `Forward(+Z)`.
+    pub knee_pole: KneePole,
+}
+
+impl Default for FootPlacementSettings {
+    fn default() -> Self {
+        FootPlacementSettings {
+            ray_start_height: 0.5,
+            ray_length: 1.5,
+            max_step_up: 0.5,
+            max_step_down: 0.5,
+            planted_height: 0.05,
+            planted_fade: 0.1,
+            max_tilt: 35f32.to_radians(),
+            pelvis_half_life: 0.1,
+            foot_half_life: 0.05,
+            tilt_half_life: 0.08,
+            soften: 0.02,
+            knee_pole: KneePole::Forward(Vec3::Z),
+        }
+    }
+}
+
+impl FootPlacementSettings {
+    fn is_finite(&self) -> bool {
+        let pole = match self.knee_pole {
+            KneePole::Forward(d) => d.is_finite(),
+            KneePole::CurrentPlane => true,
+        };
+        pole && [
+            self.ray_start_height,
+            self.ray_length,
+            self.max_step_up,
+            self.max_step_down,
+            self.planted_height,
+            self.planted_fade,
+            self.max_tilt,
+            self.pelvis_half_life,
+            self.foot_half_life,
+            self.tilt_half_life,
+            self.soften,
+        ]
+        .iter()
+        .all(|v| v.is_finite())
+    }
+}
+
+/// Smoothing state of one foot.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+struct FootState {
+    offset: Spring<f32>,
+    normal: Spring<Vec3>,
+    /// Animated ankle model rotation of the current frame (scratch).
+    animated_rotation: Quat,
+}
+
+/// Caller-owned memory of [`FootPlacement`] between frames: one per character.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct FootPlacementState {
+    pelvis: Spring<f32>,
+    feet: Vec<FootState>,
+    fresh: bool,
+}
+
+impl FootPlacementState {
+    /// A fresh state for `feet` feet: the next run uses its targets directly.
+    pub fn new(feet: usize) -> Self {
+        let foot = FootState { normal: Spring::new(Vec3::Y), ..Default::default() };
+        FootPlacementState { pelvis: Spring::new(0.0), feet: vec![foot; feet], fresh: true }
+    }
+
+    /// Makes the state fresh again (after a teleport, a cut, a new character).
+    pub fn reset(&mut self) {
+        self.fresh = true;
+    }
+
+    /// The smoothed pelvis offset (model y) of the last run.
+    pub fn pelvis_offset(&self) -> f32 {
+        self.pelvis.value
+    }
+}
+
+/// Per-foot result of a run. Heights are model-space y; floats are signed distances of the sole
+/// from the ground plane (`(ankle − hit)·normal − ankle_height`, positive = floating, negative =
+/// penetrating), 0 without a hit.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct FootReport {
+    /// The ray found ground.
+    pub hit: bool,
+    /// Ground height under the foot (0 without a hit).
+    pub ground_height: f32,
+    /// The hit point, model space (zero without a hit).
+    pub ground_point: Vec3,
+    /// Ground normal, model space (+Y without a hit).
+    pub ground_normal: Vec3,
+    /// Planted weight in `[0, 1]` from the animated pose.
+    pub planted: f32,
+    /// Correction the ground asks for, before smoothing (planted weight included).
+    pub target_offset: f32,
+    /// Vertical correction applied to the ankle (smoothed).
+    pub offset: f32,
+    /// Where the ankle was sent, model space.
+    pub ankle_target: Vec3,
+    /// Float of the animated foot.
+    pub float_before: f32,
+    /// Float after placement.
+    pub float_after: f32,
+    /// The leg solve reached its ankle target.
+    pub reached: bool,
+}
+
+/// A foot-placement job: the rig and its settings. See the module docs.
+#[derive(Clone, Copy, Debug)]
+pub struct FootPlacement<'a> {
+    /// Parent of each bone (parents before children).
+    pub parents: &'a [Option<usize>],
+    /// The bone whose translation carries the pelvis offset.
+    pub pelvis: usize,
+    /// The feet; each leg's hip must descend from the pelvis.
+    pub feet: &'a [FootRig],
+    /// Model (character) space to world space, for the ground query.
+    pub model_to_world: Xform,
+    /// Tuning.
+    pub settings: FootPlacementSettings,
+}
+
+/// The smoothstep-faded weight of a foot whose sole is `height` above the floor.
+fn planted_weight(height: f32, planted: f32, fade: f32) -> f32 {
+    if fade <= 0.0 {
+        return if height <= planted { 1.0 } else { 0.0 };
+    }
+    let x = ((height - planted) / fade).clamp(0.0, 1.0);
+    1.0 - x * x * (3.0 - 2.0 * x)
+}
+
+impl FootPlacement<'_> {
+    /// Checks the rig against the buffers and the settings for finiteness.
+    pub fn validate(&self, locals: &[Xform], model: &[Xform], state: &FootPlacementState) -> Result<(), IkError> {
+        let n = self.parents.len();
+        if locals.len() != n || model.len() != n {
+            return Err(IkError::LengthMismatch {
+                expected: n,
+                got: if locals.len() != n { locals.len() } else { model.len() },
+            });
+        }
+        if self.pelvis >= n {
+            return Err(IkError::BrokenHierarchy { bone: self.pelvis });
+        }
+        if state.feet.len() != self.feet.len() {
+            return Err(IkError::LengthMismatch { expected: self.feet.len(), got: state.feet.len() });
+        }
+        if !(self.settings.is_finite() && self.model_to_world.is_finite() && model[self.pelvis].is_finite()) {
+            return Err(IkError::NonFiniteInput);
+        }
+        for foot in self.feet {
+            validate_chain(self.parents, locals, model, &foot.leg)?;
+            if !descends_from(self.parents, foot.leg.hip, self.pelvis) {
+                return Err(IkError::BrokenHierarchy { bone: foot.leg.hip });
+            }
+            if !(foot.ankle_height.is_finite() && foot.toe_height.is_finite() && foot.foot_up.is_finite()) {
+                return Err(IkError::NonFiniteInput);
+            }
+            let leg = foot.leg;
+            TwoBoneJob::from_model(model, [leg.hip, leg.knee, leg.ankle], Vec3::ZERO, None)
+                .ok_or(IkError::BrokenHierarchy { bone: leg.hip })?
+                .validate()?;
+            if leg.toe.is_some_and(|t| !model[t].is_finite()) {
+                return Err(IkError::NonFiniteInput);
+            }
+        }
+        Ok(())
+    }
+
+    /// Places the feet of this frame's animated pose. `reports` must have one entry per foot.
+    /// Returns the pelvis offset applied (model y, ≤ 0).
+    pub fn run<G>(
+        &self,
+        locals: &mut [Xform],
+        model: &mut [Xform],
+        mut ground: G,
+        dt: f32,
+        state: &mut FootPlacementState,
+        reports: &mut [FootReport],
+    ) -> Result<f32, IkError>
+    where
+        G: FnMut(Vec3, Vec3, f32) -> Option<GroundHit>,
+    {
+        self.validate(locals, model, state)?;
+        if reports.len() != self.feet.len() {
+            return Err(IkError::LengthMismatch { expected: self.feet.len(), got: reports.len() });
+        }
+        let s = &self.settings;
+        let max_tilt = s.max_tilt.clamp(0.0, 80f32.to_radians());
+        let (max_up, max_down) = (s.max_step_up.clamp(0.0, MAX_LENGTH), s.max_step_down.clamp(0.0, MAX_LENGTH));
+        let ray_start = s.ray_start_height.clamp(-MAX_LENGTH, MAX_LENGTH);
+        let ray_length = s.ray_length.clamp(0.0, MAX_LENGTH);
+        let planted_height = s.planted_height.clamp(-MAX_LENGTH, MAX_LENGTH);
+        let fresh = state.fresh;
+        state.fresh = false;
+        let to_world = self.model_to_world;
+        let world_down = (to_world.rotation * Vec3::NEG_Y).normalize_or(Vec3::NEG_Y);
+        let ray_scale = to_world.scale.y.abs();
+
+        // 1. Ground under each foot and the correction it asks for.
+        let mut pelvis_goal: f32 = 0.0;
+        for ((foot, st), report) in self.feet.iter().zip(state.feet.iter_mut()).zip(reports.iter_mut()) {
+            let ankle = model[foot.leg.ankle];
+            st.animated_rotation = ankle.rotation;
+            let mut sole = ankle.translation.y - foot.ankle_height;
+            if let Some(t) = foot.leg.toe {
+                sole = sole.min(model[t].translation.y - foot.toe_height);
+            }
+            let planted = planted_weight(sole, planted_height, s.planted_fade.clamp(0.0, MAX_LENGTH));
+            let origin = ankle.translation + Vec3::Y * ray_start;
+            let world_origin = to_world.transform_point(origin);
+            let max_distance = ray_length * ray_scale;
+            let hit = ground(world_origin, world_down, max_distance)
+                // A hit must lie on this ray: anything further is the query's mistake.
+                .filter(|h| h.point.is_finite() && h.normal.is_finite())
+                .filter(|h| (h.point - world_origin).length() <= max_distance * 1.001 + 1e-4)
+                .map(|h| {
+                    let point = to_world.inverse_transform_point(h.point);
+                    let normal = ((to_world.rotation.inverse() * h.normal) * to_world.scale).normalize_or(Vec3::Y);
+                    (point, normal)
+                })
+                .filter(|(p, n)| p.is_finite() && n.is_finite());
+            *report =
+                FootReport { ground_normal: Vec3::Y, planted, ankle_target: ankle.translation, ..Default::default() };
+            let (goal_offset, goal_normal) = match hit {
+                Some((point, normal)) => {
+                    let tilted = turn_towards(Vec3::Y, normal, max_tilt) * Vec3::Y;
+                    // Keep the ankle's animated height above the floor as its height above the
+                    // ground plane; `tilted.y ≥ cos 80°`, so the division is safe.
+                    let raw = (ankle.translation.y - (ankle.translation - point).dot(tilted)) / tilted.y.max(0.1);
+                    let offset = raw.clamp(-max_down, max_up) * planted;
+                    report.hit = true;
+                    report.ground_height = point.y;
+                    report.ground_point = point;
+                    report.ground_normal = normal;
+                    report.float_before = (ankle.translation - point).dot(normal) - foot.ankle_height;
+                    pelvis_goal = pelvis_goal.min(offset);
+                    (offset, Vec3::Y.lerp(tilted, planted).normalize_or(Vec3::Y))
+                }
+                None => (0.0, Vec3::Y),
+            };
+            report.target_offset = goal_offset;
+            if fresh {
+                st.offset.snap(goal_offset);
+                st.normal.snap(goal_normal);
+            } else {
+                st.offset.update(goal_offset, s.foot_half_life, dt);
+                st.normal.update(goal_normal, s.tilt_half_life, dt);
+            }
+            report.offset = st.offset.value;
+            report.ankle_target = ankle.translation + Vec3::Y * st.offset.value;
+        }
+        let pelvis_goal = pelvis_goal.max(-max_down);
+        if fresh {
+            state.pelvis.snap(pelvis_goal);
+        } else {
+            state.pelvis.update(pelvis_goal, s.pelvis_half_life, dt);
+        }
+        let pelvis_offset = state.pelvis.value.min(0.0);
+
+        // 2. Lower the pelvis.
+        let pelvis_model = model[self.pelvis].translation + Vec3::Y * pelvis_offset;
+        let pelvis_local = match self.parents[self.pelvis] {
+            Some(p) => model[p].inverse_transform_point(pelvis_model),
+            None => pelvis_model,
+        };
+        if pelvis_local.is_finite() {
+            locals[self.pelvis].translation = pelvis_local;
+            match self.parents[self.pelvis] {
+                Some(p) => model[self.pelvis] = model[p].mul_xform(&locals[self.pelvis]),
+                None => model[self.pelvis] = locals[self.pelvis],
+            }
+            refresh_model(self.parents, locals, model, self.pelvis + 1);
+        }
+
+        // 3. Re-solve each leg to its ankle target, then tilt the foot.
+        for ((foot, st), report) in self.feet.iter().zip(state.feet.iter()).zip(reports.iter_mut()) {
+            let leg = foot.leg;
+            let reach = (model[leg.knee].translation - model[leg.hip].translation).length()
+                + (model[leg.ankle].translation - model[leg.knee].translation).length();
+            let pole = match s.knee_pole {
+                KneePole::Forward(dir) => dir.try_normalize().map(|d| model[leg.hip].translation + d * reach),
+                KneePole::CurrentPlane => None,
+            };
+            let normal = st.normal.value.normalize_or(Vec3::Y);
+            let needs_leg = pelvis_offset != 0.0 || st.offset.value != 0.0;
+            let needs_tilt = normal != Vec3::Y;
+            if needs_leg {
+                // A straight leg has no bend plane: pre-bend it toward the pole (or forward).
+                let forward = match s.knee_pole {
+                    KneePole::Forward(dir) => dir,
+                    KneePole::CurrentPlane => Vec3::Z,
+                };
+                let down = model[leg.ankle].translation - model[leg.hip].translation;
+                unstraighten(
+                    self.parents,
+                    locals,
+                    model,
+                    [leg.hip, leg.knee, leg.ankle],
+                    forward.cross(down).try_normalize(),
+                );
+                if let Some(mut job) =
+                    TwoBoneJob::from_model(model, [leg.hip, leg.knee, leg.ankle], report.ankle_target, pole)
+                {
+                    job.soften = s.soften.clamp(0.0, 1.0);
+                    if let Ok(solution) = job.run() {
+                        let (head, tail) = locals.split_at_mut(leg.knee);
+                        solution.apply(&mut head[leg.hip], &mut tail[0]);
+                        refresh_model(self.parents, locals, model, leg.hip);
+                        report.reached = solution.reached;
+                    }
+                }
+            } else {
+                report.reached = true;
+            }
+            if needs_leg || needs_tilt {
+                // The foot keeps its animated model orientation, turned by the ground's tilt.
+                let wanted = (Quat::from_rotation_arc(Vec3::Y, normal) * st.animated_rotation).normalize();
+                let parent_rotation = self.parents[leg.ankle].map_or(Quat::IDENTITY, |p| model[p].rotation);
+                let local = (parent_rotation.inverse() * wanted).normalize();
+                if local.is_finite() {
+                    locals[leg.ankle].rotation = local;
+                    refresh_model(self.parents, locals, model, leg.ankle);
+                }
+            }
+            if report.hit {
+                report.float_after =
+                    (model[leg.ankle].translation - report.ground_point).dot(report.ground_normal) - foot.ankle_height;
+            }
+        }
+        Ok(pelvis_offset)
+    }
+}

@@ -209,19 +209,21 @@ impl TwoBoneJob {
         let bend_hint = pole_side.or(current_side).unwrap_or_else(|| dir.any_orthonormal_vector());
 
         // 1. Bend the middle joint to the interior angle the law of cosines asks for.
-        let interior_now = (-upper).angle_between(lower);
-        let cos_wanted = (a * a + b * b - distance * distance) / (2.0 * a * b);
-        let interior_wanted = cos_wanted.clamp(-1.0, 1.0).acos();
-        let bend_axis = lower
-            .cross(-upper)
-            .try_normalize()
-            .or_else(|| bend_hint.cross(lower).try_normalize())
-            .unwrap_or_else(|| lower.any_orthonormal_vector());
-        let mid_turn = Quat::from_axis_angle(bend_axis, interior_now - interior_wanted);
+        // The bend axis: the current plane's normal, or (for a straight or fully folded limb,
+        // whose cross product is rounding noise) one from the pole or plane hint. Whatever the
+        // axis, the turn angle is solved so the root→tip distance is exactly `distance`:
+        // |upper + R(φ)·lower|² = d² ⇔ A·cos φ + B·sin φ = C.
+        let normal = upper.cross(lower);
+        let bend_axis = if normal.length() > 1e-4 * a * b {
+            normal.normalize()
+        } else {
+            bend_hint.cross(lower).try_normalize().unwrap_or_else(|| lower.any_orthonormal_vector())
+        };
+        let mid_turn = Quat::from_axis_angle(bend_axis, bend_angle(upper, lower, bend_axis, distance));
 
         // 2. Swing the root so the tip points at the target.
         let bent_tip = upper + mid_turn * lower;
-        let swing = Quat::from_rotation_arc(bent_tip.normalize_or(dir), dir);
+        let swing = crate::limits::shortest_arc(bent_tip.normalize_or(dir), dir);
 
         // 3. Twist about the root→target line so the middle joint is on the pole's side.
         let twist = match (pole_side, perpendicular_part(swing * upper, dir, 1e-4)) {
@@ -233,6 +235,23 @@ impl TwoBoneJob {
         };
         ((twist * swing).normalize(), mid_turn)
     }
+}
+
+/// The angle to turn `lower` about unit `axis` (perpendicular to `lower`) so that
+/// `|upper + R(axis, φ)·lower| = distance`, choosing the smaller turn (ties: positive).
+fn bend_angle(upper: Vec3, lower: Vec3, axis: Vec3, distance: f32) -> f32 {
+    let cos_coef = upper.dot(lower);
+    let sin_coef = upper.dot(axis.cross(lower));
+    let wanted = 0.5 * (distance * distance - upper.length_squared() - lower.length_squared());
+    let amplitude = cos_coef.hypot(sin_coef);
+    if !(amplitude > 0.0) {
+        return 0.0;
+    }
+    let phase = sin_coef.atan2(cos_coef);
+    let spread = (wanted / amplitude).clamp(-1.0, 1.0).acos();
+    let wrap = |x: f32| (x + core::f32::consts::PI).rem_euclid(core::f32::consts::TAU) - core::f32::consts::PI;
+    let (plus, minus) = (wrap(phase + spread), wrap(phase - spread));
+    if minus.abs() < plus.abs() { minus } else { plus }
 }
 
 /// Soft extension: past `(1 − soften)·reach` the distance approaches `reach` exponentially.

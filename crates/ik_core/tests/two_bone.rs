@@ -175,3 +175,21 @@ fn position_form_matches_the_law_of_cosines_in_2d() {
     let (_, far) = two_bone_positions(Vec3::ZERO, 1.2, 1.0, Vec3::new(5.0, 0.0, 0.0), Vec3::Y).unwrap();
     assert!((far - Vec3::new(2.2, 0.0, 0.0)).length() < 1e-6);
 }
+
+#[test]
+fn a_limb_straight_to_rounding_still_reaches_a_reachable_target() {
+    // A leg straight up to float rounding (its cross product is noise, ~1e-10): the bend axis
+    // must come from the pole or plane, not from the noise.
+    let job = TwoBoneJob {
+        root: Vec3::new(-0.0995, 0.8381, 0.7354),
+        mid: Vec3::new(-0.0898, 0.4966, 1.0128),
+        tip: Vec3::new(-0.0810, 0.1863, 1.2649),
+        target: Vec3::new(-0.0815, 0.2309, 1.1446),
+        ..Default::default()
+    };
+    for pole in [None, Some(Vec3::new(0.0, 0.5, 2.0))] {
+        let solution = TwoBoneJob { pole, ..job }.run().unwrap();
+        let miss = (solution.tip - job.target).length();
+        assert!(miss < 1e-5, "tip {miss} m off a reachable target (pole {pole:?})");
+    }
+}

@@ -1,0 +1,176 @@
+//! Gathering bones from the Bevy hierarchy into a small [`ik_core`] pose, and writing back.
+//!
+//! A [`BoneSet`] holds the bones one IK component needs (its key bones plus every ancestor up to
+//! a stop entity, or to the top of the hierarchy), parents first. Each frame [`BoneSet::refresh`]
+//! re-reads their local `Transform`s — this frame's animated pose — and runs forward kinematics,
+//! so solvers never see last frame's `GlobalTransform`. [`BoneSet::write_back`] writes only the
+//! locals a solver changed, so untouched bones keep their change ticks.
+
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+use ik_core::Xform;
+use ik_core::skeleton::forward_kinematics;
+
+/// Read access to every entity's local transform and parent.
+pub type Hierarchy<'w, 's> = Query<'w, 's, (&'static Transform, Option<&'static ChildOf>)>;
+
+/// Deepest hierarchy walked before it is declared broken (a cycle or a runaway chain).
+const MAX_DEPTH: usize = 512;
+
+/// A Bevy `Transform` as an [`Xform`] (the same glam types, no conversion).
+#[inline]
+pub fn xform_of(t: &Transform) -> Xform {
+    Xform { translation: t.translation, rotation: t.rotation, scale: t.scale }
+}
+
+/// An entity's world transform composed fresh from the local transforms of it and its
+/// ancestors. `None` when the entity (or an ancestor) has no `Transform` or the chain is broken.
+pub fn world_of(entity: Entity, hierarchy: &Hierarchy) -> Option<Xform> {
+    let (transform, mut parent) = hierarchy.get(entity).ok()?;
+    let mut world = xform_of(transform);
+    for _ in 0..MAX_DEPTH {
+        let Some(p) = parent else { return Some(world) };
+        let (t, next) = hierarchy.get(p.parent()).ok()?;
+        world = xform_of(t).mul_xform(&world);
+        parent = next;
+    }
+    None
+}
+
+/// The bones one IK component works on, with scratch buffers reused every frame.
+#[derive(Clone, Debug, Default)]
+pub struct BoneSet {
+    /// Bone entities, parents before children.
+    pub entities: Vec<Entity>,
+    /// Parent of each bone within the set (`None`: its parent is the stop entity, or it is a
+    /// hierarchy root).
+    pub parents: Vec<Option<usize>>,
+    /// Entity each bone's `ChildOf` pointed to when the set was built (checked every frame).
+    parent_entities: Vec<Option<Entity>>,
+    /// Entity the walk stopped at (the character root), if any.
+    pub stop: Option<Entity>,
+    /// Index in `entities` of each key bone, in the order the keys were given.
+    pub keys: Vec<usize>,
+    /// Locals as read this frame.
+    pub read: Vec<Xform>,
+    /// Locals after solving: what [`BoneSet::write_back`] writes where they differ from `read`.
+    pub locals: Vec<Xform>,
+    /// Transforms in the set's space (relative to `stop`, or world when there is no stop).
+    pub model: Vec<Xform>,
+    /// World transform of the stop entity this frame (identity without a stop).
+    pub stop_world: Xform,
+}
+
+impl BoneSet {
+    /// Gathers `keys` and all their ancestors below `stop` (or up to the hierarchy's top).
+    /// Errors name the first key that is missing or not under `stop`.
+    pub fn build(keys: &[Entity], stop: Option<Entity>, hierarchy: &Hierarchy) -> Result<BoneSet, String> {
+        // Path of each key up to the stop, recorded with its depth below the stop.
+        let mut depth_of: HashMap<Entity, (usize, Option<Entity>)> = HashMap::default();
+        for &key in keys {
+            let mut path = Vec::new();
+            let mut current = key;
+            let reached_stop = loop {
+                if Some(current) == stop {
+                    break true;
+                }
+                let Ok((_, parent)) = hierarchy.get(current) else {
+                    return Err(format!("entity {current} (on the path of {key}) has no Transform or was despawned"));
+                };
+                let parent = parent.map(ChildOf::parent);
+                path.push((current, parent));
+                if path.len() > MAX_DEPTH {
+                    return Err(format!("the hierarchy above {key} is deeper than {MAX_DEPTH} or has a cycle"));
+                }
+                match parent {
+                    Some(p) => current = p,
+                    None => break stop.is_none(),
+                }
+            };
+            if !reached_stop {
+                return Err(format!("bone {key} is not a descendant of {}", stop.map_or("?".into(), |s| s.to_string())));
+            }
+            let len = path.len();
+            for (i, (entity, parent)) in path.into_iter().enumerate() {
+                depth_of.insert(entity, (len - i, parent));
+            }
+        }
+        let mut ordered: Vec<(usize, Entity, Option<Entity>)> =
+            depth_of.iter().map(|(e, (d, p))| (*d, *e, *p)).collect();
+        ordered.sort_by_key(|(d, e, _)| (*d, e.to_bits()));
+        let entities: Vec<Entity> = ordered.iter().map(|(_, e, _)| *e).collect();
+        let parent_entities: Vec<Option<Entity>> = ordered.iter().map(|(_, _, p)| *p).collect();
+        let parents = parent_entities
+            .iter()
+            .map(|p| p.and_then(|p| entities.iter().position(|e| *e == p)))
+            .collect();
+        let keys = keys.iter().map(|k| entities.iter().position(|e| e == k).unwrap_or(0)).collect();
+        let n = entities.len();
+        Ok(BoneSet {
+            entities,
+            parents,
+            parent_entities,
+            stop,
+            keys,
+            read: vec![Xform::IDENTITY; n],
+            locals: vec![Xform::IDENTITY; n],
+            model: vec![Xform::IDENTITY; n],
+            stop_world: Xform::IDENTITY,
+        })
+    }
+
+    /// Index of a bone entity in the set.
+    pub fn index_of(&self, entity: Entity) -> Option<usize> {
+        self.entities.iter().position(|e| *e == entity)
+    }
+
+    /// Re-reads every local transform (this frame's animated pose) and runs forward kinematics.
+    /// Errors when a bone was despawned or re-parented since the set was built.
+    pub fn refresh(&mut self, hierarchy: &Hierarchy) -> Result<(), String> {
+        for (i, entity) in self.entities.iter().enumerate() {
+            let Ok((transform, parent)) = hierarchy.get(*entity) else {
+                return Err(format!("bone {entity} was despawned or lost its Transform"));
+            };
+            if parent.map(ChildOf::parent) != self.parent_entities[i] {
+                return Err(format!("bone {entity} was re-parented"));
+            }
+            self.read[i] = xform_of(transform);
+        }
+        self.stop_world = match self.stop {
+            Some(stop) => world_of(stop, hierarchy).ok_or_else(|| format!("root {stop} was despawned"))?,
+            None => Xform::IDENTITY,
+        };
+        self.locals.copy_from_slice(&self.read);
+        forward_kinematics(&self.parents, &self.locals, &Xform::IDENTITY, &mut self.model)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Recomputes `model` from the current `locals` (after a solver changed some of them).
+    pub fn update_model(&mut self) {
+        // Cannot fail: the buffers have the set's length and parents come first by construction.
+        let _ = forward_kinematics(&self.parents, &self.locals, &Xform::IDENTITY, &mut self.model);
+    }
+
+    /// Converts a world-space point into the set's space.
+    pub fn world_to_model(&self, point: Vec3) -> Vec3 {
+        self.stop_world.inverse_transform_point(point)
+    }
+
+    /// True when every changed local is finite (nothing non-finite may reach a `Transform`).
+    pub fn changes_are_finite(&self) -> bool {
+        self.locals.iter().zip(&self.read).all(|(new, old)| new == old || new.is_finite())
+    }
+
+    /// Writes the locals a solver changed back into their `Transform`s.
+    pub fn write_back(&self, transforms: &mut Query<&mut Transform>) {
+        for ((entity, new), old) in self.entities.iter().zip(&self.locals).zip(&self.read) {
+            if new == old {
+                continue;
+            }
+            if let Ok(mut transform) = transforms.get_mut(*entity) {
+                transform.rotation = new.rotation;
+                transform.translation = new.translation;
+            }
+        }
+    }
+}

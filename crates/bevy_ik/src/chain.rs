@@ -1,0 +1,314 @@
+//! Limb chains: [`IkChain`] on a tip bone bends the bones above it so the tip reaches a target.
+//!
+//! Two-bone chains (arms, legs) use the exact law-of-cosines solver with an optional [`Pole`];
+//! longer chains use FABRIK or CCD, honouring [`JointLimit`] components on their bones and
+//! warm-starting from the previous frame's answer.
+
+use bevy::prelude::*;
+use ik_core::{TwoBoneJob, Xform};
+
+use crate::IkSettings;
+use crate::bones::{BoneSet, Hierarchy};
+use crate::fade::{IkFade, effective_weight};
+use crate::report::{FaultLatch, IkFault};
+use crate::target::IkTarget;
+
+/// Which solver an [`IkChain`] uses.
+#[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IkSolver {
+    /// Exact two-bone solve (the tip's parent and grandparent turn). Arms and legs.
+    #[default]
+    TwoBone,
+    /// Forward and backward reaching IK for chains of any length: few iterations, no curl.
+    Fabrik,
+    /// Cyclic coordinate descent: simple, per-joint limits applied joint by joint.
+    Ccd,
+}
+
+/// Put on the **tip** bone of a limb (a hand, a foot, a tail's end): the bones above it turn so
+/// the tip reaches [`IkChain::target`]. Only local rotations are changed, as a correction on
+/// top of this frame's animation.
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use bevy_ik::prelude::*;
+/// # fn f(mut commands: Commands, tail_tip: Entity, food: Entity) {
+/// commands.entity(tail_tip).insert(IkChain {
+///     solver: IkSolver::Fabrik,
+///     bones: 6,
+///     ..IkChain::new(IkTarget::Entity(food))
+/// });
+/// # }
+/// ```
+#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Component, Default)]
+#[require(IkChainState)]
+pub struct IkChain {
+    /// Where the tip should go.
+    pub target: IkTarget,
+    /// Which solver bends the chain.
+    pub solver: IkSolver,
+    /// How many bones above the tip take part (ignored by [`IkSolver::TwoBone`], which always
+    /// uses 2, and when [`IkChain::root`] is set).
+    pub bones: usize,
+    /// Explicit first joint of the chain (an ancestor of the tip); overrides `bones`.
+    pub root: Option<Entity>,
+    /// Blend from the animated pose (0) to the full solve (1).
+    pub weight: f32,
+    /// Two-bone soft extension: the fraction of full reach over which the limb eases into full
+    /// extension (0 = off, exact reach; 0.02–0.05 avoids knee/elbow pops).
+    pub soften: f32,
+    /// Iterative solvers stop when the tip is this close to the target (metres).
+    pub tolerance: f32,
+    /// Iterative solvers stop after this many iterations per frame.
+    pub max_iterations: u32,
+    /// Iterative solvers start from last frame's answer (usually ≤ 2 iterations per frame).
+    pub warm_start: bool,
+}
+
+impl Default for IkChain {
+    fn default() -> Self {
+        IkChain::new(IkTarget::default())
+    }
+}
+
+impl IkChain {
+    /// A chain with default settings reaching for `target` (two-bone).
+    pub fn new(target: IkTarget) -> Self {
+        IkChain {
+            target,
+            solver: IkSolver::TwoBone,
+            bones: 2,
+            root: None,
+            weight: 1.0,
+            soften: 0.0,
+            tolerance: 0.001,
+            max_iterations: 10,
+            warm_start: true,
+        }
+    }
+
+    /// A two-bone chain (arm or leg) reaching for `target`.
+    pub fn two_bone(target: IkTarget) -> Self {
+        IkChain::new(target)
+    }
+}
+
+/// Put next to an [`IkChain`]: the middle joint (elbow, knee) bends toward this point.
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[reflect(Component, Default)]
+pub struct Pole {
+    /// The point (or entity) the middle joint bends toward.
+    pub target: IkTarget,
+}
+
+impl Pole {
+    /// A pole at a target.
+    pub fn new(target: IkTarget) -> Self {
+        Pole { target }
+    }
+}
+
+/// A joint limit on a bone, honoured by FABRIK and CCD chains passing through it. Angles are
+/// measured from `reference`, the local rotation the bone has at rest.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component)]
+pub enum JointLimit {
+    /// Turns only about `axis` (in the bone's reference frame), between `min` and `max` radians.
+    Hinge {
+        /// Hinge axis in the bone's local reference frame.
+        axis: Vec3,
+        /// Smallest angle (radians).
+        min: f32,
+        /// Largest angle (radians).
+        max: f32,
+        /// Local rotation the angles are measured from.
+        reference: Quat,
+    },
+    /// The bone's axis swings at most `max_swing` from its reference direction, and twists
+    /// about it between `min_twist` and `max_twist` radians.
+    Cone {
+        /// The bone's axis in its local reference frame (usually toward its child).
+        axis: Vec3,
+        /// Largest swing (radians).
+        max_swing: f32,
+        /// Smallest twist (radians).
+        min_twist: f32,
+        /// Largest twist (radians).
+        max_twist: f32,
+        /// Local rotation the angles are measured from.
+        reference: Quat,
+    },
+}
+
+/// What an [`IkChain`] keeps between frames and reports after each solve.
+#[derive(Component, Reflect, Clone, Debug, Default)]
+#[reflect(Component, Default)]
+pub struct IkChainState {
+    /// Whether the tip reached the target last frame.
+    pub reached: bool,
+    /// Distance from the tip to the target after the last solve (metres).
+    pub error: f32,
+    /// Iterations the last solve took (iterative solvers; 1 for two-bone).
+    pub iterations: u32,
+    #[reflect(ignore)]
+    bones: Option<BoneSet>,
+    #[reflect(ignore)]
+    joints: Vec<usize>,
+    #[reflect(ignore)]
+    built_for: Option<(Option<Entity>, usize, IkSolver)>,
+    #[reflect(ignore)]
+    faults: FaultLatch,
+    #[reflect(ignore)]
+    dirty: bool,
+}
+
+impl IkChainState {
+    /// Model (world) positions of the chain's joints after the last solve, root first.
+    pub fn joint_positions(&self) -> impl Iterator<Item = Vec3> + '_ {
+        self.bones.iter().flat_map(|b| self.joints.iter().map(move |&j| b.model[j].translation))
+    }
+
+    /// The last fault reported (None when the chain solved).
+    pub fn fault(&self) -> Option<String> {
+        self.faults.current().map(|f| format!("{f:?}"))
+    }
+
+    fn ensure_bones(&mut self, tip: Entity, chain: &IkChain, hierarchy: &Hierarchy) -> Result<(), IkFault> {
+        let count = if chain.solver == IkSolver::TwoBone { 2 } else { chain.bones.max(1) };
+        let key = (chain.root, count, chain.solver);
+        if self.bones.is_some() && self.built_for == Some(key) {
+            return Ok(());
+        }
+        self.bones = None;
+        let joints = chain_entities(tip, if chain.solver == IkSolver::TwoBone { None } else { chain.root }, count, hierarchy)?;
+        let bones = BoneSet::build(&joints, None, hierarchy).map_err(IkFault::MissingBone)?;
+        self.joints = bones.keys.clone();
+        self.bones = Some(bones);
+        self.built_for = Some(key);
+        Ok(())
+    }
+
+    fn solve(&mut self, tip: Entity, chain: &IkChain, pole: Option<&Pole>, fade: Option<&IkFade>, hierarchy: &Hierarchy) {
+        self.dirty = false;
+        let outcome = self.try_solve(tip, chain, pole, fade, hierarchy);
+        if outcome.is_err() {
+            self.reached = false;
+        }
+        self.faults.report(tip, "IkChain", outcome.err());
+    }
+
+    fn try_solve(
+        &mut self,
+        tip: Entity,
+        chain: &IkChain,
+        pole: Option<&Pole>,
+        fade: Option<&IkFade>,
+        hierarchy: &Hierarchy,
+    ) -> Result<(), IkFault> {
+        let weight = effective_weight(chain.weight, fade);
+        let target = chain.target.resolve(hierarchy)?;
+        let pole = pole.map(|p| p.target.resolve(hierarchy)).transpose()?;
+        self.ensure_bones(tip, chain, hierarchy)?;
+        let refreshed = self.bones.as_mut().map(|b| b.refresh(hierarchy));
+        if let Some(Err(_)) = refreshed {
+            // The hierarchy changed under us: rebuild once, then give up for this frame.
+            self.bones = None;
+            self.ensure_bones(tip, chain, hierarchy)?;
+            self.bones.as_mut().map(|b| b.refresh(hierarchy)).transpose().map_err(IkFault::MissingBone)?;
+        }
+        let bones = self.bones.as_mut().ok_or_else(|| IkFault::MissingBone("chain not built".into()))?;
+        let joints = &self.joints;
+        match chain.solver {
+            IkSolver::TwoBone => {
+                let [r, m, t] = [joints[0], joints[1], joints[2]];
+                let job = TwoBoneJob {
+                    soften: chain.soften,
+                    weight,
+                    ..TwoBoneJob::from_model(&bones.model, [r, m, t], target, pole)
+                        .ok_or_else(|| IkFault::MissingBone("two-bone joints".into()))?
+                };
+                let solution = job.run().map_err(IkFault::Solver)?;
+                apply_correction(&mut bones.locals[r], solution.root_correction);
+                apply_correction(&mut bones.locals[m], solution.mid_correction);
+                self.reached = solution.reached;
+                self.error = (solution.tip - target).length();
+                self.iterations = 1;
+            }
+            IkSolver::Fabrik | IkSolver::Ccd => {
+                return Err(IkFault::Solver(ik_core::IkError::ChainTooShort { needed: 3, got: joints.len() }));
+            }
+        }
+        if !bones.changes_are_finite() {
+            bones.locals.copy_from_slice(&bones.read);
+            return Err(IkFault::NonFiniteResult);
+        }
+        bones.update_model();
+        self.dirty = true;
+        Ok(())
+    }
+}
+
+/// Multiplies a local-space correction onto a local rotation (identity leaves it bit-exact).
+pub(crate) fn apply_correction(local: &mut Xform, correction: Quat) {
+    if correction != Quat::IDENTITY {
+        local.rotation = (local.rotation * correction).normalize();
+    }
+}
+
+/// The joints of a chain ending at `tip`: `count` ancestors above it (or up to `root`), root first.
+fn chain_entities(tip: Entity, root: Option<Entity>, count: usize, hierarchy: &Hierarchy) -> Result<Vec<Entity>, IkFault> {
+    let mut joints = vec![tip];
+    let mut current = tip;
+    loop {
+        if root == Some(current) || (root.is_none() && joints.len() > count) {
+            break;
+        }
+        let (_, parent) = hierarchy
+            .get(current)
+            .map_err(|_| IkFault::MissingBone(format!("{current} has no Transform or was despawned")))?;
+        let Some(parent) = parent else {
+            return Err(IkFault::MissingBone(match root {
+                Some(r) => format!("chain root {r} is not an ancestor of tip {tip}"),
+                None => format!("tip {tip} has fewer than {count} ancestors"),
+            }));
+        };
+        current = parent.parent();
+        joints.push(current);
+        if joints.len() > 512 {
+            return Err(IkFault::MissingBone(format!("hierarchy above {tip} is broken")));
+        }
+    }
+    joints.reverse();
+    Ok(joints)
+}
+
+/// Solves every [`IkChain`] (in parallel when [`IkSettings::parallel`]) and writes the changed
+/// local rotations back.
+#[allow(clippy::type_complexity)]
+pub fn solve_chains(
+    settings: Res<IkSettings>,
+    mut chains: Query<(Entity, &IkChain, Option<&Pole>, Option<&IkFade>, &mut IkChainState)>,
+    mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>)>,
+) {
+    if !settings.enabled {
+        return;
+    }
+    {
+        let hierarchy = transforms.p0();
+        let solve = |(tip, chain, pole, fade, mut state): (Entity, &IkChain, Option<&Pole>, Option<&IkFade>, Mut<IkChainState>)| {
+            state.solve(tip, chain, pole, fade, &hierarchy);
+        };
+        if settings.parallel {
+            chains.par_iter_mut().for_each(solve);
+        } else {
+            chains.iter_mut().for_each(solve);
+        }
+    }
+    let mut writer = transforms.p1();
+    for (_, _, _, _, state) in &chains {
+        if let (true, Some(bones)) = (state.dirty, &state.bones) {
+            bones.write_back(&mut writer);
+        }
+    }
+}

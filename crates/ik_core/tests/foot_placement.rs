@@ -1,0 +1,285 @@
+//! Bars for foot placement: a 15 cm step, a swinging foot, a 20° slope, world transforms,
+//! missing ground, dt = 0, smoothing and limits.
+
+mod common;
+
+use common::*;
+use glam::{Quat, Vec3};
+use ik_core::foot_placement::{
+    FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, FootRig, GroundHit,
+};
+use ik_core::{IkError, Skeleton, Xform};
+
+/// Ray against the plane through `point` with `normal` (rays only hit from above).
+fn plane_hit(origin: Vec3, dir: Vec3, max: f32, point: Vec3, normal: Vec3) -> Option<GroundHit> {
+    let denom = dir.dot(normal);
+    if denom >= -1e-6 {
+        return None;
+    }
+    let t = (point - origin).dot(normal) / denom;
+    (t >= 0.0 && t <= max).then(|| GroundHit { point: origin + dir * t, normal })
+}
+
+fn feet(skel: &Skeleton) -> [FootRig; 2] {
+    let rest = skel.rest_model();
+    [FootRig::from_flat_pose(&rest, LEFT).unwrap(), FootRig::from_flat_pose(&rest, RIGHT).unwrap()]
+}
+
+struct Run {
+    model: Vec<Xform>,
+    reports: [FootReport; 2],
+    pelvis_offset: f32,
+    offsets: Vec<f32>,
+}
+
+/// Runs `frames` frames of placement on the same animated pose; returns the last frame.
+fn run<G: FnMut(Vec3, Vec3, f32) -> Option<GroundHit>>(
+    skel: &Skeleton,
+    animated: &[Xform],
+    model_to_world: Xform,
+    settings: FootPlacementSettings,
+    frames: usize,
+    dt: f32,
+    mut ground: G,
+) -> Run {
+    let rigs = feet(skel);
+    let job = FootPlacement { parents: skel.parents(), pelvis: PELVIS, feet: &rigs, model_to_world, settings };
+    let mut state = FootPlacementState::new(2);
+    let mut reports = [FootReport::default(); 2];
+    let mut locals = animated.to_vec();
+    let mut model = model_of(skel, &locals);
+    let mut offsets = Vec::new();
+    let mut pelvis_offset = 0.0;
+    for _ in 0..frames {
+        locals.copy_from_slice(animated);
+        model = model_of(skel, &locals);
+        pelvis_offset = job.run(&mut locals, &mut model, &mut ground, dt, &mut state, &mut reports).unwrap();
+        offsets.push(pelvis_offset);
+    }
+    let fk = model_of(skel, &locals);
+    for (a, b) in fk.iter().zip(&model) {
+        assert!((a.translation - b.translation).length() < 1e-5, "model buffer out of date");
+    }
+    Run { model, reports, pelvis_offset, offsets }
+}
+
+/// Left side (+X in model space) 15 cm lower than the right.
+fn step_ground(origin: Vec3, dir: Vec3, max: f32) -> Option<GroundHit> {
+    let h = if origin.x > 0.0 { -0.15 } else { 0.0 };
+    plane_hit(origin, dir, max, Vec3::Y * h, Vec3::Y)
+}
+
+#[test]
+fn one_foot_on_a_15_cm_step_both_feet_within_5_mm_and_pelvis_15_cm_lower() {
+    let skel = biped();
+    let animated = standing(&skel, 0.04);
+    let out = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 120, 1.0 / 60.0, step_ground);
+    let [left, right] = out.reports;
+    println!(
+        "15 cm step: float before L {:.2} cm R {:.2} cm; after L {:.2} mm R {:.2} mm; pelvis {:.2} cm",
+        left.float_before * 100.0,
+        right.float_before * 100.0,
+        left.float_after * 1000.0,
+        right.float_after * 1000.0,
+        out.pelvis_offset * 100.0
+    );
+    assert!((left.float_before - 0.15).abs() < 1e-3, "without placement the low foot floats {}", left.float_before);
+    assert!(right.float_before.abs() < 1e-3);
+    assert!(left.float_after.abs() < 0.005 && right.float_after.abs() < 0.005);
+    assert!((out.pelvis_offset + 0.15).abs() < 1e-3, "pelvis offset {}", out.pelvis_offset);
+    let pelvis_drop = model_of(&skel, &animated)[PELVIS].translation.y - out.model[PELVIS].translation.y;
+    assert!((pelvis_drop - 0.15).abs() < 1e-3);
+    assert!(left.hit && right.hit && left.planted == 1.0 && right.planted == 1.0);
+    assert!((left.ground_height + 0.15).abs() < 1e-5 && right.ground_height.abs() < 1e-5);
+}
+
+#[test]
+fn springs_ease_in_and_the_first_frame_is_placed_directly() {
+    let skel = biped();
+    let animated = standing(&skel, 0.04);
+    // First frame with dt = 0: targets used directly.
+    let first = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 1, 0.0, step_ground);
+    assert!((first.pelvis_offset + 0.15).abs() < 1e-4 && first.reports[0].float_after.abs() < 0.005);
+    // Later frames with dt = 0 hold still: placed on frame 1 (fresh), then nothing moves.
+    let held = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 5, 0.0, step_ground);
+    assert!(held.offsets.iter().all(|o| (o + 0.15).abs() < 1e-4));
+    // Ground drops under the left foot after 10 frames: the pelvis eases down, no jump.
+    let mut frame = 0;
+    let ground = |o: Vec3, d: Vec3, m: f32| {
+        frame += 1;
+        let h = if o.x > 0.0 && frame > 20 { -0.15 } else { 0.0 };
+        plane_hit(o, d, m, Vec3::Y * h, Vec3::Y)
+    };
+    let out = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 60, 1.0 / 60.0, ground);
+    let after_change = out.offsets[10];
+    assert!(out.offsets[9].abs() < 1e-6);
+    assert!(after_change < -1e-3 && after_change > -0.1, "first frame after the change: {after_change}");
+    assert!((out.pelvis_offset + 0.15).abs() < 2e-3);
+    // Zero half-lives: no smoothing, placed on the first frame after the change.
+    let snap =
+        FootPlacementSettings { pelvis_half_life: 0.0, foot_half_life: 0.0, tilt_half_life: 0.0, ..Default::default() };
+    let mut frame = 0;
+    let ground = |o: Vec3, d: Vec3, m: f32| {
+        frame += 1;
+        let h = if o.x > 0.0 && frame > 20 { -0.15 } else { 0.0 };
+        plane_hit(o, d, m, Vec3::Y * h, Vec3::Y)
+    };
+    let out = run(&skel, &animated, Xform::IDENTITY, snap, 12, 1.0 / 60.0, ground);
+    assert!((out.offsets[10] + 0.15).abs() < 1e-4);
+}
+
+#[test]
+fn a_foot_mid_swing_is_not_pulled_down() {
+    let skel = biped();
+    let mut animated = standing(&skel, 0.04);
+    lift_foot(&skel, &mut animated, &LEFT, 0.25, 0.15);
+    let animated_model = model_of(&skel, &animated);
+    let out = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 120, 1.0 / 60.0, step_ground);
+    let moved = (out.model[LEFT.ankle].translation - animated_model[LEFT.ankle].translation).length();
+    println!(
+        "swing foot 25 cm up over a 15 cm drop: moved {:.3} mm, planted weight {}",
+        moved * 1000.0,
+        out.reports[0].planted
+    );
+    assert_eq!(out.reports[0].planted, 0.0);
+    assert!(moved < 1e-3, "swinging ankle moved {moved} m");
+    assert!(out.pelvis_offset.abs() < 1e-4, "pelvis moved for a swinging foot: {}", out.pelvis_offset);
+    // A foot 2 cm up (still planted in the animation) is brought down to the ground.
+    let mut animated = standing(&skel, 0.04);
+    lift_foot(&skel, &mut animated, &LEFT, 0.02, 0.0);
+    let out = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 120, 1.0 / 60.0, step_ground);
+    assert_eq!(out.reports[0].planted, 1.0);
+    assert!((out.reports[0].float_after - 0.02).abs() < 0.005, "float {}", out.reports[0].float_after);
+    // Half-way up the fade: partly corrected.
+    let mut animated = standing(&skel, 0.04);
+    lift_foot(&skel, &mut animated, &LEFT, 0.1, 0.0);
+    let out = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 120, 1.0 / 60.0, step_ground);
+    let w = out.reports[0].planted;
+    assert!(w > 0.2 && w < 0.8, "planted weight {w}");
+    assert!((out.reports[0].offset + 0.15 * w).abs() < 1e-3);
+}
+
+fn foot_up(model: &[Xform], rig: &FootRig) -> Vec3 {
+    model[rig.leg.ankle].rotation * rig.foot_up
+}
+
+#[test]
+fn on_a_20_degree_slope_the_foot_up_axis_is_within_1_degree_of_the_normal() {
+    let skel = biped();
+    let animated = standing(&skel, 0.04);
+    let rigs = feet(&skel);
+    let slope = 20f32.to_radians();
+    // Rising forward (pitch) and rising to the right (roll).
+    for normal in [Quat::from_rotation_x(-slope) * Vec3::Y, Quat::from_rotation_z(slope) * Vec3::Y] {
+        let ground = |o: Vec3, d: Vec3, m: f32| plane_hit(o, d, m, Vec3::ZERO, normal);
+        let out = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 120, 1.0 / 60.0, ground);
+        for (k, rig) in rigs.iter().enumerate() {
+            let angle = foot_up(&out.model, rig).angle_between(normal).to_degrees();
+            let r = out.reports[k];
+            println!(
+                "20° slope {normal}: foot {k} up axis {angle:.3}° from normal, float {:.2} mm",
+                r.float_after * 1000.0
+            );
+            assert!(angle < 1.0, "foot {k}: {angle}°");
+            assert!(r.float_after.abs() < 0.005, "foot {k} float {}", r.float_after);
+            assert!((r.ground_normal - normal).length() < 1e-5);
+        }
+    }
+    // Beyond max tilt the tilt is limited.
+    let steep = Quat::from_rotation_x(-50f32.to_radians()) * Vec3::Y;
+    let ground = |o: Vec3, d: Vec3, m: f32| plane_hit(o, d, m, Vec3::ZERO, steep);
+    let settings = FootPlacementSettings::default();
+    let out = run(&skel, &animated, Xform::IDENTITY, settings, 120, 1.0 / 60.0, ground);
+    let tilt = foot_up(&out.model, &rigs[0]).angle_between(Vec3::Y);
+    assert!((tilt - settings.max_tilt).abs() < 1f32.to_radians(), "tilt {} deg", tilt.to_degrees());
+}
+
+#[test]
+fn world_transform_converts_rays_and_hits() {
+    let skel = biped();
+    let animated = standing(&skel, 0.04);
+    // Character at (3, 1.2, -2), turned 90° left: its left (+X) is world −Z.
+    let to_world = Xform::from_translation_rotation(
+        Vec3::new(3.0, 1.2, -2.0),
+        Quat::from_rotation_y(core::f32::consts::FRAC_PI_2),
+    );
+    let ground = |o: Vec3, d: Vec3, m: f32| {
+        assert!((d - Vec3::NEG_Y).length() < 1e-5, "ray not straight down in world: {d}");
+        let h = if o.z < -2.0 { 1.2 - 0.15 } else { 1.2 };
+        plane_hit(o, d, m, Vec3::Y * h, Vec3::Y)
+    };
+    let out = run(&skel, &animated, to_world, FootPlacementSettings::default(), 120, 1.0 / 60.0, ground);
+    assert!((out.pelvis_offset + 0.15).abs() < 1e-3);
+    assert!((out.reports[0].ground_height + 0.15).abs() < 1e-4 && out.reports[1].ground_height.abs() < 1e-4);
+    assert!(out.reports.iter().all(|r| r.float_after.abs() < 0.005));
+}
+
+#[test]
+fn no_ground_hit_leaves_that_foot_as_animated() {
+    let skel = biped();
+    let animated = standing(&skel, 0.04);
+    let animated_model = model_of(&skel, &animated);
+    // Nothing under the left foot; the right stands 10 cm lower.
+    let ground = |o: Vec3, d: Vec3, m: f32| if o.x > 0.0 { None } else { plane_hit(o, d, m, Vec3::Y * -0.1, Vec3::Y) };
+    let out = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 120, 1.0 / 60.0, ground);
+    assert!(!out.reports[0].hit && out.reports[1].hit);
+    assert!((out.pelvis_offset + 0.1).abs() < 1e-3);
+    let ankle = out.model[LEFT.ankle];
+    let was = animated_model[LEFT.ankle];
+    assert!((ankle.translation - was.translation).length() < 1e-3, "left ankle moved to {}", ankle.translation);
+    assert!(ankle.rotation.dot(was.rotation).abs() > 1.0 - 1e-6, "left foot tilted");
+    // No ground at all: the whole pose as animated.
+    let out = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 3, 1.0 / 60.0, |_, _, _| None);
+    assert!(out.pelvis_offset == 0.0);
+    for (a, b) in out.model.iter().zip(&animated_model) {
+        assert!((a.translation - b.translation).length() < 1e-5);
+    }
+}
+
+#[test]
+fn corrections_are_limited_by_max_step_down_and_up() {
+    let skel = biped();
+    let animated = standing(&skel, 0.04);
+    let settings = FootPlacementSettings { max_step_down: 0.3, max_step_up: 0.1, ..Default::default() };
+    let cliff = |o: Vec3, d: Vec3, m: f32| plane_hit(o, d, m, Vec3::Y * if o.x > 0.0 { -0.8 } else { 0.0 }, Vec3::Y);
+    let out = run(&skel, &animated, Xform::IDENTITY, settings, 120, 1.0 / 60.0, cliff);
+    assert!((out.pelvis_offset + 0.3).abs() < 1e-3);
+    assert!((out.reports[0].offset + 0.3).abs() < 1e-3);
+    assert!((out.reports[0].float_after - 0.5).abs() < 0.005);
+    let ledge = |o: Vec3, d: Vec3, m: f32| plane_hit(o, d, m, Vec3::Y * if o.x > 0.0 { 0.3 } else { 0.0 }, Vec3::Y);
+    let out = run(&skel, &animated, Xform::IDENTITY, settings, 120, 1.0 / 60.0, ledge);
+    assert!(out.pelvis_offset.abs() < 1e-6, "the pelvis is never raised");
+    assert!((out.reports[0].offset - 0.1).abs() < 1e-3);
+}
+
+#[test]
+fn bad_input_is_an_error_and_leaves_the_pose_untouched() {
+    let skel = biped();
+    let animated = standing(&skel, 0.04);
+    let rigs = feet(&skel);
+    let mut locals = animated.clone();
+    let mut model = model_of(&skel, &locals);
+    let model0 = model.clone();
+    let mut reports = [FootReport::default(); 2];
+    let nan = FootPlacementSettings { ray_length: f32::NAN, ..Default::default() };
+    let job = FootPlacement {
+        parents: skel.parents(),
+        pelvis: PELVIS,
+        feet: &rigs,
+        model_to_world: Xform::IDENTITY,
+        settings: nan,
+    };
+    let mut state = FootPlacementState::new(2);
+    assert_eq!(
+        job.run(&mut locals, &mut model, step_ground, 0.016, &mut state, &mut reports),
+        Err(IkError::NonFiniteInput)
+    );
+    let job = FootPlacement { settings: FootPlacementSettings::default(), ..job };
+    let mut wrong_state = FootPlacementState::new(3);
+    assert_eq!(
+        job.run(&mut locals, &mut model, step_ground, 0.016, &mut wrong_state, &mut reports),
+        Err(IkError::LengthMismatch { expected: 2, got: 3 })
+    );
+    assert_eq!(locals, animated);
+    assert_eq!(model, model0);
+}

@@ -1,0 +1,242 @@
+//! Look-at spread bars, on a realistic 4-joint vertical spine (spine, chest, neck, head above
+//! the hips, neck leaning forward, head forward axis model +Z, eyes 10 cm in front of the head
+//! joint), with the lesson's numbers (shares 15/20/25/40 %, limits 15/20/35/50°):
+//! head-only reaches 50°, the spread 120°; a target past 120° turns exactly 120° (±1e-4 rad);
+//! no joint ever exceeds its limit; below the limits the eyes end on the target (±1e-4 rad).
+
+use ik_core::glam::{Quat, Vec3};
+use ik_core::look_at::{LookAtJob, LookAtJoint, LookAtTarget, local_forward_axis, spine_chest_neck_head, spread_turn};
+use ik_core::spring::quat_log_shortest;
+use ik_core::{IkError, Skeleton, Xform};
+
+const CHAIN: [usize; 4] = [1, 2, 3, 4];
+
+fn spine() -> Skeleton {
+    let t = |y: f32, rot: Quat| Xform::from_translation_rotation(Vec3::new(0.0, y, 0.0), rot);
+    Skeleton::new(
+        vec![None, Some(0), Some(1), Some(2), Some(3)],
+        ["hips", "spine", "chest", "neck", "head"].map(String::from).to_vec(),
+        vec![
+            t(0.95, Quat::from_rotation_x(0.05)),
+            t(0.10, Quat::from_rotation_x(-0.08)),
+            t(0.20, Quat::from_rotation_x(0.10) * Quat::from_rotation_z(0.02)),
+            t(0.22, Quat::from_rotation_x(0.25)),
+            t(0.10, Quat::from_rotation_x(-0.22) * Quat::from_rotation_y(0.4)),
+        ],
+    )
+    .unwrap()
+}
+
+struct Rig {
+    skeleton: Skeleton,
+    locals: Vec<Xform>,
+    model: Vec<Xform>,
+    chain_model: [Xform; 4],
+    forward: Vec3,
+    eye_offset: Vec3,
+    eye: Vec3,
+}
+
+fn rig() -> Rig {
+    let skeleton = spine();
+    let locals = skeleton.rest().to_vec();
+    let model = skeleton.rest_model();
+    // Head forward axis found from the rest pose, as the cookbook does: model +Z.
+    let forward = local_forward_axis(model[4].rotation, Vec3::Z);
+    let eye_model = model[4].translation + Vec3::new(0.0, 0.08, 0.10);
+    let eye_offset = model[4].inverse_transform_point(eye_model);
+    let chain_model = CHAIN.map(|i| model[i]);
+    Rig { skeleton, locals, model, chain_model, forward, eye_offset, eye: eye_model }
+}
+
+/// Outcome of one solve, measured on the forward-kinematics result (not the solver's report).
+struct Measured {
+    turned: f32,
+    residual: f32,
+    clamped: bool,
+    joint_angles: [f32; 4],
+}
+
+fn solve(rig: &Rig, joints: &[LookAtJoint; 4], target: Vec3, weight: f32) -> Measured {
+    let job = LookAtJob { eye_offset: rig.eye_offset, weight, ..LookAtJob::new(joints, &rig.chain_model, rig.forward, target) };
+    let mut corrections = [Quat::IDENTITY; 4];
+    let solution = job.run(&mut corrections).unwrap();
+    let mut locals = rig.locals.clone();
+    for (k, &bone) in CHAIN.iter().enumerate() {
+        locals[bone].rotation *= corrections[k];
+    }
+    let mut model = vec![Xform::IDENTITY; locals.len()];
+    rig.skeleton.model_from_local(&locals, &mut model).unwrap();
+    let f0 = rig.model[4].rotation * rig.forward;
+    let f1 = model[4].rotation * rig.forward;
+    let eye = model[4].transform_point(rig.eye_offset);
+    let joint_angles = corrections.map(|c| quat_log_shortest(c).length());
+    assert!((solution.turned - f0.angle_between(f1)).abs() < 1e-3, "reported turn matches FK");
+    Measured { turned: precise_angle(f0, f1), residual: precise_angle(f1, target - eye), clamped: solution.clamped, joint_angles }
+}
+
+fn precise_angle(a: Vec3, b: Vec3) -> f32 {
+    a.cross(b).length().atan2(a.dot(b))
+}
+
+fn head_only() -> [LookAtJoint; 4] {
+    [
+        LookAtJoint::from_degrees(0.0, 15.0),
+        LookAtJoint::from_degrees(0.0, 20.0),
+        LookAtJoint::from_degrees(0.0, 35.0),
+        LookAtJoint::from_degrees(1.0, 50.0),
+    ]
+}
+
+/// Sweeps a target 2 m from the eyes round the vertical axis (every degree, both sides) and
+/// returns (largest reach with the eyes on target, worst residual when not clamped, worst
+/// clamped-turn error, worst limit excess).
+fn sweep(joints: &[LookAtJoint; 4], cap_degrees: f32) -> (f32, f32, f32, f32) {
+    let rig = rig();
+    let limits = joints.map(|j| j.limit);
+    let cap = cap_degrees.to_radians();
+    let (mut reach, mut worst_residual, mut worst_cap, mut worst_excess) = (0.0f32, 0.0f32, 0.0f32, f32::MIN);
+    for deg in -180..=180 {
+        let phi = (deg as f32).to_radians();
+        let target = rig.eye + 2.0 * Vec3::new(phi.sin(), 0.0, phi.cos());
+        let m = solve(&rig, joints, target, 1.0);
+        for (a, l) in m.joint_angles.iter().zip(limits) {
+            worst_excess = worst_excess.max(a - l);
+        }
+        if m.clamped {
+            worst_cap = worst_cap.max((m.turned - cap).abs());
+        } else {
+            worst_residual = worst_residual.max(m.residual);
+            reach = reach.max(m.turned);
+        }
+        // Targets well inside the cap are never clamped; targets well past it always are.
+        if phi.abs() < cap - 5f32.to_radians() {
+            assert!(!m.clamped, "clamped at {deg}°");
+        }
+        if phi.abs() > cap + 5f32.to_radians() {
+            assert!(m.clamped, "not clamped at {deg}°");
+        }
+    }
+    (reach.to_degrees(), worst_residual, worst_cap, worst_excess)
+}
+
+#[test]
+fn spread_reaches_120_degrees_and_a_target_past_it_turns_exactly_120() {
+    let (reach, residual, cap_error, excess) = sweep(&spine_chest_neck_head(), 120.0);
+    println!(
+        "spread: reach {reach:.3}°, worst residual below limits {residual:.2e} rad, \
+         worst |turn − 120°| when clamped {cap_error:.2e} rad, worst limit excess {excess:.2e} rad"
+    );
+    assert!(reach > 119.0 && reach <= 120.0 + 1e-3, "reach {reach}°");
+    assert!(residual <= 1e-4, "eyes off target by {residual} rad");
+    assert!(cap_error <= 1e-4, "clamped turn off 120° by {cap_error} rad");
+    assert!(excess <= 1e-5, "a joint exceeded its limit by {excess} rad");
+}
+
+#[test]
+fn head_only_reaches_50_degrees() {
+    let (reach, residual, cap_error, excess) = sweep(&head_only(), 50.0);
+    println!(
+        "head only: reach {reach:.3}°, worst residual {residual:.2e} rad, worst |turn − 50°| {cap_error:.2e} rad, \
+         worst limit excess {excess:.2e} rad"
+    );
+    assert!(reach > 49.0 && reach <= 50.0 + 1e-3, "reach {reach}°");
+    assert!(residual <= 1e-4 && cap_error <= 1e-4 && excess <= 1e-5);
+}
+
+#[test]
+fn the_split_follows_shares_then_passes_on_what_clamped_joints_cannot_take() {
+    let joints = spine_chest_neck_head();
+    let mut angles = [0.0; 4];
+    // 60°: nobody clamps, 15/20/25/40 %.
+    let (total, clamped) = spread_turn(60f32.to_radians(), &joints, &mut angles);
+    let deg = angles.map(f32::to_degrees);
+    assert!(!clamped && (total.to_degrees() - 60.0).abs() < 1e-4);
+    for (got, want) in deg.iter().zip([9.0, 12.0, 15.0, 24.0]) {
+        assert!((got - want).abs() < 1e-3, "{deg:?}");
+    }
+    // 110°: spine and chest clamp (16.5 > 15, 22 > 20); 75° left for neck:head at 25:40.
+    let (total, clamped) = spread_turn(110f32.to_radians(), &joints, &mut angles);
+    let deg = angles.map(f32::to_degrees);
+    assert!(!clamped && (total.to_degrees() - 110.0).abs() < 1e-4);
+    for (got, want) in deg.iter().zip([15.0, 20.0, 75.0 * 25.0 / 65.0, 75.0 * 40.0 / 65.0]) {
+        assert!((got - want).abs() < 1e-3, "{deg:?}");
+    }
+    // 150°: everything at its limit.
+    let (total, clamped) = spread_turn(150f32.to_radians(), &joints, &mut angles);
+    assert!(clamped && (total.to_degrees() - 120.0).abs() < 1e-4, "{total}");
+}
+
+#[test]
+fn weight_scales_the_turn_and_zero_weight_is_exact_identity() {
+    let rig = rig();
+    let joints = spine_chest_neck_head();
+    let target = rig.eye + Vec3::new(1.0, 0.3, 1.0);
+    let full = solve(&rig, &joints, target, 1.0);
+    let half = solve(&rig, &joints, target, 0.5);
+    assert!((half.turned - 0.5 * full.turned).abs() < 1e-4, "{} vs {}", half.turned, full.turned);
+    let job = LookAtJob { weight: 0.0, ..LookAtJob::new(&joints, &rig.chain_model, rig.forward, target) };
+    let mut corrections = [Quat::from_rotation_x(1.0); 4];
+    let solution = job.run(&mut corrections).unwrap();
+    assert_eq!(corrections, [Quat::IDENTITY; 4]);
+    assert_eq!(solution.turned, 0.0);
+}
+
+#[test]
+fn degenerate_targets_and_bad_input() {
+    let rig = rig();
+    let joints = spine_chest_neck_head();
+    let mut corrections = [Quat::IDENTITY; 4];
+    // Target at the eyes: no turn.
+    let job = LookAtJob { eye_offset: rig.eye_offset, ..LookAtJob::new(&joints, &rig.chain_model, rig.forward, rig.eye) };
+    assert_eq!(job.run(&mut corrections).unwrap().turned, 0.0);
+    assert_eq!(corrections, [Quat::IDENTITY; 4]);
+    // Straight behind: a full 120° about the vertical.
+    let behind = solve(&rig, &joints, rig.eye - Vec3::Z * 2.0, 1.0);
+    assert!(behind.clamped && (behind.turned - 120f32.to_radians()).abs() < 1e-4);
+    // Bad input.
+    let mut short = [Quat::IDENTITY; 3];
+    assert_eq!(job.run(&mut short), Err(IkError::LengthMismatch { expected: 4, got: 3 }));
+    let nan = LookAtJob { target: Vec3::NAN, ..job };
+    assert_eq!(nan.run(&mut corrections), Err(IkError::NonFiniteInput));
+    let no_forward = LookAtJob { forward: Vec3::ZERO, ..job };
+    assert_eq!(no_forward.run(&mut corrections), Err(IkError::ZeroLengthBone { bone: 3 }));
+    let empty = LookAtJob::new(&[], &[], Vec3::Z, Vec3::Z);
+    assert_eq!(empty.run(&mut []), Err(IkError::ChainTooShort { needed: 1, got: 0 }));
+    assert_eq!(corrections, [Quat::IDENTITY; 4]);
+}
+
+#[test]
+fn smoothed_target_snaps_first_then_follows_without_overshoot() {
+    let mut target = LookAtTarget::default();
+    let a = Vec3::new(1.0, 1.6, 2.0);
+    assert_eq!(target.update(a, 0.25, 1.0 / 60.0), a, "first update snaps");
+    let b = Vec3::new(-1.0, 1.6, 2.0);
+    let mut last = a.x;
+    for _ in 0..120 {
+        let x = target.update(b, 0.25, 1.0 / 60.0).x;
+        assert!(x <= last && x >= b.x, "monotonic, no overshoot");
+        last = x;
+    }
+    assert!((last - b.x).abs() < 0.01);
+}
+
+#[test]
+fn each_iteration_shrinks_the_error_from_the_eyes_moving() {
+    let rig = rig();
+    let joints = spine_chest_neck_head();
+    for distance in [0.5f32, 2.0] {
+        let phi = 100f32.to_radians();
+        let target = rig.eye + distance * Vec3::new(phi.sin(), -0.2, phi.cos());
+        let mut residuals = Vec::new();
+        for iterations in 1..=6 {
+            let job = LookAtJob { eye_offset: rig.eye_offset, iterations, ..LookAtJob::new(&joints, &rig.chain_model, rig.forward, target) };
+            let mut corrections = [Quat::IDENTITY; 4];
+            residuals.push(job.run(&mut corrections).unwrap().residual);
+        }
+        println!("target {distance} m away at 100°: residual by iteration count 1..6 = {residuals:?}");
+        assert!(residuals.windows(2).all(|w| w[1] <= w[0]), "each iteration helps");
+        let bound = if distance < 1.0 { 2e-4 } else { 1e-5 };
+        assert!(residuals[5] <= bound, "after the default 6 iterations: {} rad", residuals[5]);
+    }
+}

@@ -1,0 +1,26 @@
+//! `ik_tool` binary: parses the command line with [`ik_tool::cli`] and runs the command.
+//! Bad arguments print the usage text and exit with status 2; a failed command prints the
+//! error and exits with status 1.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = match ik_tool::cli::parse(&args) {
+        Ok(command) => command,
+        Err(message) => {
+            eprintln!("ik_tool: {message}\n\n{}", ik_tool::cli::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    match ik_tool::cli::run(&command) {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("ik_tool: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,402 @@
+//! Locomotion clips (`Idle`, `Walk`, `Jog`): feet moved along gait paths, legs solved by IK.
+//!
+//! Method, per keyframe at phase `φ = i / N` of the cycle:
+//! 1. [`ik_core::gait::sample_gait`] gives the pelvis offset and each ball's ground point,
+//!    contact flag and pointing direction. The clip shifts the balls forward by a constant
+//!    (so the ankles sit under the hips on average) and the pelvis to this rig's height.
+//! 2. The upper body is keyed procedurally on `φ`: pelvis yaw and hip drop, spine
+//!    counter-rotation and lean, head kept level and forward, arms swinging against the legs
+//!    with elbows bending more on the forward swing.
+//! 3. Each foot's orientation is the gait's pitch, raised where needed so the ankle stays within
+//!    99 % of the leg's reach (the heel rolls off the floor about the planted ball at toe-off,
+//!    and the jog lands on the forefoot); the ankle target is the ball target plus the rotated
+//!    bind-pose ball→ankle offset, and [`ik_core::TwoBoneJob`] bends hip and knee onto it with
+//!    the knee toward a pole in front of the leg. The foot bone then takes its orientation and
+//!    the toes (ball bone) stay flat on the floor during contact.
+//!
+//! Outputs: per keyframe, the pelvis translation and every non-root bone's local rotation, and
+//! per-foot contact labels. The root bone never moves: clips are in place, the ground moves
+//! under a planted ball backward at exactly the clip's nominal speed.
+//!
+//! Invariants: `N = round(cycle · 60)` intervals of exactly 1/60 s (the cycle is rounded to
+//! `N / 60`), `N + 1` keys, the last key is the first one
+//! (phase 1 ≡ 0), so the loop is seamless; the left foot lands at phase 0 and the right at 0.5
+//! in every clip; quaternion keys keep one hemisphere from key to key; all values finite.
+
+use std::f32::consts::TAU;
+
+use glam::{Quat, Vec3};
+use ik_core::gait::{GaitFoot, GaitParams, LANDING_PHASE, sample_gait};
+use ik_core::{IkError, TwoBoneJob, Xform};
+
+use super::skeleton::{ANKLE_L, BALL_L, Rig, forearm_dir_l};
+
+/// Keyframe rate the clips are sampled at, Hz. Each gait cycle is rounded to a whole number of
+/// these intervals (Idle 6 s = 360, Walk 1.05 s = 63, Jog 0.73 s → 0.7333 s = 44).
+pub const SAMPLE_RATE: f32 = 60.0;
+/// The ankle is kept within this fraction of the leg's full reach (the knee never locks
+/// straight: at this reach it still bends about 9°).
+pub const REACH_FRACTION: f32 = 0.997;
+/// Largest heel lift the reach rule may use, radians.
+const MAX_HEEL_LIFT: f32 = 1.4;
+
+/// Procedural upper-body amplitudes of a clip (radians unless noted).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Style {
+    /// Pelvis yaw amplitude (the hip of the forward leg leads).
+    pub pelvis_yaw: f32,
+    /// Pelvis roll amplitude (the swing side's hip drops).
+    pub pelvis_roll: f32,
+    /// Forward lean of the spine.
+    pub lean: f32,
+    /// Chest yaw against the pelvis, as a multiple of the pelvis yaw.
+    pub counter_rotation: f32,
+    /// Arms brought in from the bind A-pose toward the body.
+    pub arm_adduct: f32,
+    /// Arm swing amplitude about the shoulder.
+    pub arm_swing: f32,
+    /// Elbow bend at the back of the swing.
+    pub elbow_bend: f32,
+    /// Extra elbow bend at the front of the swing.
+    pub elbow_swing: f32,
+    /// Breathing: chest pitch amplitude, twice a cycle.
+    pub breath: f32,
+    /// Idle glance: head yaw amplitude, once a cycle.
+    pub glance: f32,
+}
+
+/// Everything that defines one clip.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClipSpec {
+    /// Clip (glTF animation) name.
+    pub name: &'static str,
+    /// Foot and pelvis paths; `gait.speed` is the clip's nominal ground speed.
+    pub gait: GaitParams,
+    /// Constant forward shift of the balls' paths relative to the pelvis, m.
+    pub ball_forward: f32,
+    /// Upper body.
+    pub style: Style,
+}
+
+// How much lower than the gait's `pelvis_height` this rig carries its pelvis, per clip, m.
+// The gait is tuned for a pelvis at 0.98 m with straight legs; this rig's is at 0.96 m. The
+// values were chosen so that a planted ball stays reachable with the knee bent ≥ 9° (idle:
+// knees 9–18°; walk: planted knee 9–35°, heel lift ≤ 42° at toe-off, landing near flat; jog:
+// planted knee 9–51°, forefoot landing ~9°, heel lift ≤ 53°).
+const IDLE_DROP: f32 = -0.004;
+const WALK_DROP: f32 = 0.01;
+const JOG_DROP: f32 = 0.01;
+
+/// The three clips, in file order: `Idle` (0 m/s), `Walk` (1.4 m/s), `Jog` (3.2 m/s).
+pub fn clip_specs() -> [ClipSpec; 3] {
+    let adjust = |g: GaitParams, drop: f32| GaitParams { pelvis_height: g.pelvis_height - drop, ..g };
+    let calm = Style {
+        pelvis_yaw: 0.0,
+        pelvis_roll: 0.0,
+        lean: 0.0,
+        counter_rotation: 0.0,
+        arm_adduct: 0.38,
+        arm_swing: 0.02,
+        elbow_bend: 0.15,
+        elbow_swing: 0.03,
+        breath: 0.012,
+        glance: 0.08,
+    };
+    [
+        ClipSpec { name: "Idle", gait: adjust(GaitParams::idle(), IDLE_DROP), ball_forward: 0.10, style: calm },
+        ClipSpec {
+            name: "Walk",
+            gait: adjust(GaitParams::walk(), WALK_DROP),
+            ball_forward: 0.02,
+            style: Style {
+                pelvis_yaw: 0.10,
+                pelvis_roll: 0.05,
+                lean: 0.04,
+                counter_rotation: 1.2,
+                arm_adduct: 0.36,
+                arm_swing: 0.30,
+                elbow_bend: 0.25,
+                elbow_swing: 0.35,
+                breath: 0.0,
+                glance: 0.0,
+            },
+        },
+        ClipSpec {
+            name: "Jog",
+            gait: adjust(GaitParams::jog(), JOG_DROP),
+            ball_forward: -0.01,
+            style: Style {
+                pelvis_yaw: 0.16,
+                pelvis_roll: 0.04,
+                lean: 0.14,
+                counter_rotation: 1.3,
+                arm_adduct: 0.30,
+                arm_swing: 0.55,
+                elbow_bend: 1.30,
+                elbow_swing: 0.35,
+                breath: 0.0,
+                glance: 0.0,
+            },
+        },
+    ]
+}
+
+/// A sampled clip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clip {
+    /// Clip name.
+    pub name: String,
+    /// Ground speed the clip is made for (m/s); a planted ball moves backward at this speed.
+    pub nominal_speed: f32,
+    /// Cycle length, s (the time of the last key).
+    pub duration: f32,
+    /// Key times, s: `N + 1` values from 0 to `duration`.
+    pub times: Vec<f32>,
+    /// Pelvis local translation per key.
+    pub pelvis_translation: Vec<Vec3>,
+    /// Local rotation per bone (skeleton order) per key; the root's stays identity.
+    pub rotations: Vec<Vec<Quat>>,
+    /// Per-key contact labels, `[foot_l, foot_r]`.
+    pub contacts: [Vec<bool>; 2],
+    /// Largest distance between a planted ball and its gait target over the clip, m.
+    pub max_planted_error: f32,
+}
+
+impl Clip {
+    /// Number of intervals `N` (keys − 1).
+    pub fn intervals(&self) -> usize {
+        self.times.len().saturating_sub(1)
+    }
+
+    /// Key rate, Hz: always [`SAMPLE_RATE`] (keys are `i / 60` s apart).
+    pub fn frame_rate(&self) -> f32 {
+        SAMPLE_RATE
+    }
+}
+
+/// Bone indices the clip maker needs.
+struct Bones {
+    pelvis: usize,
+    spine: [usize; 3],
+    neck: usize,
+    head: usize,
+    upperarm: [usize; 2],
+    lowerarm: [usize; 2],
+    leg: [[usize; 4]; 2],
+}
+
+impl Bones {
+    fn find(rig: &Rig) -> Bones {
+        let b = |n: &str| rig.bone(n);
+        let leg = |s: &str| {
+            [b(&format!("thigh_{s}")), b(&format!("calf_{s}")), b(&format!("foot_{s}")), b(&format!("ball_{s}"))]
+        };
+        Bones {
+            pelvis: b("pelvis"),
+            spine: [b("spine_01"), b("spine_02"), b("spine_03")],
+            neck: b("neck_01"),
+            head: b("head"),
+            upperarm: [b("upperarm_l"), b("upperarm_r")],
+            lowerarm: [b("lowerarm_l"), b("lowerarm_r")],
+            leg: [leg("l"), leg("r")],
+        }
+    }
+}
+
+/// Samples one clip.
+pub fn build_clip(rig: &Rig, spec: &ClipSpec) -> Result<Clip, IkError> {
+    let cycle = spec.gait.cycle_duration;
+    if !(cycle.is_finite() && cycle > 0.0) {
+        return Err(IkError::NonFiniteInput);
+    }
+    // A whole number of 60 Hz intervals per cycle: the gait's cycle is rounded to it (the
+    // speed is kept, so the stride scales by the same tiny ratio).
+    let n = ((cycle * SAMPLE_RATE).round() as usize).max(2);
+    let duration = n as f32 / SAMPLE_RATE;
+    let spec = &ClipSpec { gait: GaitParams { cycle_duration: duration, ..spec.gait }, ..*spec };
+    let bones = Bones::find(rig);
+    let count = rig.skeleton.len();
+    let mut clip = Clip {
+        name: spec.name.to_string(),
+        nominal_speed: spec.gait.speed,
+        duration,
+        times: (0..=n).map(|i| i as f32 / SAMPLE_RATE).collect(),
+        pelvis_translation: Vec::with_capacity(n + 1),
+        rotations: vec![Vec::with_capacity(n + 1); count],
+        contacts: [Vec::with_capacity(n + 1), Vec::with_capacity(n + 1)],
+        max_planted_error: 0.0,
+    };
+    let mut locals = vec![Xform::IDENTITY; count];
+    let mut model = vec![Xform::IDENTITY; count];
+    for i in 0..=n {
+        let phase = (i % n) as f32 / n as f32;
+        let (contacts, error) = pose_at(rig, &bones, spec, phase, &mut locals, &mut model)?;
+        clip.max_planted_error = clip.max_planted_error.max(error);
+        clip.pelvis_translation.push(locals[bones.pelvis].translation);
+        for (b, keys) in clip.rotations.iter_mut().enumerate() {
+            let mut q = locals[b].rotation.normalize();
+            if keys.last().is_some_and(|prev: &Quat| prev.dot(q) < 0.0) {
+                q = -q;
+            }
+            keys.push(q);
+        }
+        for (foot, labels) in clip.contacts.iter_mut().enumerate() {
+            labels.push(contacts[foot]);
+        }
+    }
+    Ok(clip)
+}
+
+/// Poses the rig at one phase; returns the contact flags and the planted balls' largest error.
+fn pose_at(
+    rig: &Rig,
+    bones: &Bones,
+    spec: &ClipSpec,
+    phase: f32,
+    locals: &mut [Xform],
+    model: &mut [Xform],
+) -> Result<([bool; 2], f32), IkError> {
+    locals.copy_from_slice(rig.skeleton.rest());
+    let gait = sample_gait(&spec.gait, phase);
+    let s = &spec.style;
+    let cycle = TAU * phase;
+    let mid_stance = 0.5 * spec.gait.stance_fraction.min(1.0);
+
+    // Pelvis: the gait's offset, yaw with the forward leg, roll with the stance side.
+    let yaw = -s.pelvis_yaw * cycle.cos();
+    let roll = s.pelvis_roll * (TAU * (phase - mid_stance)).cos();
+    locals[bones.pelvis].translation = gait.pelvis;
+    locals[bones.pelvis].rotation = Quat::from_rotation_y(yaw) * Quat::from_rotation_z(roll);
+
+    // Spine: lean forward, turn the chest against the pelvis, level the shoulders, breathe.
+    let chest_yaw = -s.counter_rotation * yaw;
+    let breath = s.breath * (2.0 * cycle).sin();
+    for &b in &bones.spine {
+        locals[b].rotation = Quat::from_rotation_x(s.lean / 3.0 + breath / 3.0)
+            * Quat::from_rotation_y((chest_yaw - yaw) / 3.0)
+            * Quat::from_rotation_z(-roll / 3.0);
+    }
+    // Neck and head: undo the chest's yaw and lean so the gaze stays level and forward.
+    let glance = s.glance * cycle.sin();
+    let head_turn = Quat::from_rotation_y((glance - chest_yaw) * 0.5) * Quat::from_rotation_x(-(s.lean + breath) * 0.5);
+    locals[bones.neck].rotation = head_turn;
+    locals[bones.head].rotation = head_turn;
+
+    // Arms: each swings against its own leg (left arm back when the left foot lands).
+    for side in 0..2 {
+        let sign = if side == 0 { 1.0 } else { -1.0 };
+        let back = sign * cycle.cos();
+        let mirror = |v: Vec3| Vec3::new(v.x * sign, v.y, v.z);
+        let adduct = Quat::from_axis_angle(Vec3::Z, -sign * s.arm_adduct);
+        locals[bones.upperarm[side]].rotation = Quat::from_rotation_x(s.arm_swing * back) * adduct;
+        let hinge = mirror(forearm_dir_l()).cross(Vec3::Z).normalize_or(Vec3::X);
+        let bend = s.elbow_bend + s.elbow_swing * 0.5 * (1.0 - back);
+        locals[bones.lowerarm[side]].rotation = Quat::from_axis_angle(hinge, bend);
+    }
+
+    ik_core::skeleton::forward_kinematics(rig.skeleton.parents(), locals, &Xform::IDENTITY, model)?;
+
+    // Legs.
+    let mut worst = 0.0f32;
+    for (side, bones) in bones.leg.into_iter().enumerate() {
+        worst = worst.max(place_leg(rig, spec, phase, (side, bones), gait.feet[side], locals, model)?);
+    }
+    Ok((gait.feet.map(|f| f.contact), worst))
+}
+
+/// Solves one leg (`(side, [thigh, calf, foot, ball])`) onto its gait foot, after the upper
+/// body is posed; leaves `model` up to date. Returns the planted ball's distance from its
+/// target (0 in the swing).
+fn place_leg(
+    rig: &Rig,
+    spec: &ClipSpec,
+    phase: f32,
+    (side, [thigh, calf, foot_bone, ball]): (usize, [usize; 4]),
+    foot: GaitFoot,
+    locals: &mut [Xform],
+    model: &mut [Xform],
+) -> Result<f32, IkError> {
+    let ball_target = foot.position + Vec3::Z * spec.ball_forward + Vec3::Y * BALL_L.y;
+    let flat = Vec3::new(foot.forward.x, 0.0, foot.forward.z);
+    let heading = Quat::from_rotation_arc(Vec3::Z, flat.normalize_or(Vec3::Z));
+    let gait_lift = (-foot.forward.y).atan2(flat.length());
+    // Toe-up never pushes the heel through the floor.
+    let heel_floor = (foot.position.y / HEEL_TO_BALL).clamp(0.0, 1.0).asin();
+    let hip = model[thigh].translation;
+    let leg_length = rig.joint(calf).distance(rig.joint(thigh)) + rig.joint(foot_bone).distance(rig.joint(calf));
+    let limit = REACH_FRACTION * leg_length;
+    let ankle_offset = ANKLE_L - BALL_L;
+    let ankle_at = |lift: f32| ball_target + heading * (Quat::from_rotation_x(lift) * ankle_offset);
+    let lift = reach_lift(gait_lift, -heel_floor, limit, |l| ankle_at(l).distance(hip));
+    // Out of reach even so (late swing of the jog): pull the ankle in, keeping the knee bent.
+    let ankle_target = hip + (ankle_at(lift) - hip).clamp_length_max(limit);
+    let pole = (hip + ankle_target) * 0.5 + heading * Vec3::Z * 0.5;
+    let job = TwoBoneJob::from_model(model, [thigh, calf, foot_bone], ankle_target, Some(pole))
+        .ok_or(IkError::BrokenHierarchy { bone: thigh })?;
+    let solution = job.run()?;
+    let (mut thigh_local, mut calf_local) = (locals[thigh], locals[calf]);
+    solution.apply(&mut thigh_local, &mut calf_local);
+    locals[thigh] = thigh_local;
+    locals[calf] = calf_local;
+    ik_core::skeleton::forward_kinematics(rig.skeleton.parents(), locals, &Xform::IDENTITY, model)?;
+    // Foot orientation; toes flat on the floor while planted, relaxing during the swing.
+    let foot_rotation = heading * Quat::from_rotation_x(lift);
+    locals[foot_bone].rotation = (model[calf].rotation.inverse() * foot_rotation).normalize();
+    let toe_flat = toe_flat_factor(spec, phase, side, foot.contact);
+    locals[ball].rotation = Quat::from_rotation_x(-lift * toe_flat);
+    ik_core::skeleton::forward_kinematics(rig.skeleton.parents(), locals, &Xform::IDENTITY, model)?;
+    Ok(if foot.contact { model[ball].translation.distance(ball_target) } else { 0.0 })
+}
+
+/// Distance from the ball to the back of the heel, m (the heel's lever when the toes lift).
+const HEEL_TO_BALL: f32 = 0.205;
+
+/// The foot lift (heel-up angle, radians) nearest to `preferred` within `[min, MAX_HEEL_LIFT]`
+/// that keeps `distance(lift) ≤ limit`: scanned outward from `preferred` in 1° steps (upward
+/// first), then refined by bisection against the last step that failed. When no lift is within
+/// the limit, the scanned lift with the least distance.
+fn reach_lift(preferred: f32, min: f32, limit: f32, distance: impl Fn(f32) -> f32) -> f32 {
+    let preferred = preferred.clamp(min, MAX_HEEL_LIFT);
+    if distance(preferred) <= limit {
+        return preferred;
+    }
+    let step = 1.0f32.to_radians();
+    let (mut best, mut best_d) = (preferred, distance(preferred));
+    for k in 1..=180 {
+        for dir in [1.0f32, -1.0] {
+            let lift = preferred + dir * step * k as f32;
+            if lift > MAX_HEEL_LIFT || lift < min {
+                continue;
+            }
+            let d = distance(lift);
+            if d <= limit {
+                let (mut bad, mut good) = (lift - dir * step, lift);
+                for _ in 0..24 {
+                    let mid = 0.5 * (bad + good);
+                    if distance(mid) <= limit { good = mid } else { bad = mid }
+                }
+                return good;
+            }
+            if d < best_d {
+                (best, best_d) = (lift, d);
+            }
+        }
+    }
+    best
+}
+
+/// 1 while planted (toes flat on the floor); in the swing it eases to 0 (toes follow the foot)
+/// over the first third and back to 1 over the last quarter, so it is continuous at both ends.
+fn toe_flat_factor(spec: &ClipSpec, phase: f32, side: usize, contact: bool) -> f32 {
+    let stance = spec.gait.stance_fraction;
+    if contact || stance >= 1.0 {
+        return 1.0;
+    }
+    let local = (phase - LANDING_PHASE[side]).rem_euclid(1.0);
+    let t = ((local - stance) / (1.0 - stance)).clamp(0.0, 1.0);
+    let smooth = |x: f32| {
+        let x = x.clamp(0.0, 1.0);
+        x * x * (3.0 - 2.0 * x)
+    };
+    (1.0 - smooth(t / 0.33)).max(smooth((t - 0.75) / 0.25))
+}

@@ -1,0 +1,5 @@
+//! Integration tests: headless Bevy apps (no window, no renderer), all in one test binary so
+//! Bevy is linked once.
+
+mod chain;
+mod common;
