@@ -24,6 +24,7 @@
 //! - [`look_at`]: a look-at spread down a chain of joints.
 //! - [`foot_placement`], [`leg`]: feet on uneven ground; the heel/toe leg chain.
 //! - [`foot_lock`], [`contact`]: runtime foot locking and contact labelling.
+//! - [`rig`]: humanoid rig profiles (Unreal, Mixamo, user maps) and their detection.
 //! - [`gait`]: a procedural biped walk cycle (clip authoring and tests).
 //! - [`slide_removal`]: offline foot-slide removal over a whole clip.
 
@@ -35,6 +36,7 @@ pub mod foot_lock;
 pub mod foot_placement;
 pub mod gait;
 pub mod leg;
+pub mod rig;
 pub mod limits;
 pub mod look_at;
 pub mod skeleton;

@@ -244,7 +244,7 @@ fn bend_angle(upper: Vec3, lower: Vec3, axis: Vec3, distance: f32) -> f32 {
     let sin_coef = upper.dot(axis.cross(lower));
     let wanted = 0.5 * (distance * distance - upper.length_squared() - lower.length_squared());
     let amplitude = cos_coef.hypot(sin_coef);
-    if !(amplitude > 0.0) {
+    if amplitude.is_nan() || amplitude <= 0.0 {
         return 0.0;
     }
     let phase = sin_coef.atan2(cos_coef);
