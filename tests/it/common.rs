@@ -26,6 +26,11 @@ pub fn headless_app() -> App {
 }
 
 /// A world position as Bevy propagated it this frame.
+pub fn world_translation(app: &mut App, entity: Entity) -> Vec3 {
+    global_translation(app, entity)
+}
+
+/// A world position as Bevy propagated it this frame.
 pub fn global_translation(app: &mut App, entity: Entity) -> Vec3 {
     app.world().get::<GlobalTransform>(entity).expect("entity has a GlobalTransform").translation()
 }

@@ -3,3 +3,6 @@
 
 mod chain;
 mod common;
+mod feet;
+mod look_at;
+mod robustness;

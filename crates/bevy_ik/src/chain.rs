@@ -5,6 +5,8 @@
 //! warm-starting from the previous frame's answer.
 
 use bevy::prelude::*;
+use ik_core::fabrik::{ChainJob, ChainScratch, WarmStart};
+use ik_core::limits::{JointLimit as CoreLimit, LimitShape};
 use ik_core::{TwoBoneJob, Xform};
 
 use crate::IkSettings;
@@ -141,6 +143,31 @@ pub enum JointLimit {
     },
 }
 
+impl JointLimit {
+    /// The ik_core limit this component stands for.
+    pub fn to_core(&self) -> CoreLimit {
+        match *self {
+            JointLimit::Hinge { axis, min, max, reference } => {
+                CoreLimit { reference, shape: LimitShape::Hinge { axis, min, max } }
+            }
+            JointLimit::Cone { axis, max_swing, min_twist, max_twist, reference } => {
+                CoreLimit { reference, shape: LimitShape::Cone { axis, max_swing, min_twist, max_twist } }
+            }
+        }
+    }
+}
+
+/// Buffers an iterative chain reuses every frame.
+#[derive(Clone, Debug, Default)]
+struct IterativeBuffers {
+    joints: Vec<Xform>,
+    locals: Vec<Quat>,
+    limits: Vec<Option<CoreLimit>>,
+    corrections: Vec<Quat>,
+    scratch: ChainScratch,
+    warm: WarmStart,
+}
+
 /// What an [`IkChain`] keeps between frames and reports after each solve.
 #[derive(Component, Reflect, Clone, Debug, Default)]
 #[reflect(Component, Default)]
@@ -151,6 +178,8 @@ pub struct IkChainState {
     pub error: f32,
     /// Iterations the last solve took (iterative solvers; 1 for two-bone).
     pub iterations: u32,
+    /// Warnings logged so far (one per distinct fault, not one per frame).
+    pub warnings: u32,
     #[reflect(ignore)]
     bones: Option<BoneSet>,
     #[reflect(ignore)]
@@ -161,6 +190,8 @@ pub struct IkChainState {
     faults: FaultLatch,
     #[reflect(ignore)]
     dirty: bool,
+    #[reflect(ignore)]
+    iterative: IterativeBuffers,
 }
 
 impl IkChainState {
@@ -189,13 +220,15 @@ impl IkChainState {
         Ok(())
     }
 
-    fn solve(&mut self, tip: Entity, chain: &IkChain, pole: Option<&Pole>, fade: Option<&IkFade>, hierarchy: &Hierarchy) {
+    fn solve(&mut self, tip: Entity, chain: &IkChain, pole: Option<&Pole>, fade: Option<&IkFade>, world: &ChainWorld) {
         self.dirty = false;
-        let outcome = self.try_solve(tip, chain, pole, fade, hierarchy);
+        let outcome = self.try_solve(tip, chain, pole, fade, world);
         if outcome.is_err() {
             self.reached = false;
         }
-        self.faults.report(tip, "IkChain", outcome.err());
+        if self.faults.report(tip, "IkChain", outcome.err()) {
+            self.warnings += 1;
+        }
     }
 
     fn try_solve(
@@ -204,8 +237,9 @@ impl IkChainState {
         chain: &IkChain,
         pole: Option<&Pole>,
         fade: Option<&IkFade>,
-        hierarchy: &Hierarchy,
+        world: &ChainWorld,
     ) -> Result<(), IkFault> {
+        let hierarchy = world.hierarchy;
         let weight = effective_weight(chain.weight, fade);
         let target = chain.target.resolve(hierarchy)?;
         let pole = pole.map(|p| p.target.resolve(hierarchy)).transpose()?;
@@ -236,7 +270,36 @@ impl IkChainState {
                 self.iterations = 1;
             }
             IkSolver::Fabrik | IkSolver::Ccd => {
-                return Err(IkFault::Solver(ik_core::IkError::ChainTooShort { needed: 3, got: joints.len() }));
+                let buffers = &mut self.iterative;
+                let n = joints.len();
+                buffers.joints.clear();
+                buffers.joints.extend(joints.iter().map(|&j| bones.model[j]));
+                buffers.locals.clear();
+                buffers.locals.extend(joints.iter().map(|&j| bones.locals[j].rotation));
+                buffers.limits.clear();
+                buffers.limits.extend(
+                    joints.iter().map(|&j| world.limits.get(bones.entities[j]).ok().map(JointLimit::to_core)),
+                );
+                buffers.corrections.resize(n, Quat::IDENTITY);
+                let job = ChainJob {
+                    tolerance: chain.tolerance,
+                    max_iterations: chain.max_iterations,
+                    ..ChainJob::new(&buffers.joints, target)
+                }
+                .with_limits(&buffers.locals, &buffers.limits);
+                let warm = if chain.warm_start { Some(&mut buffers.warm) } else { None };
+                let solved = match chain.solver {
+                    IkSolver::Ccd => ik_core::ccd::solve(&job, &mut buffers.scratch, warm, &mut buffers.corrections),
+                    _ => ik_core::fabrik::solve(&job, &mut buffers.scratch, warm, &mut buffers.corrections),
+                }
+                .map_err(IkFault::Solver)?;
+                for (&j, &c) in joints.iter().zip(&buffers.corrections) {
+                    let c = if weight < 1.0 { Quat::IDENTITY.slerp(c, weight) } else { c };
+                    apply_correction(&mut bones.locals[j], c);
+                }
+                self.reached = solved.reached;
+                self.error = solved.error;
+                self.iterations = solved.iterations;
             }
         }
         if !bones.changes_are_finite() {
@@ -283,12 +346,19 @@ fn chain_entities(tip: Entity, root: Option<Entity>, count: usize, hierarchy: &H
     Ok(joints)
 }
 
+/// What chains read besides their own components.
+struct ChainWorld<'a, 'w, 's> {
+    hierarchy: &'a Hierarchy<'w, 's>,
+    limits: &'a Query<'w, 's, &'static JointLimit>,
+}
+
 /// Solves every [`IkChain`] (in parallel when [`IkSettings::parallel`]) and writes the changed
 /// local rotations back.
 #[allow(clippy::type_complexity)]
 pub fn solve_chains(
     settings: Res<IkSettings>,
     mut chains: Query<(Entity, &IkChain, Option<&Pole>, Option<&IkFade>, &mut IkChainState)>,
+    limits: Query<&'static JointLimit>,
     mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>)>,
 ) {
     if !settings.enabled {
@@ -296,8 +366,9 @@ pub fn solve_chains(
     }
     {
         let hierarchy = transforms.p0();
+        let world = ChainWorld { hierarchy: &hierarchy, limits: &limits };
         let solve = |(tip, chain, pole, fade, mut state): (Entity, &IkChain, Option<&Pole>, Option<&IkFade>, Mut<IkChainState>)| {
-            state.solve(tip, chain, pole, fade, &hierarchy);
+            state.solve(tip, chain, pole, fade, &world);
         };
         if settings.parallel {
             chains.par_iter_mut().for_each(solve);

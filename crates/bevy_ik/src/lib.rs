@@ -35,10 +35,13 @@
 pub mod bones;
 pub mod chain;
 pub mod fade;
-// WIP pub mod feet; 
-// WIP pub mod ground; 
-// WIP #[cfg(feature = "gizmos")] pub mod gizmos; 
-// WIP pub mod look_at; 
+pub mod feet;
+mod feet_system;
+pub mod ground;
+pub mod humanoid;
+#[cfg(feature = "gizmos")]
+pub mod gizmos;
+pub mod look_at;
 mod report;
 pub mod rig;
 pub mod target;
@@ -53,6 +56,12 @@ pub use ik_core;
 pub mod prelude {
     pub use crate::chain::{IkChain, IkChainState, IkSolver, JointLimit, Pole};
     pub use crate::fade::IkFade;
+    pub use crate::feet::{ContactSource, FootLock, FootPlacer, FootPlacerState, FootStatus, LegBones, LegRest};
+    #[cfg(feature = "gizmos")]
+    pub use crate::gizmos::IkGizmos;
+    pub use crate::ground::{GroundPlane, IkGround};
+    pub use crate::look_at::{LookAtJoint, LookAtSpread, LookAtState};
+    pub use crate::humanoid::{HumanoidIk, RigChoice, RigFailed, RiggedHumanoid};
     pub use crate::rig::{RigError, find_chain};
     pub use crate::target::IkTarget;
     pub use crate::{IkPlugin, IkSettings, IkSystems};
@@ -98,13 +107,30 @@ pub struct IkPlugin {
 impl Plugin for IkPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(self.settings.clone())
+            .init_resource::<ground::IkGround>()
             .register_type::<IkSettings>()
             .register_type::<target::IkTarget>()
             .register_type::<chain::IkChain>()
             .register_type::<chain::IkSolver>()
             .register_type::<chain::Pole>()
             .register_type::<chain::JointLimit>()
-            .register_type::<fade::IkFade>();
+            .register_type::<fade::IkFade>()
+            .register_type::<look_at::LookAtSpread>()
+            .register_type::<look_at::LookAtJoint>()
+            .register_type::<look_at::LookAtState>()
+            .register_type::<feet::FootPlacer>()
+            .register_type::<feet::LegBones>()
+            .register_type::<feet::LegRest>()
+            .register_type::<feet::FootLock>()
+            .register_type::<feet::ContactSource>()
+            .register_type::<feet::FootPlacerState>()
+            .register_type::<feet::FootStatus>()
+            .register_type::<chain::IkChainState>()
+            .register_type::<ground::IkGround>()
+            .register_type::<ground::GroundPlane>()
+            .register_type::<humanoid::HumanoidIk>()
+            .register_type::<humanoid::RigChoice>()
+            .register_type::<humanoid::RigFailed>();
 
         app.configure_sets(
             PostUpdate,
@@ -116,8 +142,14 @@ impl Plugin for IkPlugin {
         #[cfg(feature = "rapier")]
         app.configure_sets(PostUpdate, IkSystems::Prepare.after(bevy_rapier3d::plugin::PhysicsSet::Writeback));
 
+        app.add_systems(PreUpdate, humanoid::rig_humanoids);
         app.add_systems(PostUpdate, fade::advance_fades.in_set(IkSystems::Prepare))
+            .add_systems(PostUpdate, feet::place_feet.in_set(IkSystems::Feet))
+            .add_systems(PostUpdate, look_at::solve_look_at.in_set(IkSystems::LookAt))
             .add_systems(PostUpdate, chain::solve_chains.in_set(IkSystems::Chains));
+
+        #[cfg(feature = "gizmos")]
+        app.add_plugins(gizmos::IkGizmosPlugin);
 
     }
 }

@@ -25,14 +25,18 @@ pub struct FaultLatch {
 }
 
 impl FaultLatch {
-    /// Records this frame's outcome; logs a warning only when a new fault appears.
-    pub fn report(&mut self, owner: Entity, what: &str, fault: Option<IkFault>) {
+    /// Records this frame's outcome; logs a warning only when a new fault appears, and
+    /// returns whether it did.
+    pub fn report(&mut self, owner: Entity, what: &str, fault: Option<IkFault>) -> bool {
+        let mut logged = false;
         if fault != self.last {
             if let Some(fault) = &fault {
                 warn!("bevy_ik: {what} on {owner}: {}; leaving the pose as animated", describe(fault));
+                logged = true;
             }
             self.last = fault;
         }
+        logged
     }
 
     /// The fault reported last (None when the last frame solved).

@@ -1,0 +1,275 @@
+//! The [`place_feet`] system: per character, gather pelvis and legs fresh from this frame's
+//! locals, run [`ik_core::foot_placement`], then [`ik_core::foot_lock`] + [`ik_core::leg`]
+//! for locked toes, and write the changed locals back.
+
+use bevy::prelude::*;
+use ik_core::Xform;
+use ik_core::foot_lock::{FootLockSettings, FootLockState};
+use ik_core::foot_placement::{FootPlacement, FootPlacementState, FootReport, FootRig};
+use ik_core::leg::{LegChain, LegSettings, solve_leg};
+
+use crate::IkSettings;
+use crate::bones::{BoneSet, Hierarchy};
+use crate::fade::{IkFade, effective_weight};
+use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
+use crate::ground::{GroundProbe, IkGround};
+use crate::report::IkFault;
+
+/// Places the feet of every [`FootPlacer`] (in parallel when [`IkSettings::parallel`]).
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+pub fn place_feet(
+    settings: Res<IkSettings>,
+    time: Res<Time>,
+    ground: Res<IkGround>,
+    #[cfg(feature = "rapier")] rapier: bevy_rapier3d::plugin::ReadRapierContext,
+    mut placers: Query<(Entity, &FootPlacer, Option<&FootLock>, Option<&IkFade>, &mut FootPlacerState)>,
+    mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>)>,
+) {
+    if !settings.enabled {
+        return;
+    }
+    let dt = time.delta_secs();
+    #[cfg(feature = "rapier")]
+    let context = rapier.single().ok();
+    let probe = GroundProbe::new(
+        &ground,
+        #[cfg(feature = "rapier")]
+        context.as_ref(),
+    );
+    {
+        let hierarchy = transforms.p0();
+        let solve = |(root, placer, lock, fade, mut state): (
+            Entity,
+            &FootPlacer,
+            Option<&FootLock>,
+            Option<&IkFade>,
+            Mut<FootPlacerState>,
+        )| {
+            let state = &mut *state;
+            state.inner.dirty = false;
+            let outcome = solve_character(root, placer, lock, fade, state, &hierarchy, &probe, dt);
+            if state.inner.faults.report(root, "FootPlacer", outcome.err()) {
+                state.warnings += 1;
+            }
+        };
+        if settings.parallel {
+            placers.par_iter_mut().for_each(solve);
+        } else {
+            placers.iter_mut().for_each(solve);
+        }
+    }
+    let mut writer = transforms.p1();
+    for (_, _, _, _, state) in &placers {
+        if let (true, Some(bones)) = (state.inner.dirty, &state.inner.bones) {
+            bones.write_back(&mut writer);
+        }
+    }
+}
+
+/// The bones a placer needs, pelvis first, then hip, knee, ankle (and toe) per leg.
+fn placer_keys(placer: &FootPlacer) -> Vec<Entity> {
+    let mut keys = vec![placer.pelvis];
+    for leg in &placer.legs {
+        keys.extend([leg.hip, leg.knee, leg.ankle]);
+        keys.extend(leg.toe);
+    }
+    keys
+}
+
+/// (Re)builds the bone set and per-leg memory when the placer's bones changed.
+fn ensure_built(root: Entity, placer: &FootPlacer, s: &mut FeetScratch, hierarchy: &Hierarchy) -> Result<(), IkFault> {
+    let keys = placer_keys(placer);
+    if s.bones.is_some() && s.built_for == keys {
+        return Ok(());
+    }
+    s.bones = None;
+    let bones = BoneSet::build(&keys, Some(root), hierarchy).map_err(IkFault::MissingBone)?;
+    let legs = placer.legs.len();
+    s.rigs.clear();
+    s.placement = FootPlacementState::new(legs);
+    s.reports = vec![FootReport::default(); legs];
+    s.locks = vec![None; legs];
+    s.last_animated_toe = vec![None; legs];
+    s.bones = Some(bones);
+    s.built_for = keys;
+    Ok(())
+}
+
+/// The leg chains as indices into the bone set.
+fn leg_chains(placer: &FootPlacer, bones: &BoneSet) -> Vec<LegChain> {
+    let mut next = 1;
+    placer
+        .legs
+        .iter()
+        .map(|leg| {
+            let k = |i: usize| bones.keys[next + i];
+            let chain = LegChain { hip: k(0), knee: k(1), ankle: k(2), toe: leg.toe.map(|_| k(3)), toe_end: None };
+            next += 3 + usize::from(leg.toe.is_some());
+            chain
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn solve_character(
+    root: Entity,
+    placer: &FootPlacer,
+    lock: Option<&FootLock>,
+    fade: Option<&IkFade>,
+    state: &mut FootPlacerState,
+    hierarchy: &Hierarchy,
+    probe: &GroundProbe,
+    dt: f32,
+) -> Result<(), IkFault> {
+    ensure_built(root, placer, &mut state.inner, hierarchy)?;
+    let FeetScratch { bones: bone_set, rigs, placement, reports, locks, last_animated_toe, dirty, .. } = &mut state.inner;
+    let Some(bones) = bone_set.as_mut() else { return Err(IkFault::MissingBone("feet".into())) };
+    if let Err(e) = bones.refresh(hierarchy) {
+        *bone_set = None;
+        return Err(IkFault::MissingBone(e));
+    }
+    let chains = leg_chains(placer, bones);
+    if rigs.len() != chains.len() {
+        *rigs = placer
+            .legs
+            .iter()
+            .zip(&chains)
+            .map(|(leg, chain)| match leg.rest {
+                Some(rest) => Some(FootRig {
+                    leg: *chain,
+                    ankle_height: rest.ankle_height,
+                    toe_height: rest.toe_height,
+                    foot_up: rest.foot_up,
+                }),
+                None => FootRig::from_flat_pose(&bones.model, *chain),
+            })
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| IkFault::MissingBone("leg bones".into()))?;
+    }
+    let to_world = bones.stop_world;
+    let animated_toes: Vec<Option<Vec3>> =
+        chains.iter().map(|c| c.toe.map(|t| bones.model[t].translation)).collect();
+
+    let job = FootPlacement {
+        parents: &bones.parents,
+        pelvis: bones.keys[0],
+        feet: rigs,
+        model_to_world: to_world,
+        settings: placer.settings(),
+    };
+    let pelvis_offset = job
+        .run(&mut bones.locals, &mut bones.model, |o, d, m| probe.cast(o, d, m, root), dt, placement, reports)
+        .map_err(IkFault::Solver)?;
+
+    state.feet.resize(chains.len(), FootStatus::default());
+    for (i, (chain, report)) in chains.iter().zip(reports.iter()).enumerate() {
+        let status = &mut state.feet[i];
+        status.hit = report.hit;
+        status.ground_point = to_world.transform_point(report.ground_point);
+        status.ground_normal = (to_world.rotation * report.ground_normal).normalize_or(Vec3::Y);
+        status.planted = report.planted;
+        status.offset = report.offset;
+        status.float_before = report.float_before;
+        status.float_after = report.float_after;
+        status.ray_start = to_world.transform_point(
+            bones.model[chain.ankle].translation + Vec3::Y * (placer.ray_start_height - report.offset),
+        );
+        status.locked = false;
+        status.contact = report.planted > 0.5;
+    }
+
+    if let Some(lock) = lock {
+        let memory = LockMemory { locks, last_toes: last_animated_toe, rigs, reports };
+        lock_toes(placer, lock, &chains, &animated_toes, bones, memory, &mut state.feet, dt)?;
+    }
+    for (status, chain) in state.feet.iter_mut().zip(&chains) {
+        status.toe_world = to_world.transform_point(bones.model[chain.toe.unwrap_or(chain.ankle)].translation);
+    }
+    blend_toward_read(bones, effective_weight(placer.weight, fade));
+    if !bones.changes_are_finite() {
+        bones.locals.copy_from_slice(&bones.read);
+        return Err(IkFault::NonFiniteResult);
+    }
+    state.pelvis_offset = pelvis_offset;
+    *dirty = true;
+    Ok(())
+}
+
+/// What foot locking reads and keeps per leg.
+struct LockMemory<'a> {
+    locks: &'a mut Vec<Option<FootLockState>>,
+    last_toes: &'a mut Vec<Option<Vec3>>,
+    rigs: &'a [FootRig],
+    reports: &'a [FootReport],
+}
+
+/// Foot locking: for each leg with a toe, decide contact, update its lock state and, while the
+/// lock (or its blend) holds the toe away from where placement put it, re-solve the leg.
+#[allow(clippy::too_many_arguments)]
+fn lock_toes(
+    placer: &FootPlacer,
+    lock: &FootLock,
+    chains: &[LegChain],
+    animated_toes: &[Option<Vec3>],
+    bones: &mut BoneSet,
+    memory: LockMemory,
+    feet: &mut [FootStatus],
+    dt: f32,
+) -> Result<(), IkFault> {
+    let LockMemory { locks, last_toes, rigs, reports } = memory;
+    let to_world = bones.stop_world;
+    let settings = FootLockSettings {
+        lock_distance: lock.lock_distance,
+        unlock_distance: lock.unlock_distance,
+        blend_time: lock.blend_time,
+    };
+    let leg_settings = LegSettings { soften: placer.soften, orient_toe: false, ..LegSettings::default() };
+    for (i, chain) in chains.iter().enumerate() {
+        let (Some(toe), Some(animated)) = (chain.toe, animated_toes[i]) else { continue };
+        let animated_world = to_world.transform_point(animated);
+        let contact = match &lock.contacts {
+            ContactSource::Heuristic { velocity_threshold, height_threshold } => {
+                let speed = match (last_toes[i], dt > 0.0) {
+                    (Some(last), true) => (animated_world - last).length() / dt,
+                    _ => 0.0,
+                };
+                animated.y - rigs[i].toe_height < *height_threshold && speed < *velocity_threshold
+            }
+            ContactSource::Manual(flags) => flags.get(i).copied().unwrap_or(false),
+        };
+        last_toes[i] = Some(animated_world);
+        let placed_world = to_world.transform_point(bones.model[toe].translation);
+        let floor = if reports[i].hit { reports[i].ground_point } else { Vec3::ZERO };
+        let planted_height = to_world.transform_point(floor + Vec3::Y * rigs[i].toe_height).y;
+        let memory = locks[i].get_or_insert_with(|| FootLockState::new(placed_world));
+        let target_world = memory.update(placed_world, contact, planted_height, dt, &settings).map_err(IkFault::Solver)?;
+        feet[i].contact = contact;
+        feet[i].locked = memory.locked;
+        if (target_world - placed_world).length() > 1e-5 {
+            let target = to_world.inverse_transform_point(target_world);
+            solve_leg(&bones.parents, &mut bones.locals, &mut bones.model, chain, target, &leg_settings)
+                .map_err(IkFault::Solver)?;
+        }
+    }
+    Ok(())
+}
+
+/// Blends the solved locals back toward this frame's animated locals: `weight` 1 keeps the
+/// solve, 0 restores the animation exactly.
+fn blend_toward_read(bones: &mut BoneSet, weight: f32) {
+    if weight >= 1.0 {
+        return;
+    }
+    for (solved, read) in bones.locals.iter_mut().zip(&bones.read) {
+        *solved = if weight <= 0.0 {
+            *read
+        } else {
+            Xform {
+                translation: read.translation.lerp(solved.translation, weight),
+                rotation: read.rotation.slerp(solved.rotation, weight),
+                scale: solved.scale,
+            }
+        };
+    }
+    bones.update_model();
+}

@@ -1,0 +1,227 @@
+//! [`LookAtSpread`]: a head that turns toward a target with the turn spread down the spine,
+//! each joint taking its share up to its own limit (maths in [`ik_core::look_at`]).
+
+use bevy::prelude::*;
+use ik_core::Xform;
+use ik_core::look_at::{LookAtJob, LookAtTarget, local_forward_axis};
+
+use crate::IkSettings;
+use crate::bones::{BoneSet, Hierarchy};
+use crate::chain::apply_correction;
+use crate::fade::{IkFade, effective_weight};
+use crate::report::{FaultLatch, IkFault};
+use crate::target::IkTarget;
+
+/// One joint of a [`LookAtSpread`]: its bone, its share of the turn and its limit.
+#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+pub struct LookAtJoint {
+    /// The bone entity.
+    pub bone: Entity,
+    /// Share of the turn (relative to the other joints' shares).
+    pub share: f32,
+    /// The most this joint turns, radians.
+    pub limit: f32,
+}
+
+impl LookAtJoint {
+    /// A joint with a share and a limit in degrees.
+    pub fn from_degrees(bone: Entity, share: f32, limit_degrees: f32) -> Self {
+        LookAtJoint { bone, share, limit: limit_degrees.to_radians() }
+    }
+}
+
+/// Put on a **character root** (an ancestor of the joints, whose +Z is the character's forward):
+/// the last joint (the head) turns toward the target, the turn spread over the joints root
+/// first (spine, chest, neck, head), each clamped to its limit with the remainder passed on.
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use bevy_ik::prelude::*;
+/// # fn f(mut commands: Commands, character: Entity, spine: Entity, chest: Entity, neck: Entity, head: Entity, camera: Entity) {
+/// // The lesson's spread: shares 15/20/25/40 %, limits 15°/20°/35°/50° (120° in all).
+/// commands.entity(character).insert(LookAtSpread::spine_chest_neck_head(
+///     [spine, chest, neck, head],
+///     IkTarget::Entity(camera),
+/// ));
+/// # }
+/// ```
+#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Component, Default)]
+#[require(LookAtState)]
+pub struct LookAtSpread {
+    /// Joints, root first; the last one looks.
+    pub joints: Vec<LookAtJoint>,
+    /// What to look at.
+    pub target: IkTarget,
+    /// The head's forward axis in its own local frame. `Vec3::ZERO` captures it on the first
+    /// frame as "the character's +Z seen from the head" (add the component while the character
+    /// is in its rest pose, or fill it in from the rest pose yourself).
+    pub forward: Vec3,
+    /// The eye point in the head's local frame.
+    pub eye_offset: Vec3,
+    /// Half-life (s) of the spring that smooths the target, so the head does not snap.
+    pub half_life: f32,
+    /// Blend from the animated pose (0) to the full spread (1).
+    pub weight: f32,
+}
+
+impl Default for LookAtSpread {
+    fn default() -> Self {
+        LookAtSpread {
+            joints: Vec::new(),
+            target: IkTarget::default(),
+            forward: Vec3::ZERO,
+            eye_offset: Vec3::ZERO,
+            half_life: 0.15,
+            weight: 1.0,
+        }
+    }
+}
+
+impl LookAtSpread {
+    /// The lesson's spread over spine, chest, neck and head: shares 15/20/25/40 %, limits
+    /// 15°, 20°, 35° and 50°.
+    pub fn spine_chest_neck_head(bones: [Entity; 4], target: IkTarget) -> Self {
+        let spread = ik_core::look_at::spine_chest_neck_head();
+        LookAtSpread {
+            joints: bones
+                .iter()
+                .zip(spread)
+                .map(|(bone, j)| LookAtJoint { bone: *bone, share: j.share, limit: j.limit })
+                .collect(),
+            target,
+            ..Default::default()
+        }
+    }
+}
+
+/// What a [`LookAtSpread`] keeps between frames and reports.
+#[derive(Component, Reflect, Clone, Debug, Default)]
+#[reflect(Component, Default)]
+pub struct LookAtState {
+    /// Angle the head turned last frame, radians.
+    pub turned: f32,
+    /// True when the target was beyond the joints' combined limits.
+    pub clamped: bool,
+    /// Warnings logged so far (one per distinct fault).
+    pub warnings: u32,
+    #[reflect(ignore)]
+    bones: Option<BoneSet>,
+    #[reflect(ignore)]
+    built_for: Vec<Entity>,
+    #[reflect(ignore)]
+    joint_model: Vec<Xform>,
+    #[reflect(ignore)]
+    spread: Vec<ik_core::look_at::LookAtJoint>,
+    #[reflect(ignore)]
+    corrections: Vec<Quat>,
+    #[reflect(ignore)]
+    captured_forward: Option<Vec3>,
+    #[reflect(ignore)]
+    smoothed: LookAtTarget,
+    #[reflect(ignore)]
+    faults: FaultLatch,
+    #[reflect(ignore)]
+    dirty: bool,
+}
+
+impl LookAtState {
+    fn solve(&mut self, root: Entity, look: &LookAtSpread, fade: Option<&IkFade>, hierarchy: &Hierarchy, dt: f32) {
+        self.dirty = false;
+        let outcome = self.try_solve(root, look, fade, hierarchy, dt);
+        if outcome.is_err() {
+            self.turned = 0.0;
+        }
+        if self.faults.report(root, "LookAtSpread", outcome.err()) {
+            self.warnings += 1;
+        }
+    }
+
+    fn try_solve(
+        &mut self,
+        root: Entity,
+        look: &LookAtSpread,
+        fade: Option<&IkFade>,
+        hierarchy: &Hierarchy,
+        dt: f32,
+    ) -> Result<(), IkFault> {
+        let target_world = look.target.resolve(hierarchy)?;
+        let wanted: Vec<Entity> = look.joints.iter().map(|j| j.bone).collect();
+        if self.bones.is_none() || self.built_for != wanted {
+            self.bones = None;
+            self.captured_forward = None;
+            let bones = BoneSet::build(&wanted, Some(root), hierarchy).map_err(IkFault::MissingBone)?;
+            let n = wanted.len();
+            self.joint_model = vec![Xform::IDENTITY; n];
+            self.corrections = vec![Quat::IDENTITY; n];
+            self.spread = Vec::with_capacity(n);
+            self.bones = Some(bones);
+            self.built_for = wanted;
+        }
+        let bones = self.bones.as_mut().ok_or_else(|| IkFault::MissingBone("look-at joints".into()))?;
+        if let Err(e) = bones.refresh(hierarchy) {
+            self.bones = None;
+            return Err(IkFault::MissingBone(e));
+        }
+        for (out, &k) in self.joint_model.iter_mut().zip(&bones.keys) {
+            *out = bones.model[k];
+        }
+        self.spread.clear();
+        self.spread.extend(look.joints.iter().map(|j| ik_core::look_at::LookAtJoint { share: j.share, limit: j.limit }));
+        let head = self.joint_model.last().ok_or(IkFault::Solver(ik_core::IkError::ChainTooShort { needed: 1, got: 0 }))?;
+        let forward = if look.forward != Vec3::ZERO {
+            look.forward
+        } else {
+            *self.captured_forward.get_or_insert_with(|| local_forward_axis(head.rotation, Vec3::Z))
+        };
+        let smoothed_world = self.smoothed.update(target_world, look.half_life, dt);
+        let job = LookAtJob {
+            eye_offset: look.eye_offset,
+            weight: effective_weight(look.weight, fade),
+            ..LookAtJob::new(&self.spread, &self.joint_model, forward, bones.world_to_model(smoothed_world))
+        };
+        let solution = job.run(&mut self.corrections).map_err(IkFault::Solver)?;
+        for (&k, &c) in bones.keys.iter().zip(&self.corrections) {
+            apply_correction(&mut bones.locals[k], c);
+        }
+        if !bones.changes_are_finite() {
+            bones.locals.copy_from_slice(&bones.read);
+            return Err(IkFault::NonFiniteResult);
+        }
+        self.turned = solution.turned;
+        self.clamped = solution.clamped;
+        self.dirty = true;
+        Ok(())
+    }
+}
+
+/// Solves every [`LookAtSpread`] and writes the changed local rotations back.
+#[allow(clippy::type_complexity)]
+pub fn solve_look_at(
+    settings: Res<IkSettings>,
+    time: Res<Time>,
+    mut looks: Query<(Entity, &LookAtSpread, Option<&IkFade>, &mut LookAtState)>,
+    mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>)>,
+) {
+    if !settings.enabled {
+        return;
+    }
+    let dt = time.delta_secs();
+    {
+        let hierarchy = transforms.p0();
+        let solve = |(root, look, fade, mut state): (Entity, &LookAtSpread, Option<&IkFade>, Mut<LookAtState>)| {
+            state.solve(root, look, fade, &hierarchy, dt);
+        };
+        if settings.parallel {
+            looks.par_iter_mut().for_each(solve);
+        } else {
+            looks.iter_mut().for_each(solve);
+        }
+    }
+    let mut writer = transforms.p1();
+    for (_, _, _, state) in &looks {
+        if let (true, Some(bones)) = (state.dirty, &state.bones) {
+            bones.write_back(&mut writer);
+        }
+    }
+}
