@@ -4,7 +4,11 @@
 //! a stop entity, or to the top of the hierarchy), parents first. Each frame [`BoneSet::refresh`]
 //! re-reads their local `Transform`s — this frame's animated pose — and runs forward kinematics,
 //! so solvers never see last frame's `GlobalTransform`. [`BoneSet::write_back`] writes only the
-//! locals a solver changed, so untouched bones keep their change ticks.
+//! locals that differ from what the `Transform` holds, so untouched bones keep their change ticks.
+//!
+//! IK is a correction on top of the animation, never fed back into itself: a bone whose
+//! `Transform` still holds exactly what IK wrote last frame was not re-animated (a bone no clip
+//! drives, or a paused player), so its animated pose is taken to be last frame's input instead.
 
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -51,10 +55,14 @@ pub struct BoneSet {
     pub stop: Option<Entity>,
     /// Index in `entities` of each key bone, in the order the keys were given.
     pub keys: Vec<usize>,
-    /// Locals as read this frame.
+    /// This frame's animated locals: the solver's input.
     pub read: Vec<Xform>,
-    /// Locals after solving: what [`BoneSet::write_back`] writes where they differ from `read`.
+    /// Locals after solving: what [`BoneSet::write_back`] writes.
     pub locals: Vec<Xform>,
+    /// What each `Transform` held when read this frame.
+    current: Vec<Xform>,
+    /// What IK left in each `Transform` last frame (`None` before the first write).
+    written: Vec<Option<Xform>>,
     /// Transforms in the set's space (relative to `stop`, or world when there is no stop).
     pub model: Vec<Xform>,
     /// World transform of the stop entity this frame (identity without a stop).
@@ -114,6 +122,8 @@ impl BoneSet {
             keys,
             read: vec![Xform::IDENTITY; n],
             locals: vec![Xform::IDENTITY; n],
+            current: vec![Xform::IDENTITY; n],
+            written: vec![None; n],
             model: vec![Xform::IDENTITY; n],
             stop_world: Xform::IDENTITY,
         })
@@ -134,7 +144,13 @@ impl BoneSet {
             if parent.map(ChildOf::parent) != self.parent_entities[i] {
                 return Err(format!("bone {entity} was re-parented"));
             }
-            self.read[i] = xform_of(transform);
+            let current = xform_of(transform);
+            // Unchanged since IK wrote it: nothing re-animated this bone, so its animated pose
+            // is still last frame's input.
+            if self.written[i] != Some(current) {
+                self.read[i] = current;
+            }
+            self.current[i] = current;
         }
         self.stop_world = match self.stop {
             Some(stop) => world_of(stop, hierarchy).ok_or_else(|| format!("root {stop} was despawned"))?,
@@ -161,16 +177,24 @@ impl BoneSet {
         self.locals.iter().zip(&self.read).all(|(new, old)| new == old || new.is_finite())
     }
 
-    /// Writes the locals a solver changed back into their `Transform`s.
-    pub fn write_back(&self, transforms: &mut Query<&mut Transform>) {
-        for ((entity, new), old) in self.entities.iter().zip(&self.locals).zip(&self.read) {
-            if new == old {
-                continue;
-            }
-            if let Ok(mut transform) = transforms.get_mut(*entity) {
+    /// Puts the animated pose back as the output (after a fault: the pose left as animated).
+    pub fn restore_animated(&mut self) {
+        self.locals.copy_from_slice(&self.read);
+        self.update_model();
+    }
+
+    /// Writes the output locals into the `Transform`s that do not already hold them, and
+    /// remembers what was left there.
+    pub fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
+        for i in 0..self.entities.len() {
+            let new = self.locals[i];
+            if new != self.current[i]
+                && let Ok(mut transform) = transforms.get_mut(self.entities[i])
+            {
                 transform.rotation = new.rotation;
                 transform.translation = new.translation;
             }
+            self.written[i] = Some(new);
         }
     }
 }

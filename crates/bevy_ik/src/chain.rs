@@ -225,6 +225,7 @@ impl IkChainState {
         let outcome = self.try_solve(tip, chain, pole, fade, world);
         if outcome.is_err() {
             self.reached = false;
+            self.dirty = restore_after_fault(&mut self.bones, &outcome);
         }
         if self.faults.report(tip, "IkChain", outcome.err()) {
             self.warnings += 1;
@@ -303,12 +304,23 @@ impl IkChainState {
             }
         }
         if !bones.changes_are_finite() {
-            bones.locals.copy_from_slice(&bones.read);
             return Err(IkFault::NonFiniteResult);
         }
         bones.update_model();
         self.dirty = true;
         Ok(())
+    }
+}
+
+/// After a fault, puts the animated pose back (unless the bones themselves are gone); returns
+/// whether there is something to write.
+pub(crate) fn restore_after_fault(bones: &mut Option<BoneSet>, outcome: &Result<(), IkFault>) -> bool {
+    match (bones.as_mut(), outcome) {
+        (_, Err(IkFault::MissingBone(_))) | (None, _) => false,
+        (Some(bones), _) => {
+            bones.restore_animated();
+            true
+        }
     }
 }
 
@@ -377,8 +389,9 @@ pub fn solve_chains(
         }
     }
     let mut writer = transforms.p1();
-    for (_, _, _, _, state) in &chains {
-        if let (true, Some(bones)) = (state.dirty, &state.bones) {
+    for (_, _, _, _, mut state) in &mut chains {
+        let state = state.bypass_change_detection();
+        if let (true, Some(bones)) = (state.dirty, &mut state.bones) {
             bones.write_back(&mut writer);
         }
     }

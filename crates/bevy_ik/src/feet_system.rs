@@ -10,6 +10,7 @@ use ik_core::leg::{LegChain, LegSettings, solve_leg};
 
 use crate::IkSettings;
 use crate::bones::{BoneSet, Hierarchy};
+use crate::chain::restore_after_fault;
 use crate::fade::{IkFade, effective_weight};
 use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
 use crate::ground::{GroundProbe, IkGround};
@@ -48,6 +49,9 @@ pub fn place_feet(
             let state = &mut *state;
             state.inner.dirty = false;
             let outcome = solve_character(root, placer, lock, fade, state, &hierarchy, &probe, dt);
+            if outcome.is_err() {
+                state.inner.dirty = restore_after_fault(&mut state.inner.bones, &outcome);
+            }
             if state.inner.faults.report(root, "FootPlacer", outcome.err()) {
                 state.warnings += 1;
             }
@@ -59,8 +63,9 @@ pub fn place_feet(
         }
     }
     let mut writer = transforms.p1();
-    for (_, _, _, _, state) in &placers {
-        if let (true, Some(bones)) = (state.inner.dirty, &state.inner.bones) {
+    for (_, _, _, _, mut state) in &mut placers {
+        let state = state.bypass_change_detection();
+        if let (true, Some(bones)) = (state.inner.dirty, &mut state.inner.bones) {
             bones.write_back(&mut writer);
         }
     }
@@ -187,7 +192,6 @@ fn solve_character(
     }
     blend_toward_read(bones, effective_weight(placer.weight, fade));
     if !bones.changes_are_finite() {
-        bones.locals.copy_from_slice(&bones.read);
         return Err(IkFault::NonFiniteResult);
     }
     state.pelvis_offset = pelvis_offset;

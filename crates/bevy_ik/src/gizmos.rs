@@ -25,14 +25,21 @@ impl Default for IkGizmos {
     }
 }
 
-/// Adds the gizmo systems (added by [`crate::IkPlugin`] when the feature is on).
+/// Adds the gizmo systems (added by [`crate::IkPlugin`] when the feature is on). They run only
+/// when Bevy's gizmo plugin is present.
 pub struct IkGizmosPlugin;
 
 impl Plugin for IkGizmosPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<IkGizmos>()
             .register_type::<IkGizmos>()
-            .add_systems(PostUpdate, (draw_chains, draw_feet).after(TransformSystems::Propagate));
+            .add_systems(
+                PostUpdate,
+                (draw_chains, draw_feet)
+                    .after(TransformSystems::Propagate)
+                    // Headless apps without Bevy's gizmo plugin simply draw nothing.
+                    .run_if(resource_exists::<bevy::gizmos::config::GizmoConfigStore>),
+            );
     }
 }
 

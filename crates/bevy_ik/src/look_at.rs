@@ -7,7 +7,7 @@ use ik_core::look_at::{LookAtJob, LookAtTarget, local_forward_axis};
 
 use crate::IkSettings;
 use crate::bones::{BoneSet, Hierarchy};
-use crate::chain::apply_correction;
+use crate::chain::{apply_correction, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
 use crate::report::{FaultLatch, IkFault};
 use crate::target::IkTarget;
@@ -131,6 +131,7 @@ impl LookAtState {
         let outcome = self.try_solve(root, look, fade, hierarchy, dt);
         if outcome.is_err() {
             self.turned = 0.0;
+            self.dirty = restore_after_fault(&mut self.bones, &outcome);
         }
         if self.faults.report(root, "LookAtSpread", outcome.err()) {
             self.warnings += 1;
@@ -185,7 +186,6 @@ impl LookAtState {
             apply_correction(&mut bones.locals[k], c);
         }
         if !bones.changes_are_finite() {
-            bones.locals.copy_from_slice(&bones.read);
             return Err(IkFault::NonFiniteResult);
         }
         self.turned = solution.turned;
@@ -219,8 +219,9 @@ pub fn solve_look_at(
         }
     }
     let mut writer = transforms.p1();
-    for (_, _, _, state) in &looks {
-        if let (true, Some(bones)) = (state.dirty, &state.bones) {
+    for (_, _, _, mut state) in &mut looks {
+        let state = state.bypass_change_detection();
+        if let (true, Some(bones)) = (state.dirty, &mut state.bones) {
             bones.write_back(&mut writer);
         }
     }
