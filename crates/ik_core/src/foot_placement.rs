@@ -237,6 +237,27 @@ pub struct FootPlacement<'a> {
     pub settings: FootPlacementSettings,
 }
 
+/// Where a leg's soft extension zone starts (hip→ankle distance): at its animated extension or
+/// at `(1 − soften)` of full reach, whichever is longer, and below full reach.
+fn soft_zone_start(model: &[Xform], leg: &LegChain, soften: f32) -> f32 {
+    let (hip, knee, ankle) = (model[leg.hip].translation, model[leg.knee].translation, model[leg.ankle].translation);
+    let reach = (knee - hip).length() + (ankle - knee).length();
+    let animated = (ankle - hip).length();
+    animated.max((1.0 - soften) * reach).min(0.9999 * reach)
+}
+
+/// The pelvis offset (≤ 0, model y) that brings `target` within the leg's soft-zone start, so
+/// the re-solved leg lands exactly: solves `|hip + p·Y − target| ≤ start` for the largest `p`.
+fn pelvis_drop_to_reach(model: &[Xform], leg: &LegChain, target: Vec3, soften: f32) -> f32 {
+    let start = soft_zone_start(model, leg, soften);
+    let to_hip = model[leg.hip].translation - target;
+    let horizontal = Vec3::new(to_hip.x, 0.0, to_hip.z).length_squared();
+    if horizontal >= start * start {
+        return f32::NEG_INFINITY;
+    }
+    ((start * start - horizontal).sqrt() - to_hip.y).min(0.0)
+}
+
 /// The smoothstep-faded weight of a foot whose sole is `height` above the floor.
 fn planted_weight(height: f32, planted: f32, fade: f32) -> f32 {
     if fade <= 0.0 {
@@ -315,6 +336,7 @@ impl FootPlacement<'_> {
         let ray_scale = to_world.scale.y.abs();
 
         // 1. Ground under each foot and the correction it asks for.
+        let soften = s.soften.clamp(0.0, 1.0);
         let mut pelvis_goal: f32 = 0.0;
         for ((foot, st), report) in self.feet.iter().zip(state.feet.iter_mut()).zip(reports.iter_mut()) {
             let ankle = model[foot.leg.ankle];
@@ -352,6 +374,11 @@ impl FootPlacement<'_> {
                     report.ground_normal = normal;
                     report.float_before = (ankle.translation - point).dot(normal) - foot.ankle_height;
                     pelvis_goal = pelvis_goal.min(offset);
+                    // The leg must also reach its target without straightening past its
+                    // animated extension (IK modifies the pose; it does not stretch it).
+                    let target = ankle.translation + Vec3::Y * offset;
+                    let reach_drop = pelvis_drop_to_reach(model, &foot.leg, target, soften).max(-max_down);
+                    pelvis_goal = pelvis_goal.min(reach_drop * planted);
                     (offset, Vec3::Y.lerp(tilted, planted).normalize_or(Vec3::Y))
                 }
                 None => (0.0, Vec3::Y),
@@ -395,6 +422,7 @@ impl FootPlacement<'_> {
             let leg = foot.leg;
             let reach = (model[leg.knee].translation - model[leg.hip].translation).length()
                 + (model[leg.ankle].translation - model[leg.knee].translation).length();
+            let soft_start = soft_zone_start(model, &leg, soften);
             let pole = match s.knee_pole {
                 KneePole::Forward(dir) => dir.try_normalize().map(|d| model[leg.hip].translation + d * reach),
                 KneePole::CurrentPlane => None,
@@ -419,7 +447,9 @@ impl FootPlacement<'_> {
                 if let Some(mut job) =
                     TwoBoneJob::from_model(model, [leg.hip, leg.knee, leg.ankle], report.ankle_target, pole)
                 {
-                    job.soften = s.soften.clamp(0.0, 1.0);
+                    // Soften only past the animated extension (or past the configured soft
+                    // zone, whichever is longer), so an animated leg is never pulled short.
+                    job.soften = if reach > 0.0 { ((reach - soft_start) / reach).clamp(0.0, 1.0) } else { 0.0 };
                     if let Ok(solution) = job.run() {
                         let (head, tail) = locals.split_at_mut(leg.knee);
                         solution.apply(&mut head[leg.hip], &mut tail[0]);
