@@ -5,4 +5,5 @@ mod chain;
 mod common;
 mod feet;
 mod look_at;
+mod mannequin;
 mod robustness;

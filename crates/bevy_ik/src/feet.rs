@@ -175,8 +175,11 @@ pub struct FootLock {
     pub lock_distance: f32,
     /// Unlock when the animated toe has moved further than this from the locked toe, m.
     pub unlock_distance: f32,
-    /// Seconds over which lock and unlock are blended.
+    /// Seconds over which an unlock is blended.
     pub blend_time: f32,
+    /// Seconds over which a lock is blended in (0: the toe stops at once where it is — no
+    /// glide, but its velocity jumps to zero).
+    pub lock_blend_time: f32,
     /// Where contacts come from.
     pub contacts: ContactSource,
 }
@@ -188,6 +191,7 @@ impl Default for FootLock {
             lock_distance: d.lock_distance,
             unlock_distance: d.unlock_distance,
             blend_time: d.blend_time,
+            lock_blend_time: d.lock_blend_time,
             contacts: ContactSource::default(),
         }
     }

@@ -226,6 +226,7 @@ fn lock_toes(
         lock_distance: lock.lock_distance,
         unlock_distance: lock.unlock_distance,
         blend_time: lock.blend_time,
+        lock_blend_time: lock.lock_blend_time,
     };
     let leg_settings = LegSettings { soften: placer.soften, orient_toe: false, ..LegSettings::default() };
     for (i, chain) in chains.iter().enumerate() {

@@ -32,7 +32,7 @@ pub enum RigChoice {
 /// # use bevy_ik::prelude::*;
 /// # fn f(mut commands: Commands, assets: Res<AssetServer>, camera: Entity) {
 /// commands.spawn((
-///     SceneRoot(assets.load(GltfAssetLabel::Scene(0).from_asset("mannequin.glb"))),
+///     bevy::world_serialization::WorldAssetRoot(assets.load(GltfAssetLabel::Scene(0).from_asset("mannequin.glb"))),
 ///     HumanoidIk { look_target: Some(IkTarget::Entity(camera)), ..default() },
 /// ));
 /// # }

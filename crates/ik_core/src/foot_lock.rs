@@ -5,7 +5,9 @@
 //! difference between the current output and the new source (position and velocity) becomes an
 //! offset that decays to zero over [`FootLockSettings::blend_time`] along a cubic Hermite curve
 //! (`offset(s) = Δx·(2s³ − 3s² + 1) + Δv·T·(s³ − 2s² + s)`, `s = t/T`), so the output's position
-//! and velocity are continuous through every lock and unlock.
+//! and velocity are continuous through every lock and unlock. Locks and unlocks have their own
+//! blend times ([`FootLockSettings::lock_blend_time`], [`FootLockSettings::blend_time`]); a lock
+//! blend of 0 stops the toe at once (position continuous, velocity not, no glide).
 //!
 //! **Transitions.** The floor point of a lock is where the blend naturally brings the foot to
 //! rest: the current output plus a third of its horizontal velocity times the blend time, at
@@ -38,11 +40,16 @@ pub struct FootLockSettings {
     pub unlock_distance: f32,
     /// Seconds over which lock and unlock are blended (≤ 0: switch at once). Default 0.2.
     pub blend_time: f32,
+    /// Seconds over which a lock is blended in (≤ 0: the toe stops at once where it is, which
+    /// keeps its position continuous but not its velocity). A blended lock keeps velocity
+    /// continuous too, at the cost of a glide of about `speed × lock_blend_time / 3` while it
+    /// blends in. Default 0.2.
+    pub lock_blend_time: f32,
 }
 
 impl Default for FootLockSettings {
     fn default() -> Self {
-        FootLockSettings { lock_distance: 0.1, unlock_distance: 0.3, blend_time: 0.2 }
+        FootLockSettings { lock_distance: 0.1, unlock_distance: 0.3, blend_time: 0.2, lock_blend_time: 0.2 }
     }
 }
 
@@ -104,6 +111,7 @@ impl FootLockState {
             || s.lock_distance.is_nan()
             || s.unlock_distance.is_nan()
             || s.blend_time.is_nan()
+            || s.lock_blend_time.is_nan()
         {
             return Err(IkError::NonFiniteInput);
         }
@@ -116,7 +124,9 @@ impl FootLockState {
     }
 
     fn step(&mut self, toe: Vec3, contact: bool, planted_height: f32, dt: f32, s: &FootLockSettings) {
-        let blend_time = s.blend_time.max(0.0);
+        // The blend in force is the one into the current source.
+        let blend_time = if self.locked { s.lock_blend_time } else { s.blend_time }.max(0.0);
+        let lock_blend_time = s.lock_blend_time.max(0.0);
         if dt > 0.0 {
             self.input_velocity = (toe - self.input_position) / dt;
         }
@@ -142,7 +152,7 @@ impl FootLockState {
         // Switch source if needed; the output of this frame is kept, the offset takes it from here.
         // Where a lock would bring the foot to rest: a third of the horizontal velocity times the
         // blend time ahead (the cubic blend's stopping point), on the floor.
-        let mut rest = self.position + Vec3::new(self.velocity.x, 0.0, self.velocity.z) * (blend_time / 3.0);
+        let mut rest = self.position + Vec3::new(self.velocity.x, 0.0, self.velocity.z) * (lock_blend_time / 3.0);
         rest.y = planted_height;
         if !self.locked && contact && rest.distance(toe) < s.lock_distance {
             self.contact_point = rest;

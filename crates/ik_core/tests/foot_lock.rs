@@ -77,7 +77,7 @@ fn run_at(fps: f32, toe: &[Vec3], contacts: &[bool], settings: &FootLockSettings
 /// excess over own travel + 1 mm at the switch frames, worst velocity change at a switch frame,
 /// number of locks).
 fn measure(toe: &[Vec3], r: &Run, settings: &FootLockSettings) -> (f32, f32, f32, f32, usize) {
-    let blend_frames = (settings.blend_time * FPS).ceil() as usize;
+    let blend_frames = (settings.lock_blend_time * FPS).ceil() as usize;
     let (mut drift, mut glide, mut jump_excess, mut dv, mut locks) = (0.0f32, 0.0f32, f32::MIN, 0.0f32, 0);
     for k in 1..toe.len() {
         if r.locked[k] == r.locked[k - 1] {
@@ -113,7 +113,7 @@ fn measure(toe: &[Vec3], r: &Run, settings: &FootLockSettings) -> (f32, f32, f32
 
 #[test]
 fn locked_toe_holds_within_1mm_and_switches_without_jumps_at_125_percent_root_speed() {
-    let settings = FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2 };
+    let settings = FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2, lock_blend_time: 0.2 };
     for (offset, side) in [(0.0, 1.0), (0.5, -1.0)] {
         let (toe, truth) = walk(12.0, offset, side, 1.25);
         let r = run(&toe, &truth, &settings);
@@ -164,7 +164,7 @@ fn locked_toe_holds_within_1mm_and_switches_without_jumps_at_125_percent_root_sp
 fn velocity_is_continuous_through_lock_and_unlock() {
     // A velocity jump would stay the same size as frames get shorter; a continuous velocity's
     // frame-to-frame change shrinks with dt. Compare 60 and 240 fps.
-    let settings = FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2 };
+    let settings = FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2, lock_blend_time: 0.2 };
     let mut worst = Vec::new();
     for fps in [60.0f32, 240.0] {
         let (toe, truth) = walk_at(fps, 6.0, 0.0, 1.0, 1.25);
@@ -185,7 +185,7 @@ fn velocity_is_continuous_through_lock_and_unlock() {
 fn labels_from_the_clip_drive_the_lock_as_well_as_the_truth() {
     // Offline: label contacts on the clip played with its own root motion; runtime: the root
     // runs 25 % fast.
-    let settings = FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2 };
+    let settings = FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2, lock_blend_time: 0.2 };
     let (clip, _) = walk(12.0, 0.0, 1.0, 1.0);
     let mut labels = vec![false; clip.len()];
     label_contacts(&clip, FPS, 0.0, &ContactSettings::default(), &mut labels).unwrap();
@@ -215,7 +215,7 @@ fn lock_settles_on_the_floor_ahead_of_the_toe_without_sliding_back() {
 fn zero_dt_zero_blend_time_and_bad_input_give_no_nan() {
     let (toe, truth) = walk(3.0, 0.0, 1.0, 1.25);
     for blend_time in [0.0, 0.2] {
-        let settings = FootLockSettings { blend_time, ..FootLockSettings::default() };
+        let settings = FootLockSettings { blend_time, lock_blend_time: blend_time, ..FootLockSettings::default() };
         let mut state = FootLockState::new(toe[0]);
         for (i, (&p, &c)) in toe.iter().zip(&truth).enumerate() {
             let dt = if i % 3 == 0 { 0.0 } else { 1.0 / FPS };
@@ -234,4 +234,26 @@ fn zero_dt_zero_blend_time_and_bad_input_give_no_nan() {
     assert_eq!(state.update(Vec3::NAN, true, PLANTED, 0.1, &FootLockSettings::default()), Err(IkError::NonFiniteInput));
     assert_eq!(state.update(toe[2], true, PLANTED, f32::INFINITY, &FootLockSettings::default()), Err(IkError::NonFiniteInput));
     assert_eq!(state.position, before.position);
+}
+
+#[test]
+fn a_hard_lock_holds_the_toe_within_1mm_for_the_whole_contact_at_125_percent_root_speed() {
+    // lock_blend_time 0: the toe stops where it is when the lock engages (position continuous,
+    // velocity not), so there is no blend-in glide; unlocks stay inertialized.
+    let settings = FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2, lock_blend_time: 0.0 };
+    for (offset, side) in [(0.0, 1.0), (0.5, -1.0)] {
+        let (toe, truth) = walk(12.0, offset, side, 1.25);
+        let r = run(&toe, &truth, &settings);
+        let (drift, glide, jump_excess, _, locks) = measure(&toe, &r, &settings);
+        // With no blend-in, every frame of the lock after its first counts as drift.
+        let whole = drift.max(glide);
+        println!(
+            "hard lock, foot {side}: {locks} locks; drift over the whole contact {:.3} mm; worst (step − toe's own travel) {:+.3} mm",
+            whole * 1e3,
+            jump_excess * 1e3 + 1.0
+        );
+        assert!(locks >= 10, "the walk locks on every contact ({locks})");
+        assert!(whole <= 0.001, "locked toe drifted {} mm", whole * 1e3);
+        assert!(jump_excess <= 0.0, "a switch jumped {} mm past the toe's own travel + 1 mm", jump_excess * 1e3 + 1.0);
+    }
 }

@@ -163,7 +163,7 @@ proptest! {
         start in vec3(), planted in finite(),
         lock_distance in finite(), unlock_distance in finite(), blend_time in prop_oneof![Just(0.0f32), finite()],
     ) {
-        let settings = FootLockSettings { lock_distance, unlock_distance, blend_time };
+        let settings = FootLockSettings { lock_distance, unlock_distance, blend_time, lock_blend_time: blend_time };
         let mut state = FootLockState::new(start);
         for (toe, contact, dt) in frames {
             let out = state.update(toe, contact, planted, dt, &settings).unwrap();

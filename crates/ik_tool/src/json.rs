@@ -7,8 +7,15 @@
 //! Invariants: the output is valid JSON (RFC 8259): strings are escaped, and a non-finite
 //! float (which JSON cannot hold) is written as `null` rather than as an invalid token. Callers
 //! that must never lose a number check `is_finite` before building the value.
+//!
+//! [`Json::parse`] (in `json_parse.rs`) reads JSON text back (keys kept in file order; integers that fit `i64` become
+//! [`Json::Int`], other numbers [`Json::F64`]), so a file can be edited and rewritten with every
+//! field it had. It rejects invalid text with a message naming the byte offset, never panics,
+//! and limits nesting to [`MAX_DEPTH`] levels.
 
 use std::fmt::Write as _;
+
+pub use crate::json_parse::MAX_DEPTH;
 
 /// A JSON value whose objects keep their keys in insertion order.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,6 +67,64 @@ impl Json {
     pub fn get(&self, key: &str) -> Option<&Json> {
         match self {
             Json::Obj(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The value of a key of an object, mutably.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
+        match self {
+            Json::Obj(entries) => entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The number, if this is one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Json::Int(i) => Some(i as f64),
+            Json::F32(x) => Some(x as f64),
+            Json::F64(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    /// The non-negative integer, if this is one.
+    pub fn as_usize(&self) -> Option<usize> {
+        match *self {
+            Json::Int(i) => usize::try_from(i).ok(),
+            _ => None,
+        }
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Json::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The boolean, if this is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match *self {
+            Json::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The items, if this is an array.
+    pub fn as_array(&self) -> Option<&[Json]> {
+        match self {
+            Json::Arr(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The items, mutably, if this is an array.
+    pub fn as_array_mut(&mut self) -> Option<&mut Vec<Json>> {
+        match self {
+            Json::Arr(items) => Some(items),
             _ => None,
         }
     }

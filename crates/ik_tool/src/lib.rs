@@ -1,19 +1,38 @@
 //! # ik_tool
 //!
 //! The bevy_ik command-line tool as a library: the `mannequin` generator (a deterministic,
-//! skinned humanoid glTF binary with in-place locomotion clips and contact labels), a small
-//! general `.glb` writer, and the command-line parsing that `main.rs` runs.
+//! skinned humanoid glTF binary with in-place locomotion clips and contact labels), the
+//! `contacts` labeller and the `clean` offline foot-slide remover for any skinned `.glb`, a
+//! small general `.glb` reader/writer, and the command-line parsing that `main.rs` runs.
 //!
 //! Modules:
-//! - [`json`]: ordered JSON values and a deterministic writer.
+//! - [`json`]: ordered JSON values, a deterministic writer and a parser.
 //! - [`gltf_write`]: a general glTF 2.0 binary builder and the GLB container codec.
+//! - [`gltf_read`]: loads a `.glb` (checked, with one clear message per bad input): node
+//!   hierarchy, clips, and the JSON and binary chunks kept for rewriting.
+//! - [`sample`]: evaluates a clip at its frame rate (cubic resampling to 60 Hz when coarser).
+//! - [`legs`]: finds pelvis and legs through the rig profiles or a user map.
+//! - [`motion`]: the clip in a world frame with (scaled) root motion; contact labels.
+//! - [`contacts`]: the `contacts` command's summary and JSON.
+//! - [`plot`]: the contacts plot (toe height, toe speed, labels).
+//! - [`clean`]: the offline slide removal of clips and its before/after measures.
+//! - [`gltf_patch`]: rewrites a `.glb` with some animation channels replaced.
 //! - [`mannequin`]: skeleton, body mesh, automatic skinning, clips, asset assembly.
 //! - [`cli`]: argument parsing and the commands.
 
+pub mod clean;
 pub mod cli;
+pub mod contacts;
+pub mod gltf_patch;
+pub mod gltf_read;
 pub mod gltf_write;
 pub mod json;
+mod json_parse;
+pub mod legs;
 pub mod mannequin;
+pub mod motion;
+pub mod plot;
+pub mod sample;
 
 use core::fmt;
 
@@ -26,6 +45,19 @@ pub enum ToolError {
     Ik(ik_core::IkError),
     /// A file is not in the expected format.
     Format(String),
+    /// Bad input or usage the user can fix (unreadable or invalid file, missing skin, clip or
+    /// legs, bad option): the message names the file and the problem. Exit status 2.
+    Input(String),
+}
+
+impl ToolError {
+    /// The process exit status for this error: 2 for bad input or usage, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ToolError::Input(_) => 2,
+            _ => 1,
+        }
+    }
 }
 
 impl fmt::Display for ToolError {
@@ -34,6 +66,7 @@ impl fmt::Display for ToolError {
             ToolError::Io(e) => write!(f, "i/o error: {e}"),
             ToolError::Ik(e) => write!(f, "ik error: {e}"),
             ToolError::Format(m) => write!(f, "format error: {m}"),
+            ToolError::Input(m) => write!(f, "{m}"),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! `ik_tool` binary: parses the command line with [`ik_tool::cli`] and runs the command.
-//! Bad arguments print the usage text and exit with status 2; a failed command prints the
-//! error and exits with status 1.
+//! Bad arguments print the usage text and exit with status 2; bad input (an unreadable or
+//! invalid file, no skin, animation, legs or clip of that name) prints one line and exits with
+//! status 2; any other failure prints the error and exits with status 1.
 
 use std::process::ExitCode;
 
@@ -20,7 +21,7 @@ fn main() -> ExitCode {
         }
         Err(error) => {
             eprintln!("ik_tool: {error}");
-            ExitCode::FAILURE
+            ExitCode::from(error.exit_code())
         }
     }
 }

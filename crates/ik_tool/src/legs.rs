@@ -1,0 +1,191 @@
+//! Finds the pelvis and the two legs of a character in a glTF node list.
+//!
+//! Method: each rig profile ([`RigProfile::builtin`], or one user map) lists candidate bone
+//! names per role; a node matches a candidate when the names are equal ignoring ASCII case and
+//! any namespace prefix ([`ik_core::rig::strip_namespace`]). Only the roles the foot tools need
+//! are looked up — pelvis, and thigh, calf, foot and ball on each side — so rigs without arms or
+//! a head still work. The chain must follow the hierarchy (pelvis → thigh → calf → foot → ball).
+//! The first child of the ball, if any, is the toe end.
+//!
+//! Inputs: node names and parents, and an optional user map (`role=bone` pairs, comma- or
+//! line-separated, or a JSON object `{ "thigh_l": "L_Thigh", ... }`; role names as
+//! [`ik_core::rig::parse_role`]). Outputs: [`Legs`] of node indices, or a message naming the
+//! closest profile and the roles it misses.
+
+use ik_core::rig::{RigProfile, Role, Side, strip_namespace};
+
+use crate::gltf_read::Node;
+use crate::json::Json;
+
+/// One leg, as node indices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Leg {
+    /// `"left"` or `"right"`.
+    pub side: &'static str,
+    /// Thigh (hip joint).
+    pub thigh: usize,
+    /// Calf (knee joint).
+    pub calf: usize,
+    /// Foot (ankle joint); its name keys the contact labels.
+    pub foot: usize,
+    /// Ball of the foot (the toe particle of the solve).
+    pub ball: usize,
+    /// Tip of the toes, when the ball has a child.
+    pub toe_end: Option<usize>,
+}
+
+/// Pelvis and `[left, right]` legs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Legs {
+    /// The profile that matched.
+    pub profile: String,
+    /// The pelvis node.
+    pub pelvis: usize,
+    /// `[left, right]`.
+    pub legs: [Leg; 2],
+}
+
+/// Parses a user map: `role=bone` pairs separated by commas or new lines, or a JSON object.
+pub fn parse_map(text: &str) -> Result<RigProfile, String> {
+    let pairs: Vec<(String, String)> = if text.trim_start().starts_with('{') {
+        match Json::parse(text).map_err(|e| format!("bone map: {e}"))? {
+            Json::Obj(entries) => entries
+                .into_iter()
+                .map(|(k, v)| {
+                    v.as_str().map(|b| (k.clone(), b.to_string())).ok_or(format!("bone map: \"{k}\" is not a string"))
+                })
+                .collect::<Result<_, _>>()?,
+            _ => return Err("bone map: expected a JSON object".into()),
+        }
+    } else {
+        text.split([',', '\n'])
+            .map(str::trim)
+            .filter(|p| !p.is_empty() && !p.starts_with('#'))
+            .map(|p| p.split_once('=').map(|(r, b)| (r.trim().to_string(), b.trim().to_string())))
+            .collect::<Option<_>>()
+            .ok_or("bone map: expected role=bone pairs")?
+    };
+    RigProfile::from_map("user map", pairs.iter().map(|(r, b)| (r.as_str(), b.as_str())))
+        .map_err(|unknown| format!("bone map: unknown roles: {}", unknown.join(", ")))
+}
+
+fn find(nodes: &[Node], profile: &RigProfile, role: Role) -> Option<usize> {
+    let candidates = &profile.roles.iter().find(|(r, _)| *r == role)?.1;
+    candidates.iter().find_map(|c| {
+        let want = strip_namespace(c);
+        nodes.iter().position(|n| strip_namespace(&n.name).eq_ignore_ascii_case(want))
+    })
+}
+
+fn descends(nodes: &[Node], mut node: usize, ancestor: usize) -> bool {
+    for _ in 0..nodes.len() {
+        match nodes[node].parent {
+            Some(p) if p == ancestor => return true,
+            Some(p) => node = p,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// Matches one profile; `Err` lists what is missing or out of hierarchy.
+fn match_legs(nodes: &[Node], profile: &RigProfile) -> Result<Legs, Vec<String>> {
+    let mut missing = Vec::new();
+    let mut need = |role: Role| {
+        let found = find(nodes, profile, role);
+        if found.is_none() {
+            missing.push(role.to_string());
+        }
+        found
+    };
+    let pelvis = need(Role::Pelvis);
+    let sides = [Side::Left, Side::Right]
+        .map(|s| (need(Role::Thigh(s)), need(Role::Calf(s)), need(Role::Foot(s)), need(Role::Ball(s))));
+    let (Some(pelvis), [(Some(t0), Some(c0), Some(f0), Some(b0)), (Some(t1), Some(c1), Some(f1), Some(b1))]) =
+        (pelvis, sides)
+    else {
+        return Err(missing);
+    };
+    let mut legs = Vec::new();
+    for (side, [thigh, calf, foot, ball]) in [("left", [t0, c0, f0, b0]), ("right", [t1, c1, f1, b1])] {
+        let chain = [pelvis, thigh, calf, foot, ball];
+        if let Some(w) = chain.windows(2).find(|w| !descends(nodes, w[1], w[0])) {
+            return Err(vec![format!("{side} leg: \"{}\" is not below \"{}\"", nodes[w[1]].name, nodes[w[0]].name)]);
+        }
+        let toe_end = nodes.iter().position(|n| n.parent == Some(ball));
+        legs.push(Leg { side, thigh, calf, foot, ball, toe_end });
+    }
+    let [left, right]: [Leg; 2] = legs.try_into().map_err(|_| vec!["legs".to_string()])?;
+    Ok(Legs { profile: profile.name.clone(), pelvis, legs: [left, right] })
+}
+
+/// Finds the legs with the user map if given, else with the built-in profiles (the first that
+/// fits wins). The error names the closest profile and what it misses.
+pub fn find_legs(nodes: &[Node], map: Option<&RigProfile>) -> Result<Legs, String> {
+    let profiles = match map {
+        Some(p) => vec![p.clone()],
+        None => RigProfile::builtin(),
+    };
+    let mut best: Option<(String, Vec<String>)> = None;
+    for profile in &profiles {
+        match match_legs(nodes, profile) {
+            Ok(legs) => return Ok(legs),
+            Err(missing) => {
+                if best.as_ref().is_none_or(|(_, m)| missing.len() < m.len()) {
+                    best = Some((profile.name.clone(), missing));
+                }
+            }
+        }
+    }
+    let (profile, missing) = best.unwrap_or(("none".into(), vec!["(no profile)".into()]));
+    Err(format!(
+        "no legs found: the closest rig profile ({profile}) is missing {} (name the bones with --map role=bone,...)",
+        missing.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ik_core::Xform;
+
+    fn chain(names: &[&str]) -> Vec<Node> {
+        // pelvis at 0, then each leg as a chain below it.
+        let mut nodes = vec![Node { name: names[0].into(), parent: None, rest: Xform::IDENTITY }];
+        for side in names[1..].chunks(4) {
+            let mut parent = 0;
+            for name in side {
+                nodes.push(Node { name: (*name).into(), parent: Some(parent), rest: Xform::IDENTITY });
+                parent = nodes.len() - 1;
+            }
+        }
+        nodes
+    }
+
+    #[test]
+    fn legs_are_found_by_profile_or_map_and_missing_roles_are_named() {
+        let mixamo = chain(&[
+            "mixamorig:Hips",
+            "mixamorig:LeftUpLeg",
+            "mixamorig:LeftLeg",
+            "mixamorig:LeftFoot",
+            "mixamorig:LeftToeBase",
+            "mixamorig:RightUpLeg",
+            "mixamorig:RightLeg",
+            "mixamorig:RightFoot",
+            "mixamorig:RightToeBase",
+        ]);
+        let legs = find_legs(&mixamo, None).unwrap();
+        assert_eq!((legs.profile.as_str(), legs.pelvis, legs.legs[1].ball), ("mixamo", 0, 8));
+        let custom = chain(&["Hip", "LT", "LC", "LF", "LB", "RT", "RC", "RF", "RB"]);
+        let err = find_legs(&custom, None).unwrap_err();
+        assert!(err.contains("no legs found") && err.contains("left thigh"), "{err}");
+        let map = parse_map(
+            "pelvis=Hip, thigh_l=LT, calf_l=LC, foot_l=LF, ball_l=LB\nthigh_r=RT,calf_r=RC,foot_r=RF,ball_r=RB",
+        );
+        assert_eq!(find_legs(&custom, Some(&map.unwrap())).unwrap().legs[0].foot, 3);
+        let json = parse_map(r#"{"pelvis": "Hip", "thigh_l": "LT"}"#).unwrap();
+        assert!(find_legs(&custom, Some(&json)).unwrap_err().contains("right ball"));
+        assert!(parse_map("tail=T").unwrap_err().contains("tail"));
+    }
+}

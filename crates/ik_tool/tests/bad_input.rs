@@ -1,0 +1,151 @@
+//! Issue 7, bad input: each case gets one clear line on stderr, exit status 2, no output file,
+//! and the input left as it was.
+//!
+//! Cases (built from the committed mannequin): not a glTF, a truncated file, no skin, no
+//! animation, no legs, a clip name that does not exist, and `--out` naming the input.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ik_tool::gltf_write::{decode_glb, encode_glb};
+
+fn mannequin_bytes() -> Vec<u8> {
+    std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../assets/mannequin.glb")).unwrap()
+}
+
+/// A fresh temporary folder, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> Self {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!("ik_tool_bad_{name}_{}_{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The mannequin with its JSON edited by `edit`.
+fn edited(edit: impl Fn(&mut serde_json::Value)) -> Vec<u8> {
+    let bytes = mannequin_bytes();
+    let chunks = decode_glb(&bytes).unwrap();
+    let mut json: serde_json::Value = serde_json::from_slice(chunks.json).unwrap();
+    edit(&mut json);
+    encode_glb(&json.to_string(), chunks.bin.unwrap())
+}
+
+/// Runs `ik_tool <command> IN <extra...>` on `input` written to a temp file; checks status 2,
+/// one stderr line containing `expected`, no output files, input unchanged.
+fn refused(case: &str, input: &[u8], command: &str, extra: &[&str], expected: &str) {
+    let dir = TempDir::new(case);
+    let in_path = dir.0.join("in.glb");
+    std::fs::write(&in_path, input).unwrap();
+    let (out, plot, json) = (dir.0.join("out.glb"), dir.0.join("out.png"), dir.0.join("out.json"));
+    let p = |x: &Path| x.to_str().unwrap().to_string();
+    let mut args = vec![command.to_string(), p(&in_path)];
+    match command {
+        "clean" => args.extend(["--out".into(), p(&out)]),
+        _ => args.extend(["--plot".into(), p(&plot), "--json".into(), p(&json)]),
+    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let result = Command::new(env!("CARGO_BIN_EXE_ik_tool")).args(&args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr).into_owned();
+    assert_eq!(result.status.code(), Some(2), "{case}: exit status 2 ({stderr})");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{case}: one line: {stderr}");
+    assert!(stderr.starts_with("ik_tool: ") && stderr.contains(expected), "{case}: {stderr:?} should say {expected:?}");
+    for file in [&out, &plot, &json] {
+        assert!(!file.exists(), "{case}: {} must not be written", file.display());
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(leftovers.len(), 1, "{case}: only the input remains: {leftovers:?}");
+    assert_eq!(std::fs::read(&in_path).unwrap(), input, "{case}: input untouched");
+}
+
+#[test]
+fn a_file_that_is_not_gltf_is_refused() {
+    refused("not_gltf", b"PK\x03\x04 this is a zip archive", "clean", &[], "not a glTF binary (.glb)");
+    refused("gltf_json", br#"{"asset":{"version":"2.0"}}"#, "contacts", &[], "ik_tool reads binary .glb files");
+}
+
+#[test]
+fn a_truncated_file_is_refused() {
+    let bytes = mannequin_bytes();
+    refused("truncated", &bytes[..bytes.len() / 2], "clean", &[], "truncated glTF binary: the header says");
+    refused("truncated_header", &bytes[..10], "contacts", &[], "truncated glTF binary");
+}
+
+#[test]
+fn a_file_without_skin_is_refused() {
+    let input = edited(|j| {
+        j.as_object_mut().unwrap().remove("skins");
+        for node in j["nodes"].as_array_mut().unwrap() {
+            node.as_object_mut().unwrap().remove("skin");
+        }
+    });
+    refused("no_skin", &input, "clean", &[], "no skin");
+}
+
+#[test]
+fn a_file_without_animation_is_refused() {
+    let input = edited(|j| {
+        j.as_object_mut().unwrap().remove("animations");
+    });
+    refused("no_animation", &input, "clean", &[], "no animation");
+    refused("no_animation_contacts", &input, "contacts", &[], "no animation");
+}
+
+#[test]
+fn a_rig_without_recognisable_legs_is_refused() {
+    let input = edited(|j| {
+        for node in j["nodes"].as_array_mut().unwrap() {
+            if node["name"] == "thigh_l" {
+                node["name"] = "upper_leg_left".into();
+            }
+        }
+    });
+    refused("no_legs", &input, "clean", &[], "no legs found: the closest rig profile (unreal) is missing left thigh");
+    // A user map that names the renamed bone makes the same file work.
+    let dir = TempDir::new("map_fixes_it");
+    let (in_path, out) = (dir.0.join("in.glb"), dir.0.join("out.glb"));
+    std::fs::write(&in_path, &input).unwrap();
+    let map = "pelvis=pelvis,thigh_l=upper_leg_left,calf_l=calf_l,foot_l=foot_l,ball_l=ball_l,thigh_r=thigh_r,calf_r=calf_r,foot_r=foot_r,ball_r=ball_r";
+    let status = Command::new(env!("CARGO_BIN_EXE_ik_tool"))
+        .args(["clean", in_path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--clip", "Walk", "--map", map])
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(0), "{}", String::from_utf8_lossy(&status.stderr));
+    assert!(out.exists());
+}
+
+#[test]
+fn a_missing_clip_name_is_refused_with_the_names_found() {
+    let input = mannequin_bytes();
+    let names = "no animation named \"Run\" (found: Idle, Walk, Jog)";
+    refused("no_clip", &input, "clean", &["--clip", "Run"], names);
+    refused("no_clip_contacts", &input, "contacts", &["--clip", "Run"], names);
+}
+
+#[test]
+fn writing_over_the_input_is_refused() {
+    let dir = TempDir::new("same_file");
+    let input = mannequin_bytes();
+    let in_path = dir.0.join("in.glb");
+    std::fs::write(&in_path, &input).unwrap();
+    // The same file, named differently.
+    let same = dir.0.join(".").join("in.glb");
+    let result = Command::new(env!("CARGO_BIN_EXE_ik_tool"))
+        .args(["clean", in_path.to_str().unwrap(), "--out", same.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--out is the input file") && stderr.lines().count() == 1, "{stderr}");
+    assert_eq!(std::fs::read(&in_path).unwrap(), input, "input untouched");
+    assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1, "nothing else written");
+}
