@@ -13,10 +13,15 @@ pub const DT: f32 = 1.0 / 60.0;
 /// A headless app: minimal plugins, assets, transforms, animation and bevy_ik, with a fixed
 /// 60 Hz time step so results do not depend on the machine.
 pub fn headless_app() -> App {
+    headless_app_with_assets(AssetPlugin::default())
+}
+
+/// [`headless_app`] reading assets through the given asset plugin (e.g. another folder).
+pub fn headless_app_with_assets(assets: AssetPlugin) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
-        AssetPlugin::default(),
+        assets,
         TransformPlugin,
         AnimationPlugin,
         IkPlugin::default(),
