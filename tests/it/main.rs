@@ -6,4 +6,5 @@ mod common;
 mod feet;
 mod look_at;
 mod mannequin;
+mod rig;
 mod robustness;
