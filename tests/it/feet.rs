@@ -27,9 +27,9 @@ pub fn spawn_biped(world: &mut World, at: Vec3) -> Biped {
     let mut legs = Vec::new();
     for side in [1.0f32, -1.0] {
         let hip = world.spawn((Transform::from_xyz(0.09 * side, -0.045, 0.0), ChildOf(pelvis))).id();
-        // Knees slightly forward so the legs have a bend plane.
-        let knee = world.spawn((Transform::from_xyz(0.0, -0.415, 0.02), ChildOf(hip))).id();
-        let ankle = world.spawn((Transform::from_xyz(0.0, -0.42, -0.02), ChildOf(knee))).id();
+        // Knees forward, so the legs stand a little bent (99 % of their reach).
+        let knee = world.spawn((Transform::from_xyz(0.0, -0.415, 0.06), ChildOf(hip))).id();
+        let ankle = world.spawn((Transform::from_xyz(0.0, -0.42, -0.06), ChildOf(knee))).id();
         let ball = world.spawn((Transform::from_xyz(0.0, -ANKLE_HEIGHT, 0.13), ChildOf(ankle))).id();
         legs.push((hip, knee, ankle, ball));
     }
@@ -81,4 +81,35 @@ fn without_foot_placement_the_lower_foot_floats_15_cm() {
     }
     let float = world_translation(&mut app, biped.ankles[1]).y - ANKLE_HEIGHT + 0.15;
     assert!((float - 0.15).abs() < 1e-4, "right foot floats {float} m");
+}
+
+/// Moves the biped root forward at 5 cm/s while its legs stay as "animated" (standing): without
+/// locking the planted balls slide with the root; with `FootLock` they stay put (as far as the
+/// legs reach: a standing leg cannot follow a root that walks away).
+fn ball_slide(lock: bool) -> f32 {
+    let mut app = headless_app();
+    app.insert_resource(IkGround::Plane(GroundPlane::default()));
+    let biped = spawn_biped(app.world_mut(), Vec3::ZERO);
+    if lock {
+        let contacts = ContactSource::Manual(vec![true, true]);
+        app.world_mut().entity_mut(biped.root).insert(FootLock { contacts, ..Default::default() });
+    }
+    app.update();
+    let start = world_translation(&mut app, biped.balls[0]);
+    let mut worst = 0.0f32;
+    for _ in 0..60 {
+        app.world_mut().get_mut::<Transform>(biped.root).unwrap().translation.z += 0.05 * crate::common::DT;
+        app.update();
+        worst = worst.max((world_translation(&mut app, biped.balls[0]) - start).length());
+    }
+    worst
+}
+
+#[test]
+fn foot_lock_keeps_planted_balls_still_while_the_root_slides() {
+    let unlocked = ball_slide(false);
+    let locked = ball_slide(true);
+    println!("ball slide over 1 s of 5 cm/s root motion: {:.1} mm unlocked, {:.3} mm locked", unlocked * 1e3, locked * 1e3);
+    assert!(unlocked > 0.045, "without locking the ball follows the root ({unlocked} m)");
+    assert!(locked <= 0.001, "a locked ball stays within 1 mm ({} mm)", locked * 1e3);
 }

@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::foot_lock::{FootLockSettings, FootLockState};
 use ik_core::foot_placement::{FootPlacement, FootPlacementState, FootReport, FootRig};
-use ik_core::leg::{LegChain, LegSettings, solve_leg};
+use ik_core::leg::{LegChain, LegSettings, soften_past_pose, solve_leg};
 
 use crate::IkSettings;
 use crate::bones::{BoneSet, Hierarchy};
@@ -228,7 +228,6 @@ fn lock_toes(
         blend_time: lock.blend_time,
         lock_blend_time: lock.lock_blend_time,
     };
-    let leg_settings = LegSettings { soften: placer.soften, orient_toe: false, ..LegSettings::default() };
     for (i, chain) in chains.iter().enumerate() {
         let (Some(toe), Some(animated)) = (chain.toe, animated_toes[i]) else { continue };
         let animated_world = to_world.transform_point(animated);
@@ -252,6 +251,10 @@ fn lock_toes(
         feet[i].locked = memory.locked;
         if (target_world - placed_world).length() > 1e-5 {
             let target = to_world.inverse_transform_point(target_world);
+            // Soften only past the leg's current extension: a locked toe the leg can reach is
+            // reached exactly.
+            let soften = soften_past_pose(&bones.model, chain, placer.soften);
+            let leg_settings = LegSettings { soften, orient_toe: false, ..LegSettings::default() };
             solve_leg(&bones.parents, &mut bones.locals, &mut bones.model, chain, target, &leg_settings)
                 .map_err(IkFault::Solver)?;
         }

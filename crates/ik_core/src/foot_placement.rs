@@ -30,7 +30,7 @@
 
 use glam::{Quat, Vec3};
 
-use crate::leg::{LegChain, descends_from, refresh_model, unstraighten, validate_chain};
+use crate::leg::{LegChain, descends_from, refresh_model, soft_zone_start, unstraighten, validate_chain};
 use crate::spring::{Spring, turn_towards};
 use crate::{IkError, TwoBoneJob, Xform};
 
@@ -235,15 +235,6 @@ pub struct FootPlacement<'a> {
     pub model_to_world: Xform,
     /// Tuning.
     pub settings: FootPlacementSettings,
-}
-
-/// Where a leg's soft extension zone starts (hip→ankle distance): at its animated extension or
-/// at `(1 − soften)` of full reach, whichever is longer, and below full reach.
-fn soft_zone_start(model: &[Xform], leg: &LegChain, soften: f32) -> f32 {
-    let (hip, knee, ankle) = (model[leg.hip].translation, model[leg.knee].translation, model[leg.ankle].translation);
-    let reach = (knee - hip).length() + (ankle - knee).length();
-    let animated = (ankle - hip).length();
-    animated.max((1.0 - soften) * reach).min(0.9999 * reach)
 }
 
 /// The pelvis offset (≤ 0, model y) that brings `target` within the leg's soft-zone start, so

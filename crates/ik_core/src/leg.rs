@@ -260,6 +260,24 @@ pub(crate) fn orient_towards(
     }
 }
 
+/// Where a leg's soft extension zone starts (hip→ankle distance): at its animated extension or
+/// at `(1 − soften)` of full reach, whichever is longer, and below full reach.
+pub fn soft_zone_start(model: &[Xform], leg: &LegChain, soften: f32) -> f32 {
+    let (hip, knee, ankle) = (model[leg.hip].translation, model[leg.knee].translation, model[leg.ankle].translation);
+    let reach = (knee - hip).length() + (ankle - knee).length();
+    let animated = (ankle - hip).length();
+    animated.max((1.0 - soften) * reach).min(0.9999 * reach)
+}
+
+/// The [`LegSettings::soften`] width (with `max_extension` 1) whose soft zone starts at
+/// [`soft_zone_start`]: a leg solved with it reaches any target up to its animated extension
+/// exactly, so IK never pulls an animated leg short.
+pub fn soften_past_pose(model: &[Xform], chain: &LegChain, soften: f32) -> f32 {
+    let (hip, knee, ankle) = (model[chain.hip].translation, model[chain.knee].translation, model[chain.ankle].translation);
+    let reach = (knee - hip).length() + (ankle - knee).length();
+    if reach > 0.0 { (1.0 - soft_zone_start(model, chain, soften) / reach).clamp(0.0, 1.0) } else { 0.0 }
+}
+
 /// Solves the leg so the toe (ball) reaches `toe_target` (model space). See the module docs.
 pub fn solve_leg(
     parents: &[Option<usize>],

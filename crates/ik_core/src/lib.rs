@@ -20,6 +20,7 @@
 //! - [`skeleton`], [`xform`]: bone hierarchy, forward kinematics, model ↔ local turns.
 //! - [`two_bone`]: exact two-bone IK with pole, soft extension, weight and `reached`.
 //! - [`fabrik`], [`ccd`], [`limits`]: iterative solvers for longer chains and joint limits.
+//! - [`follow`]: follow-the-leader chains (creatures, ropes, trains).
 //! - [`spring`]: critically damped springs and `turn_towards`.
 //! - [`look_at`]: a look-at spread down a chain of joints.
 //! - [`foot_placement`], [`leg`]: feet on uneven ground; the heel/toe leg chain.
@@ -32,6 +33,7 @@ pub mod ccd;
 pub mod contact;
 pub mod error;
 pub mod fabrik;
+pub mod follow;
 pub mod foot_lock;
 pub mod foot_placement;
 pub mod gait;
