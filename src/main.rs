@@ -1,1 +1,60 @@
-fn main() {}
+//! bevy_ik demo: a mannequin (or your own humanoid) on an obstacle course with foot placement,
+//! foot locking, look-at and a reaching hand, an egui inspector and metrics, lab scenes, and
+//! flags for screenshots and a measuring autopilot.
+//!
+//! Method: parse the flags ([`cli`]), build the app ([`app`]) and run it — windowed through
+//! winit, or for `--headless` by calling `App::update` in a loop and timing every frame.
+//! Inputs: command-line flags. Outputs: a window, a PNG, or the autopilot's table on stdout.
+//! Invariants: a bad flag prints the usage and exits with status 2; a character that cannot be
+//! loaded exits with status 1 and one message.
+
+mod app;
+mod autopilot;
+mod camera;
+mod character;
+mod cli;
+mod course;
+mod course_mesh;
+mod headless;
+mod json;
+mod labs;
+mod locomotion;
+mod metrics;
+mod orb;
+mod player;
+mod registry;
+mod rigging;
+mod screenshot;
+mod sidecar;
+mod toggles;
+mod ui;
+mod view;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = match cli::Args::parse(std::env::args().skip(1)) {
+        Ok(args) => args,
+        Err(message) => {
+            if !message.is_empty() {
+                eprintln!("error: {message}\n");
+            }
+            eprintln!("{}", cli::USAGE);
+            return ExitCode::from(if message.is_empty() { 0 } else { 2 });
+        }
+    };
+    let mut app = match app::build_app(&args) {
+        Ok(app) => app,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(1);
+        }
+    };
+    if args.headless {
+        return headless::run(app);
+    }
+    match app.run() {
+        bevy::app::AppExit::Success => ExitCode::SUCCESS,
+        bevy::app::AppExit::Error(code) => ExitCode::from(code.get()),
+    }
+}

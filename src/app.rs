@@ -1,0 +1,168 @@
+//! Building the demo's Bevy app, windowed or headless.
+//!
+//! Method: [`build_app`] picks the plugin set — `DefaultPlugins` with a window, or without winit
+//! and with no render backend for `--headless` (assets, scenes, animation, rapier and bevy_ik
+//! still run) — then adds [`DemoCore`] (course, character, locomotion, IK switches, metrics,
+//! autopilot) and, with a window, [`crate::view::DemoView`] (camera, lights, UI, labs,
+//! screenshots). Inputs: [`Args`]. Output: a ready-to-run `App`. Invariants: with `--autopilot`
+//! or `--screenshot`, time advances exactly 1/60 s per frame (physics too), so runs are
+//! repeatable and independent of how fast the machine renders.
+
+use std::path::Path;
+use std::time::Duration;
+
+use bevy::asset::io::AssetSourceBuilder;
+use bevy::prelude::*;
+use bevy::render::RenderPlugin;
+use bevy::render::settings::WgpuSettings;
+use bevy::time::TimeUpdateStrategy;
+use bevy::transform::TransformSystems;
+use bevy::window::ExitCondition;
+use bevy::winit::WinitPlugin;
+use bevy_ik::prelude::*;
+use bevy_rapier3d::prelude::*;
+
+use crate::autopilot::{Autopilot, run_autopilot};
+use crate::character::{CharacterSource, finish_character, read_rig_map, spawn_character};
+use crate::cli::Args;
+use crate::course::{CourseLayout, Visuals, spawn_course};
+use crate::locomotion::drive_blend_spaces;
+use crate::metrics::{IkTimer, ik_timer_end, ik_timer_start, measure_feet};
+use crate::orb::{move_orb, spawn_orb};
+use crate::player::{keyboard_intent, move_characters};
+use crate::rigging::{RigStatus, after_rigging};
+use crate::sidecar::ClipTable;
+use crate::toggles::{DemoIk, apply_toggles, toggle_keys};
+
+/// Ordering of the demo's own per-frame work in `Update`.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DemoSystems {
+    /// Character setup as assets arrive.
+    Setup,
+    /// Keyboard, UI or autopilot decide what the character wants.
+    Intent,
+    /// Movement, blend space, IK switches.
+    Drive,
+}
+
+/// Course, character, locomotion, IK switches, metrics and the autopilot.
+pub struct DemoCore {
+    /// Run the autopilot.
+    pub autopilot: bool,
+    /// Walk the route in a loop instead (`--tour`).
+    pub tour: bool,
+    /// Take keyboard input.
+    pub keyboard: bool,
+    /// Exit when the autopilot is done.
+    pub exit_when_done: bool,
+}
+
+impl Plugin for DemoCore {
+    fn build(&self, app: &mut App) {
+        crate::registry::register_scene_types(app);
+        app.init_resource::<CourseLayout>()
+            .init_resource::<DemoIk>()
+            .register_type::<DemoIk>()
+            .init_resource::<IkTimer>()
+            .init_resource::<RigStatus>()
+            .configure_sets(Update, (DemoSystems::Setup, DemoSystems::Intent, DemoSystems::Drive).chain())
+            .add_systems(Startup, (spawn_course, spawn_orb, spawn_character).chain())
+            .add_systems(PreUpdate, crate::registry::report_unregistered)
+            .add_systems(Update, (finish_character, after_rigging).chain().in_set(DemoSystems::Setup))
+            .add_systems(
+                Update,
+                (move_characters, drive_blend_spaces, apply_toggles, move_orb).chain().in_set(DemoSystems::Drive),
+            )
+            .add_systems(
+                PostUpdate,
+                (
+                    ik_timer_start.after(PhysicsSet::Writeback).after(bevy::app::AnimationSystems).before(IkSystems::Prepare),
+                    ik_timer_end.after(IkSystems::Chains).before(TransformSystems::Propagate),
+                    measure_feet.after(TransformSystems::Propagate),
+                ),
+            );
+        if self.keyboard {
+            app.add_systems(Update, (keyboard_intent, toggle_keys).in_set(DemoSystems::Intent));
+        }
+        if self.autopilot || self.tour {
+            let pilot = if self.autopilot { Autopilot::new(self.exit_when_done) } else { Autopilot::tour() };
+            app.insert_resource(pilot).add_systems(Update, run_autopilot.in_set(DemoSystems::Intent).after(keyboard_intent));
+        }
+    }
+}
+
+/// Where the character comes from, from the flags.
+fn character_source(args: &Args) -> Result<CharacterSource, String> {
+    let start = args.at.map_or((Vec2::new(0.0, -2.0), 0.0), |(x, z, yaw)| (Vec2::new(x, z), yaw.to_radians()));
+    let rig_map = match &args.rig_map {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            Some(read_rig_map(&text).map_err(|e| format!("{}: {e}", path.display()))?)
+        }
+        None => None,
+    };
+    let (asset_path, sidecar_path, custom) = match &args.character {
+        Some(path) => {
+            let name = path.file_name().and_then(|n| n.to_str()).ok_or("--character needs a file name")?;
+            (format!("user://{name}"), path.with_extension("ik.json"), true)
+        }
+        None => ("mannequin.glb".to_string(), Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mannequin.ik.json"), false),
+    };
+    let sidecar = match std::fs::read_to_string(&sidecar_path) {
+        Ok(text) => Some(ClipTable::parse(&text).map_err(|e| format!("{}: {e}", sidecar_path.display()))?),
+        Err(_) if custom => None,
+        Err(e) => return Err(format!("cannot read {}: {e}", sidecar_path.display())),
+    };
+    Ok(CharacterSource { asset_path, sidecar, rig_map, custom, start })
+}
+
+/// The app for these flags.
+pub fn build_app(args: &Args) -> Result<App, String> {
+    let source = character_source(args)?;
+    let mut app = App::new();
+    if let Some(path) = &args.character {
+        if !path.is_file() {
+            return Err(format!("--character: {} is not a file", path.display()));
+        }
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = dir.canonicalize().map_err(|e| format!("{}: {e}", dir.display()))?;
+        app.register_asset_source("user", AssetSourceBuilder::platform_default(&dir.to_string_lossy(), None));
+    }
+    let assets = AssetPlugin { file_path: concat!(env!("CARGO_MANIFEST_DIR"), "/assets").to_string(), ..default() };
+    if args.headless {
+        app.add_plugins(
+            DefaultPlugins
+                .set(assets)
+                .set(WindowPlugin { primary_window: None, exit_condition: ExitCondition::DontExit, ..default() })
+                .set(RenderPlugin { render_creation: WgpuSettings { backends: None, ..default() }.into(), ..default() })
+                .disable::<WinitPlugin>(),
+        );
+    } else {
+        app.add_plugins(DefaultPlugins.set(assets).set(WindowPlugin {
+            primary_window: Some(Window {
+                title: "bevy_ik demo".into(),
+                resolution: (1280u32, 720u32).into(),
+                ..default()
+            }),
+            ..default()
+        }));
+    }
+    app.add_plugins((RapierPhysicsPlugin::<NoUserData>::default(), IkPlugin::default()))
+        .insert_resource(Visuals(!args.headless))
+        .insert_resource(source);
+    if args.autopilot || args.screenshot.is_some() {
+        let step = Duration::from_secs_f64(1.0 / 60.0);
+        app.insert_resource(TimeUpdateStrategy::ManualDuration(step))
+            .insert_resource(TimestepMode::Fixed { dt: 1.0 / 60.0, substeps: 1 });
+    }
+    app.add_plugins(DemoCore {
+        autopilot: args.autopilot,
+        tour: args.tour && !args.autopilot,
+        keyboard: !args.headless && !args.autopilot,
+        exit_when_done: args.screenshot.is_none(),
+    });
+    if !args.headless {
+        app.add_plugins(crate::view::DemoView { args: args.clone() });
+    }
+    Ok(app)
+}

@@ -1,0 +1,357 @@
+//! `--autopilot`: walk the fixed route over the whole course three times — foot IK off; foot IK
+//! on without locking; foot IK on with locking — and print the metrics table.
+//!
+//! Method: each pass teleports the character to the route's start, lets it stand for 1 s (IK
+//! settles), then steers it along the route polyline (pure pursuit, 1.2 m look-ahead) at walking
+//! speed. Every frame the per-foot figures of [`crate::metrics`] are folded into maxima per pass,
+//! section (from the character's position) and foot. Inputs: the course layout, `FootMetrics`,
+//! the IK timer. Outputs: `MoveIntent`, `DemoIk` per pass, the printed table; `AppExit` at the
+//! end. Invariants: the route is walked in order (progress never goes back); a pass that takes
+//! longer than 4 minutes of game time is stopped and reported as such.
+
+use std::collections::BTreeMap;
+
+use bevy::app::AppExit;
+use bevy::prelude::*;
+use ik_core::spring::Spring;
+
+use crate::character::Avatar;
+use crate::course::{CourseLayout, Section};
+use crate::locomotion::Locomotion;
+use crate::metrics::{FootMetrics, IkTimer};
+use crate::player::{Motion, MoveIntent, Player};
+use crate::toggles::DemoIk;
+
+/// Seconds standing still before each pass starts walking.
+const SETTLE: f32 = 1.0;
+/// Look-ahead along the route, m.
+const LOOKAHEAD: f32 = 1.2;
+/// Game time after which a pass is abandoned, s.
+const PASS_LIMIT: f32 = 240.0;
+
+/// One pass's IK configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassConfig {
+    /// Foot placement on.
+    pub foot_ik: bool,
+    /// Foot locking on.
+    pub foot_lock: bool,
+}
+
+impl PassConfig {
+    /// Column label.
+    pub fn label(self) -> &'static str {
+        match (self.foot_ik, self.foot_lock) {
+            (false, _) => "IK off",
+            (true, false) => "IK on",
+            (true, true) => "IK+lock",
+        }
+    }
+}
+
+/// The three passes, in order.
+pub const PASSES: [PassConfig; 3] = [
+    PassConfig { foot_ik: false, foot_lock: false },
+    PassConfig { foot_ik: true, foot_lock: false },
+    PassConfig { foot_ik: true, foot_lock: true },
+];
+
+/// Maxima for one (pass, section, foot).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Maxima {
+    /// Deepest penetration, m.
+    pub penetration: f32,
+    /// Highest planted float, m.
+    pub float: f32,
+    /// Largest toe slide in one contact, m.
+    pub slide: f32,
+    /// Frames measured.
+    pub frames: u32,
+    /// Contacts ended here.
+    pub contacts: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Phase {
+    WaitForCharacter,
+    Settle(f32),
+    Walk { segment: usize, time: f32 },
+    Done,
+}
+
+/// The autopilot's state (present only with `--autopilot`).
+#[derive(Resource, Debug)]
+pub struct Autopilot {
+    pass: usize,
+    phase: Phase,
+    /// Maxima per (pass, section, foot).
+    pub stats: BTreeMap<(usize, Section, usize), Maxima>,
+    /// IK time per frame while walking, ms (all passes).
+    pub ik_ms: Vec<f32>,
+    /// Game-time frame lengths while walking, s.
+    pub frames: u32,
+    /// Passes that hit the time limit.
+    pub timed_out: Vec<usize>,
+    /// Set when the table has been printed.
+    pub finished: bool,
+    /// Exit the app when done (false when a screenshot ends the run instead).
+    pub exit_when_done: bool,
+    /// Tour mode: walk the route over and over with the IK switches as they are; no table.
+    pub tour: bool,
+}
+
+impl Autopilot {
+    /// A fresh autopilot.
+    pub fn new(exit_when_done: bool) -> Self {
+        Autopilot {
+            pass: 0,
+            phase: Phase::WaitForCharacter,
+            stats: BTreeMap::new(),
+            ik_ms: Vec::new(),
+            frames: 0,
+            timed_out: Vec::new(),
+            finished: false,
+            exit_when_done,
+            tour: false,
+        }
+    }
+
+    /// The hands-free tour (`--tour`).
+    pub fn tour() -> Self {
+        Autopilot { tour: true, ..Autopilot::new(false) }
+    }
+}
+
+/// Closest point on segment `a`–`b` to `p`, as a parameter in [0, 1].
+fn project(a: Vec2, b: Vec2, p: Vec2) -> f32 {
+    let ab = b - a;
+    let len2 = ab.length_squared();
+    if len2 < 1e-9 { 0.0 } else { ((p - a).dot(ab) / len2).clamp(0.0, 1.0) }
+}
+
+/// The point `LOOKAHEAD` further along the route from the projection of `p` on `segment`.
+fn pursuit(route: &[Vec2], segment: &mut usize, p: Vec2) -> Option<Vec2> {
+    while *segment + 1 < route.len() {
+        let (a, b) = (route[*segment], route[*segment + 1]);
+        let t = project(a, b, p);
+        if t >= 1.0 - 1e-4 && *segment + 2 < route.len() {
+            *segment += 1;
+            continue;
+        }
+        let mut left = LOOKAHEAD;
+        let mut at = a.lerp(b, t);
+        let mut i = *segment;
+        loop {
+            let end = route[i + 1];
+            let d = at.distance(end);
+            if d >= left || i + 2 >= route.len() {
+                return Some(at + (end - at).normalize_or_zero() * left.min(d));
+            }
+            left -= d;
+            at = end;
+            i += 1;
+        }
+    }
+    None
+}
+
+/// Drives the character and collects the figures.
+#[allow(clippy::too_many_arguments)]
+pub fn run_autopilot(
+    time: Res<Time>,
+    layout: Res<CourseLayout>,
+    mut pilot: ResMut<Autopilot>,
+    mut ik: ResMut<DemoIk>,
+    timer: Res<IkTimer>,
+    mut bodies: Query<(&mut Transform, &mut Motion, &mut MoveIntent), With<Player>>,
+    mut avatars: Query<(&Avatar, Option<&mut FootMetrics>), With<Locomotion>>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let dt = time.delta_secs();
+    let Ok((mut transform, mut motion, mut intent)) = bodies.single_mut() else { return };
+    let route = &layout.route;
+    let pilot = &mut *pilot;
+    match pilot.phase {
+        Phase::WaitForCharacter => {
+            if !avatars.is_empty() {
+                pilot.phase = Phase::Settle(0.0);
+                start_pass(pilot.pass, route, &mut transform, &mut motion, (!pilot.tour).then_some(&mut *ik));
+            }
+            *intent = MoveIntent::default();
+        }
+        Phase::Settle(t) => {
+            *intent = MoveIntent::default();
+            pilot.phase = if t + dt >= SETTLE { Phase::Walk { segment: 0, time: 0.0 } } else { Phase::Settle(t + dt) };
+        }
+        Phase::Walk { mut segment, time } => {
+            let p = Vec2::new(transform.translation.x, transform.translation.z);
+            let goal = pursuit(route, &mut segment, p);
+            let end = route[route.len() - 1];
+            let arrived = segment + 2 >= route.len() && p.distance(end) < 0.3;
+            if pilot.tour && (arrived || time > PASS_LIMIT || goal.is_none()) {
+                start_pass(0, route, &mut transform, &mut motion, None);
+                pilot.phase = Phase::Settle(0.0);
+                return;
+            }
+            if arrived || time > PASS_LIMIT || goal.is_none() {
+                if !arrived {
+                    pilot.timed_out.push(pilot.pass);
+                }
+                pilot.pass += 1;
+                *intent = MoveIntent::default();
+                if pilot.pass < PASSES.len() {
+                    start_pass(pilot.pass, route, &mut transform, &mut motion, Some(&mut *ik));
+                    // Contacts in progress at the old place must not count as slide.
+                    for (_, metrics) in &mut avatars {
+                        if let Some(mut m) = metrics {
+                            *m = FootMetrics::default();
+                        }
+                    }
+                    pilot.phase = Phase::Settle(0.0);
+                } else {
+                    pilot.phase = Phase::Done;
+                    print_table(pilot);
+                    pilot.finished = true;
+                    if pilot.exit_when_done {
+                        exit.write(AppExit::Success);
+                    }
+                }
+                return;
+            }
+            let dir = goal.map_or(Vec2::ZERO, |g| (g - p).normalize_or_zero());
+            *intent = MoveIntent { direction: dir, jog: false };
+            pilot.phase = Phase::Walk { segment, time: time + dt };
+            if pilot.tour {
+                return;
+            }
+            let section = layout.section_at(p);
+            pilot.frames += 1;
+            pilot.ik_ms.push(timer.last_ms);
+            for (_, metrics) in &avatars {
+                let Some(metrics) = metrics.as_deref() else { continue };
+                for (foot, f) in metrics.feet.iter().enumerate() {
+                    let m = pilot.stats.entry((pilot.pass, section, foot)).or_default();
+                    m.frames += 1;
+                    m.penetration = m.penetration.max(f.penetration);
+                    m.float = m.float.max(f.float);
+                    m.slide = m.slide.max(f.slide);
+                    if f.finished_slide.is_some() {
+                        m.contacts += 1;
+                    }
+                }
+            }
+        }
+        Phase::Done => *intent = MoveIntent::default(),
+    }
+}
+
+fn start_pass(pass: usize, route: &[Vec2], transform: &mut Transform, motion: &mut Motion, ik: Option<&mut DemoIk>) {
+    if let Some(ik) = ik {
+        let config = PASSES[pass.min(PASSES.len() - 1)];
+        ik.foot_ik = config.foot_ik;
+        ik.foot_lock = config.foot_lock;
+        ik.snap = true;
+    }
+    let (a, b) = (route[0], route[1]);
+    let yaw = (b.x - a.x).atan2(b.y - a.y);
+    transform.translation = Vec3::new(a.x, 0.05, a.y);
+    transform.rotation = Quat::from_rotation_y(yaw);
+    motion.yaw = yaw;
+    motion.speed = Spring::new(0.0);
+    motion.vertical = 0.0;
+}
+
+fn cm(v: f32) -> String {
+    format!("{:7.2}", v * 100.0)
+}
+
+/// Prints the table: per section and foot, max penetration, max planted float and max toe slide
+/// for each pass, then the bar summary over steps, stairs and ramps.
+pub fn print_table(pilot: &Autopilot) {
+    let get = |pass: usize, sections: &[Section], foot: usize| -> Maxima {
+        let mut out = Maxima::default();
+        for s in sections {
+            if let Some(m) = pilot.stats.get(&(pass, *s, foot)) {
+                out.penetration = out.penetration.max(m.penetration);
+                out.float = out.float.max(m.float);
+                out.slide = out.slide.max(m.slide);
+                out.frames += m.frames;
+                out.contacts += m.contacts;
+            }
+        }
+        out
+    };
+    let labels: Vec<&str> = PASSES.iter().map(|p| p.label()).collect();
+    println!();
+    println!("Autopilot: the course walked 3 times at 1.4 m/s, fixed 1/60 s steps; figures in cm.");
+    println!("penetration: deepest sole point (heel, mid, ball, toe tip) below the ground, any time;");
+    println!("float: lowest sole point above the ground while the clip labels the foot planted;");
+    println!("slide: largest horizontal drift of the ball point during one contact.");
+    println!();
+    let head = labels.iter().map(|l| format!("{l:>7}")).collect::<Vec<_>>().join(" ");
+    println!("{:<18} {:>4} | penetration {head} | float {head} | slide {head}", "section", "foot", head = head);
+    let mut rows: Vec<(String, Vec<Section>)> = Section::ALL.iter().map(|s| (s.label().to_string(), vec![*s])).collect();
+    rows.push(("step+stairs+ramps".into(), vec![Section::Step, Section::Stairs, Section::Ramps]));
+    rows.push(("all".into(), Section::ALL.to_vec()));
+    for (name, sections) in &rows {
+        for (foot, foot_name) in ["L", "R"].iter().enumerate() {
+            let ms: Vec<Maxima> = (0..PASSES.len()).map(|p| get(p, sections, foot)).collect();
+            if ms.iter().all(|m| m.frames == 0) {
+                continue;
+            }
+            let col = |f: &dyn Fn(&Maxima) -> f32| ms.iter().map(|m| cm(f(m))).collect::<Vec<_>>().join(" ");
+            println!(
+                "{name:<18} {foot_name:>4} |             {} |       {} |       {}",
+                col(&|m| m.penetration),
+                col(&|m| m.float),
+                col(&|m| m.slide)
+            );
+        }
+    }
+    let bar = [Section::Step, Section::Stairs, Section::Ramps];
+    let worst = |pass: usize, f: &dyn Fn(&Maxima) -> f32| (0..2).map(|foot| f(&get(pass, &bar, foot))).fold(0.0f32, f32::max);
+    let (pen_on, float_on) = (worst(1, &|m| m.penetration).max(worst(2, &|m| m.penetration)), worst(1, &|m| m.float).max(worst(2, &|m| m.float)));
+    let slide_lock = (0..2).map(|foot| get(2, &Section::ALL, foot).slide).fold(0.0f32, f32::max);
+    let slide_nolock = (0..2).map(|foot| get(1, &Section::ALL, foot).slide).fold(0.0f32, f32::max);
+    let rough_off = (0..2).map(|foot| get(0, &[Section::Rough], foot).penetration).fold(0.0f32, f32::max);
+    let rough_on = (0..2).map(|foot| get(2, &[Section::Rough], foot).penetration).fold(0.0f32, f32::max);
+    println!();
+    let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
+    println!("bar: steps/stairs/ramps, foot IK on: max penetration {:.2} cm (<= 1 cm: {})", pen_on * 100.0, verdict(pen_on <= 0.01));
+    println!("bar: steps/stairs/ramps, foot IK on: max planted float {:.2} cm (<= 1 cm: {})", float_on * 100.0, verdict(float_on <= 0.01));
+    println!(
+        "bar: toe slide during contacts, whole course: {:.2} cm locking off -> {:.2} cm locking on (<= 1 cm: {})",
+        slide_nolock * 100.0,
+        slide_lock * 100.0,
+        verdict(slide_lock <= 0.01)
+    );
+    println!("rough ground max penetration: {:.2} cm IK off -> {:.2} cm IK+lock (seed lesson: 13.7 -> 2.6)", rough_off * 100.0, rough_on * 100.0);
+    let mut ik = pilot.ik_ms.clone();
+    ik.sort_by(f32::total_cmp);
+    if !ik.is_empty() {
+        let mean = ik.iter().sum::<f32>() / ik.len() as f32;
+        println!("IK systems wall time per frame: mean {mean:.3} ms, p95 {:.3} ms, max {:.3} ms ({} frames)", ik[ik.len() * 95 / 100], ik[ik.len() - 1], ik.len());
+    }
+    for p in &pilot.timed_out {
+        println!("warning: pass {} ({}) did not reach the end of the route", p + 1, PASSES[*p].label());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pursuit_walks_the_route_in_order() {
+        let route = [Vec2::new(0.0, 0.0), Vec2::new(0.0, 10.0), Vec2::new(5.0, 10.0)];
+        let mut seg = 0;
+        let g = pursuit(&route, &mut seg, Vec2::new(0.0, 2.0)).unwrap();
+        assert!((g - Vec2::new(0.0, 3.2)).length() < 1e-4);
+        // Near the corner the goal wraps onto the next segment.
+        let g = pursuit(&route, &mut seg, Vec2::new(0.0, 9.5)).unwrap();
+        assert!((g - Vec2::new(0.7, 10.0)).length() < 1e-4, "{g:?}");
+        let g = pursuit(&route, &mut seg, Vec2::new(4.9, 10.0)).unwrap();
+        assert!((g - Vec2::new(5.0, 10.0)).length() < 1e-4);
+        assert_eq!(seg, 1);
+    }
+}

@@ -1,0 +1,405 @@
+//! The obstacle course: flat ground, a single 15 cm step, three staircases (10, 15 and 20 cm
+//! rises), ramps of 10°, 20° and 30°, and a patch of rough bumpy ground.
+//!
+//! Method: [`CourseLayout::new`] describes every piece as plain data (boxes, ramps, the rough
+//! patch), the metric sections as rectangles and the autopilot route as a polyline;
+//! [`spawn_course`] turns it into rapier colliders, plus lit meshes when [`Visuals`] is on.
+//! Colliders and meshes come from the same numbers, so what is drawn is what feet stand on.
+//! Stairs are walked the way many games do it: the character controller slides up an invisible
+//! ramp through the step nosings (a sensor only the controller sees), while the treads are real
+//! colliders in a group the controller ignores — so the body glides and foot IK finds the treads.
+//! Invariants: world +Y up, ground top at y = 0; boxes never overlap (no z-fighting, no internal
+//! seams at equal heights); lanes run along Z: A (x = 0) step and stairs, B (x = 5) ramps,
+//! C (x = 10) rough ground.
+
+use bevy::prelude::*;
+use bevy_rapier3d::prelude::*;
+
+use crate::course_mesh::{RoughPatch, rough_collider, rough_mesh};
+
+/// Whether to spawn meshes and lights (off in `--headless`).
+#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Visuals(pub bool);
+
+/// The kind of ground under the character, for the metrics table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Section {
+    /// Level ground.
+    Flat,
+    /// The single 15 cm step (up and down).
+    Step,
+    /// The staircases.
+    Stairs,
+    /// The 10°, 20° and 30° ramps.
+    Ramps,
+    /// Rough bumpy ground.
+    Rough,
+}
+
+impl Section {
+    /// All sections in table order.
+    pub const ALL: [Section; 5] = [Section::Flat, Section::Step, Section::Stairs, Section::Ramps, Section::Rough];
+
+    /// Short label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Section::Flat => "flat",
+            Section::Step => "step 15cm",
+            Section::Stairs => "stairs",
+            Section::Ramps => "ramps",
+            Section::Rough => "rough",
+        }
+    }
+}
+
+/// Colour family of a piece.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Paint {
+    /// The 15 cm step.
+    Step,
+    /// Stair treads.
+    Stairs,
+    /// Ramps and their plateaus.
+    Ramp,
+}
+
+/// Collision group of stair treads: feet see them, the character controller does not.
+pub const STAIR_GROUP: Group = Group::GROUP_2;
+
+/// What the controller and the feet make of a piece.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Solidity {
+    /// Seen by everything.
+    Solid,
+    /// Stair treads: seen by feet, not by the character controller.
+    Tread,
+    /// Invisible sensor seen only by the character controller (stair ramps and landings).
+    ControllerOnly,
+}
+
+impl Solidity {
+    fn components(self) -> (CollisionGroups, bool) {
+        match self {
+            Solidity::Solid => (CollisionGroups::default(), false),
+            Solidity::Tread => (CollisionGroups::new(STAIR_GROUP, Group::ALL), false),
+            Solidity::ControllerOnly => (CollisionGroups::default(), true),
+        }
+    }
+}
+
+/// An axis-aligned box standing on the ground.
+#[derive(Clone, Copy, Debug)]
+pub struct BoxPiece {
+    /// Centre, world.
+    pub center: Vec3,
+    /// Half extents.
+    pub half: Vec3,
+    /// Colour family.
+    pub paint: Paint,
+    /// Who collides with it.
+    pub solidity: Solidity,
+}
+
+/// A slab whose top face rises from the ground at `z_low` to `height` at `z_high`.
+#[derive(Clone, Copy, Debug)]
+pub struct RampPiece {
+    /// Lane centre x.
+    pub x: f32,
+    /// Where the slope meets the ground.
+    pub z_low: f32,
+    /// Where the slope meets its plateau (may be less than `z_low`).
+    pub z_high: f32,
+    /// Plateau height.
+    pub height: f32,
+    /// Lane width.
+    pub width: f32,
+    /// Who collides with it.
+    pub solidity: Solidity,
+}
+
+impl RampPiece {
+    /// A ramp of `degrees` up to `height`, starting at `z_low` and rising toward `dir` (±1).
+    pub fn with_angle(x: f32, z_low: f32, dir: f32, degrees: f32, height: f32, width: f32) -> Self {
+        let run = height / degrees.to_radians().tan();
+        RampPiece { x, z_low, z_high: z_low + dir.signum() * run, height, width, solidity: Solidity::Solid }
+    }
+
+    /// Slab thickness (its lower part hides under the ground and the plateau).
+    pub const THICKNESS: f32 = 0.3;
+
+    /// The slab's centre, rotation and half extents.
+    pub fn slab(&self) -> (Vec3, Quat, Vec3) {
+        let run = self.z_high - self.z_low;
+        let s = run.signum();
+        let angle = (self.height / run.abs()).atan();
+        let len = (run * run + self.height * self.height).sqrt();
+        let rotation = Quat::from_rotation_x(-s * angle);
+        let up = rotation * Vec3::Y;
+        let mid = Vec3::new(self.x, self.height * 0.5, (self.z_low + self.z_high) * 0.5);
+        (mid - up * Self::THICKNESS * 0.5, rotation, Vec3::new(self.width * 0.5, Self::THICKNESS * 0.5, len * 0.5))
+    }
+}
+
+/// A rectangle of the course (x, z) that belongs to a section.
+#[derive(Clone, Copy, Debug)]
+pub struct SectionArea {
+    /// Which section.
+    pub section: Section,
+    /// Minimum corner (x, z).
+    pub min: Vec2,
+    /// Maximum corner (x, z).
+    pub max: Vec2,
+}
+
+/// Every piece of the course, the metric sections and the autopilot route.
+#[derive(Resource, Clone, Debug)]
+pub struct CourseLayout {
+    /// Boxes: the step, stair treads, ramp plateaus.
+    pub boxes: Vec<BoxPiece>,
+    /// Ramp slabs.
+    pub ramps: Vec<RampPiece>,
+    /// The rough patch.
+    pub rough: RoughPatch,
+    /// Section rectangles (first match wins; elsewhere is flat).
+    pub areas: Vec<SectionArea>,
+    /// Autopilot route (x, z), walked in order.
+    pub route: Vec<Vec2>,
+    /// Half size of the ground slab (x, z) and its centre.
+    pub ground: (Vec2, Vec2),
+}
+
+const LANE_WIDTH: f32 = 2.4;
+
+impl CourseLayout {
+    /// The course used by the demo and the autopilot.
+    pub fn new() -> Self {
+        let mut boxes = Vec::new();
+        let w = LANE_WIDTH * 0.5;
+        // Lane A: the 15 cm step, a platform 4 m long.
+        boxes.push(BoxPiece {
+            center: Vec3::new(0.0, 0.075, 5.0),
+            half: Vec3::new(w, 0.075, 2.0),
+            paint: Paint::Step,
+            solidity: Solidity::Solid,
+        });
+        // Lane A: three staircases (up, landing, down).
+        let mut ramps = Vec::new();
+        for (z0, rise, tread, n) in [(10.0, 0.10, 0.32, 4), (16.0, 0.15, 0.30, 4), (22.0, 0.20, 0.32, 3)] {
+            stairs(&mut boxes, &mut ramps, z0, rise, tread, n, 1.2);
+        }
+        // Lane B: ramps 10°, 20°, 30° up to 0.8 m, plateau, and down, walked toward -Z.
+        let mut z = 25.5;
+        for degrees in [10.0f32, 20.0, 30.0] {
+            let up = RampPiece::with_angle(5.0, z, -1.0, degrees, 0.8, LANE_WIDTH);
+            let plateau_start = up.z_high;
+            let plateau_end = plateau_start - 1.2;
+            let down = RampPiece::with_angle(5.0, plateau_end - (up.z_low - up.z_high), 1.0, degrees, 0.8, LANE_WIDTH);
+            boxes.push(BoxPiece {
+                center: Vec3::new(5.0, 0.4, (plateau_start + plateau_end) * 0.5),
+                half: Vec3::new(w, 0.4, 0.6),
+                paint: Paint::Ramp,
+                solidity: Solidity::Solid,
+            });
+            ramps.push(up);
+            ramps.push(down);
+            z = down.z_low - 2.0;
+        }
+        let rough = RoughPatch { min: Vec2::new(8.0, 1.0), size: Vec2::new(4.0, 20.0), spacing: 0.1 };
+        let areas = vec![
+            SectionArea { section: Section::Step, min: Vec2::new(-1.5, 2.2), max: Vec2::new(1.5, 7.8) },
+            SectionArea { section: Section::Stairs, min: Vec2::new(-1.5, 9.3), max: Vec2::new(1.5, 25.8) },
+            SectionArea { section: Section::Ramps, min: Vec2::new(3.5, 1.6), max: Vec2::new(6.5, 26.3) },
+            SectionArea { section: Section::Rough, min: Vec2::new(8.0, 0.7), max: Vec2::new(12.0, 21.3) },
+        ];
+        let route = vec![
+            Vec2::new(0.0, -2.0),
+            Vec2::new(0.0, 28.0),
+            Vec2::new(5.0, 28.0),
+            Vec2::new(5.0, -0.5),
+            Vec2::new(10.0, -0.5),
+            Vec2::new(10.0, 22.5),
+        ];
+        CourseLayout { boxes, ramps, rough, areas, route, ground: (Vec2::new(60.0, 50.0), Vec2::new(-20.0, 15.0)) }
+    }
+
+    /// The section the point (x, z) belongs to.
+    pub fn section_at(&self, p: Vec2) -> Section {
+        self.areas
+            .iter()
+            .find(|a| p.x >= a.min.x && p.x <= a.max.x && p.y >= a.min.y && p.y <= a.max.y)
+            .map_or(Section::Flat, |a| a.section)
+    }
+}
+
+impl Default for CourseLayout {
+    fn default() -> Self {
+        CourseLayout::new()
+    }
+}
+
+/// A staircase of `n` steps up, a landing, and `n` steps down, starting at `z0` (toward +Z).
+/// The top step, the landing and the first step down are one box (no seam at equal height).
+/// The treads are [`Solidity::Tread`]; the controller walks a ramp through the nosings (from
+/// one tread before the first step to the top's front edge), the landing, and the mirrored ramp.
+fn stairs(boxes: &mut Vec<BoxPiece>, ramps: &mut Vec<RampPiece>, z0: f32, rise: f32, tread: f32, n: usize, landing: f32) {
+    let w = LANE_WIDTH * 0.5;
+    let mut push = |z_a: f32, z_b: f32, top: f32, solidity: Solidity| {
+        boxes.push(BoxPiece {
+            center: Vec3::new(0.0, top * 0.5, (z_a + z_b) * 0.5),
+            half: Vec3::new(w, top * 0.5, (z_b - z_a) * 0.5),
+            paint: Paint::Stairs,
+            solidity,
+        });
+    };
+    let top_start = z0 + (n - 1) as f32 * tread;
+    let top_end = top_start + 2.0 * tread + landing;
+    for i in 0..n - 1 {
+        let top = (i + 1) as f32 * rise;
+        push(z0 + i as f32 * tread, z0 + (i + 1) as f32 * tread, top, Solidity::Tread);
+        push(top_end + (n - 2 - i) as f32 * tread, top_end + (n - 1 - i) as f32 * tread, top, Solidity::Tread);
+    }
+    let height = n as f32 * rise;
+    push(top_start, top_end, height, Solidity::Tread);
+    push(top_start, top_end, height, Solidity::ControllerOnly);
+    let ramp = |z_low: f32, z_high: f32| RampPiece { x: 0.0, z_low, z_high, height, width: LANE_WIDTH, solidity: Solidity::ControllerOnly };
+    ramps.push(ramp(z0 - tread, top_start));
+    ramps.push(ramp(top_end + n as f32 * tread, top_end));
+}
+
+/// Marks course entities.
+#[derive(Component)]
+pub struct CoursePiece;
+
+/// Spawns the course's colliders (and meshes and lights when [`Visuals`] is on).
+pub fn spawn_course(
+    mut commands: Commands,
+    layout: Res<CourseLayout>,
+    visuals: Res<Visuals>,
+    mut meshes: Option<ResMut<Assets<Mesh>>>,
+    mut materials: Option<ResMut<Assets<StandardMaterial>>>,
+) {
+    let (half, centre) = layout.ground;
+    let mut ground = commands.spawn((
+        Name::new("Ground"),
+        CoursePiece,
+        Transform::from_xyz(centre.x, 0.0, centre.y),
+        Visibility::default(),
+    ));
+    ground.with_child((Collider::cuboid(half.x, 0.5, half.y), Transform::from_xyz(0.0, -0.5, 0.0)));
+    let draw = visuals.0 && meshes.is_some() && materials.is_some();
+    if draw && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
+        let mat = materials.add(StandardMaterial { base_color: Color::srgb(0.42, 0.47, 0.40), perceptual_roughness: 0.95, ..default() });
+        ground.insert((Mesh3d(meshes.add(Plane3d::default().mesh().size(half.x * 2.0, half.y * 2.0))), MeshMaterial3d(mat)));
+    }
+    let paint = |p: Paint, i: usize| -> Color {
+        let shade = if i % 2 == 0 { 1.0 } else { 0.9 };
+        match p {
+            Paint::Step => Color::srgb(0.80 * shade, 0.55 * shade, 0.30 * shade),
+            Paint::Stairs => Color::srgb(0.70 * shade, 0.70 * shade, 0.76 * shade),
+            Paint::Ramp => Color::srgb(0.35 * shade, 0.55 * shade, 0.78 * shade),
+        }
+    };
+    for (i, b) in layout.boxes.iter().enumerate() {
+        let (groups, sensor) = b.solidity.components();
+        let mut e = commands.spawn((
+            Name::new(if sensor { "Stair landing (controller)" } else { "Box" }),
+            CoursePiece,
+            Transform::from_translation(b.center),
+            Collider::cuboid(b.half.x, b.half.y, b.half.z),
+            groups,
+        ));
+        if sensor {
+            e.insert(Sensor);
+        } else if draw && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
+            let mat = materials.add(StandardMaterial { base_color: paint(b.paint, i), perceptual_roughness: 0.8, ..default() });
+            e.insert((Mesh3d(meshes.add(Cuboid::from_size(b.half * 2.0))), MeshMaterial3d(mat)));
+        }
+    }
+    for (i, r) in layout.ramps.iter().enumerate() {
+        let (center, rotation, half) = r.slab();
+        let (groups, sensor) = r.solidity.components();
+        let mut e = commands.spawn((
+            Name::new(if sensor { "Stair ramp (controller)" } else { "Ramp" }),
+            CoursePiece,
+            Transform::from_translation(center).with_rotation(rotation),
+            Collider::cuboid(half.x, half.y, half.z),
+            groups,
+        ));
+        if sensor {
+            e.insert(Sensor);
+        } else if draw && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
+            let mat = materials.add(StandardMaterial { base_color: paint(Paint::Ramp, i / 2 + 1), perceptual_roughness: 0.8, ..default() });
+            e.insert((Mesh3d(meshes.add(Cuboid::from_size(half * 2.0))), MeshMaterial3d(mat)));
+        }
+    }
+    let rough = layout.rough;
+    let mut e = commands.spawn((Name::new("Rough ground"), CoursePiece, Transform::IDENTITY, Visibility::default()));
+    match rough_collider(&rough) {
+        Some(collider) => {
+            e.insert(collider);
+        }
+        None => error!("the rough ground collider could not be built; that patch is flat"),
+    }
+    if draw && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
+        let mat = materials.add(StandardMaterial { base_color: Color::srgb(0.55, 0.45, 0.32), perceptual_roughness: 1.0, ..default() });
+        e.insert((Mesh3d(meshes.add(rough_mesh(&rough))), MeshMaterial3d(mat)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ramps_have_the_stated_angles_and_meet_the_ground() {
+        let layout = CourseLayout::new();
+        let mut angles: Vec<i32> = layout
+            .ramps
+            .iter()
+            .filter(|r| r.solidity == Solidity::Solid)
+            .map(|r| (r.height / (r.z_high - r.z_low).abs()).atan().to_degrees().round() as i32)
+            .collect();
+        angles.sort();
+        angles.dedup();
+        assert_eq!(angles, vec![10, 20, 30]);
+        for r in &layout.ramps {
+            let (c, q, h) = r.slab();
+            // The slab's top face passes through (z_low, 0) and (z_high, height) within 1 mm.
+            let top_low = c + q * Vec3::new(0.0, h.y, -h.z);
+            let top_high = c + q * Vec3::new(0.0, h.y, h.z);
+            let (lo, hi) = if top_low.y < top_high.y { (top_low, top_high) } else { (top_high, top_low) };
+            assert!(lo.y.abs() < 1e-3 && (lo.z - r.z_low).abs() < 1e-3, "{lo:?} vs {}", r.z_low);
+            assert!((hi.y - r.height).abs() < 1e-3 && (hi.z - r.z_high).abs() < 1e-3, "{hi:?}");
+        }
+    }
+
+    #[test]
+    fn stairs_have_three_rise_heights_and_the_step_is_15_cm() {
+        let layout = CourseLayout::new();
+        let step = layout.boxes.iter().find(|b| b.paint == Paint::Step).unwrap();
+        assert!((step.half.y * 2.0 - 0.15).abs() < 1e-6);
+        let mut tops: Vec<i32> = layout
+            .boxes
+            .iter()
+            .filter(|b| b.paint == Paint::Stairs && b.solidity == Solidity::Tread)
+            .map(|b| (b.half.y * 2.0 * 100.0).round() as i32)
+            .collect();
+        tops.sort();
+        tops.dedup();
+        // Rises 10 cm (10..40), 15 cm (15..60), 20 cm (20..60).
+        for expected in [10, 20, 30, 40, 15, 45, 60] {
+            assert!(tops.contains(&expected), "{tops:?} lacks {expected}");
+        }
+        // Every stair ramp passes through the nosings: 10/15/20 cm rises give 17°, 27° and 32°.
+        let mut stair_angles: Vec<i32> = layout
+            .ramps
+            .iter()
+            .filter(|r| r.solidity == Solidity::ControllerOnly)
+            .map(|r| (r.height / (r.z_high - r.z_low).abs()).atan().to_degrees().round() as i32)
+            .collect();
+        stair_angles.sort();
+        assert_eq!(stair_angles, vec![17, 17, 27, 27, 32, 32]);
+        assert_eq!(layout.section_at(Vec2::new(0.0, 5.0)), Section::Step);
+        assert_eq!(layout.section_at(Vec2::new(-10.0, 5.0)), Section::Flat);
+    }
+}

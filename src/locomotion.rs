@@ -1,0 +1,188 @@
+//! A 1D blend space Idle / Walk / Jog driven by speed, phase-synchronised, on Bevy's
+//! `AnimationGraph`.
+//!
+//! Method: the clips sit on a line at their nominal speeds (0, 1.4, 3.2 m/s for the mannequin);
+//! a speed `v` gives linear weights to the two nearest clips. All clips play at one shared
+//! normalized phase: every frame each clip's seek time is set to `phase × its duration` (clip
+//! speeds are 0, so Bevy never advances them itself). The phase advances at
+//! `v / Σ wᵢ·Sᵢ`, where `Sᵢ = nominal speedᵢ × durationᵢ` is a clip's stride: the blended
+//! stance foot then travels backwards at exactly `v`, so a character moved at `v` does not
+//! slide (standing still, the idle clip plays at its own length). Inputs: [`Locomotion::speed`]
+//! (written by the movement system). Outputs: weights and seek times on the `AnimationPlayer`,
+//! the current phase, and per-foot contact flags read from the sidecar for the dominant clip.
+//! Invariants: weights are in [0, 1] and sum to 1; the phase stays in [0, 1).
+
+use bevy::animation::graph::AnimationNodeIndex;
+use bevy::prelude::*;
+
+use crate::sidecar::ClipInfo;
+
+/// One clip of the blend space.
+#[derive(Clone, Debug)]
+pub struct BlendClip {
+    /// Node in the character's animation graph.
+    pub node: AnimationNodeIndex,
+    /// Nominal speed, duration and contacts.
+    pub info: ClipInfo,
+}
+
+/// The blend space of one character (on its IK root, next to the glTF scene).
+#[derive(Component, Clone, Debug)]
+pub struct Locomotion {
+    /// Entity holding the `AnimationPlayer`.
+    pub player: Entity,
+    /// Clips sorted by nominal speed (first = idle).
+    pub clips: Vec<BlendClip>,
+    /// Travel speed this frame, m/s (input).
+    pub speed: f32,
+    /// Shared normalized phase in [0, 1).
+    pub phase: f32,
+    /// Current blend weights, one per clip.
+    pub weights: Vec<f32>,
+    /// Contact flags `[left, right]` at this phase (from the dominant clip's labels).
+    pub contacts: [bool; 2],
+    /// Whether the clips carry contact labels.
+    pub labelled: bool,
+}
+
+impl Locomotion {
+    /// A blend space over `clips` (sorted by nominal speed here).
+    pub fn new(player: Entity, mut clips: Vec<BlendClip>) -> Self {
+        clips.sort_by(|a, b| a.info.nominal_speed.total_cmp(&b.info.nominal_speed));
+        let labelled = !clips.is_empty() && clips.iter().all(|c| c.info.has_contacts());
+        let n = clips.len();
+        let mut weights = vec![0.0; n];
+        if let Some(w) = weights.first_mut() {
+            *w = 1.0;
+        }
+        Locomotion { player, clips, speed: 0.0, phase: 0.0, weights, contacts: [true, true], labelled }
+    }
+
+    /// Blend weights for a speed: linear between the two clips around it.
+    pub fn weights_for(&self, speed: f32, out: &mut [f32]) {
+        out.iter_mut().for_each(|w| *w = 0.0);
+        let n = self.clips.len().min(out.len());
+        if n == 0 {
+            return;
+        }
+        let v = if speed.is_finite() { speed.max(0.0) } else { 0.0 };
+        if v <= self.clips[0].info.nominal_speed || n == 1 {
+            out[0] = 1.0;
+            return;
+        }
+        for i in 0..n - 1 {
+            let (a, b) = (self.clips[i].info.nominal_speed, self.clips[i + 1].info.nominal_speed);
+            if v <= b {
+                let t = if b > a { (v - a) / (b - a) } else { 1.0 };
+                out[i] = 1.0 - t;
+                out[i + 1] = t;
+                return;
+            }
+        }
+        out[n - 1] = 1.0;
+    }
+
+    /// Phase rate (cycles per second): `v / Σ wᵢ·strideᵢ`, so the blended stance foot moves
+    /// back at exactly the travel speed; the first clip's own rate when nothing moves.
+    pub fn phase_rate(&self) -> f32 {
+        let Some(first) = self.clips.first() else { return 0.0 };
+        let stride: f32 = self.clips.iter().zip(&self.weights).map(|(c, w)| w * c.info.stride()).sum();
+        let v = if self.speed.is_finite() { self.speed.max(0.0) } else { 0.0 };
+        if stride <= 1e-4 || v <= 1e-4 {
+            return 1.0 / first.info.duration.max(1e-3);
+        }
+        v / stride
+    }
+
+    /// Advances the phase by `dt` and refreshes weights and contacts.
+    pub fn advance(&mut self, dt: f32) {
+        let mut weights = std::mem::take(&mut self.weights);
+        weights.resize(self.clips.len(), 0.0);
+        self.weights_for(self.speed, &mut weights);
+        self.weights = weights;
+        let rate = self.phase_rate();
+        if rate.is_finite() && dt.is_finite() && dt > 0.0 {
+            self.phase = (self.phase + rate * dt).rem_euclid(1.0);
+        }
+        if !self.phase.is_finite() {
+            self.phase = 0.0;
+        }
+        // Contacts come from the heaviest clip; once the moving clips weigh more than a quarter,
+        // from the heaviest moving one (a blend of idle and walk steps like the walk).
+        let heaviest = |skip: usize| {
+            self.weights.iter().enumerate().skip(skip).max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i)
+        };
+        let static_first = self.clips.first().is_some_and(|c| c.info.nominal_speed <= 1e-3);
+        let moving_weight: f32 = self.weights.iter().skip(usize::from(static_first)).sum();
+        let dominant = if static_first && moving_weight > 0.25 { heaviest(1) } else { heaviest(0) };
+        if let Some(clip) = self.clips.get(dominant).filter(|c| c.info.has_contacts()) {
+            self.contacts = [clip.info.contact_at(0, self.phase), clip.info.contact_at(1, self.phase)];
+        }
+    }
+}
+
+/// Advances every blend space and writes weights and seek times into its `AnimationPlayer`.
+pub fn drive_blend_spaces(time: Res<Time>, mut spaces: Query<&mut Locomotion>, mut players: Query<&mut AnimationPlayer>) {
+    let dt = time.delta_secs();
+    for mut loco in &mut spaces {
+        loco.advance(dt);
+        let Ok(mut player) = players.get_mut(loco.player) else { continue };
+        for (clip, &w) in loco.clips.iter().zip(&loco.weights) {
+            let seek = (loco.phase * clip.info.duration).clamp(0.0, clip.info.duration * 0.9999);
+            let active = if player.is_playing_animation(clip.node) {
+                player.animation_mut(clip.node)
+            } else {
+                Some(player.play(clip.node))
+            };
+            if let Some(active) = active {
+                active.repeat().set_speed(0.0).set_weight(w).set_seek_time(seek);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn space() -> Locomotion {
+        let clip = |i: u32, name: &str, speed: f32, duration: f32| BlendClip {
+            node: AnimationNodeIndex::new(i as usize),
+            info: ClipInfo::unlabelled(name, speed, duration),
+        };
+        Locomotion::new(
+            Entity::PLACEHOLDER,
+            vec![clip(2, "Jog", 3.2, 0.7333), clip(0, "Idle", 0.0, 6.0), clip(1, "Walk", 1.4, 1.05)],
+        )
+    }
+
+    #[test]
+    fn weights_follow_speed_and_sum_to_one() {
+        let l = space();
+        let mut w = [0.0; 3];
+        for (v, expected) in [(0.0, [1.0, 0.0, 0.0]), (0.7, [0.5, 0.5, 0.0]), (1.4, [0.0, 1.0, 0.0]), (2.3, [0.0, 0.5, 0.5]), (9.0, [0.0, 0.0, 1.0])] {
+            l.weights_for(v, &mut w);
+            for (a, b) in w.iter().zip(expected) {
+                assert!((a - b).abs() < 1e-5, "v {v}: {w:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn blended_feet_move_at_the_travel_speed() {
+        // At any speed between walk and jog, the blended stance foot speed
+        // Σ w_i · stride_i · rate equals the travel speed (no foot slide).
+        let mut l = space();
+        for v in [0.2f32, 0.7, 1.4, 1.8, 2.3, 3.0, 3.2] {
+            l.speed = v;
+            l.advance(0.0);
+            let rate = l.phase_rate();
+            let foot: f32 = l.clips.iter().zip(&l.weights).map(|(c, w)| w * c.info.stride() * rate).sum();
+            assert!((foot - v).abs() < 1e-3, "v {v}: feet {foot}");
+        }
+        // Standing still the idle clip plays at its own length.
+        l.speed = 0.0;
+        l.advance(0.0);
+        assert!((l.phase_rate() - 1.0 / 6.0).abs() < 1e-5);
+    }
+}

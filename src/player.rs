@@ -1,0 +1,158 @@
+//! Moving the character: WASD (camera-relative) or the autopilot write a [`MoveIntent`];
+//! [`move_characters`] turns it into a facing and a speed and hands the step to rapier's
+//! kinematic character controller.
+//!
+//! Method: the speed chases the wanted speed (walk 1.4 m/s, Shift: jog 3.2 m/s, or the clips'
+//! nominal speeds) with a critically damped spring; the yaw turns toward the wanted direction at
+//! most [`TURN_RATE`]; the character always travels along its facing. The blend space is told
+//! the horizontal speed the controller actually achieved (slower than asked up slopes and
+//! stair ramps), so the clips' feet and the ground agree. Gravity pulls when airborne.
+//! Inputs: `MoveIntent`, `Time`, the controller's last output. Outputs: the body's rotation,
+//! `KinematicCharacterController::translation`, and `Locomotion::speed` on the avatar.
+//! Invariants: speed ≥ 0 and finite; yaw finite.
+
+use bevy::prelude::*;
+use bevy_rapier3d::prelude::*;
+use ik_core::spring::Spring;
+
+use crate::camera::OrbitCamera;
+use crate::locomotion::Locomotion;
+
+/// Most the character turns per second, radians.
+pub const TURN_RATE: f32 = 4.0;
+/// Walking speed, m/s (the walk clip's nominal speed).
+pub const WALK_SPEED: f32 = 1.4;
+/// Jogging speed, m/s.
+pub const JOG_SPEED: f32 = 3.2;
+
+/// Marks the character's physics body (the entity the controller moves).
+#[derive(Component)]
+pub struct Player;
+
+/// What the character is asked to do this frame.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct MoveIntent {
+    /// Wanted direction on the ground (x, z world), length 0..1.
+    pub direction: Vec2,
+    /// Jog instead of walk.
+    pub jog: bool,
+}
+
+/// The body's motion state.
+#[derive(Component, Clone, Debug)]
+pub struct Motion {
+    /// Ground speed spring, m/s.
+    pub speed: Spring<f32>,
+    /// Facing angle about +Y (0 = +Z), radians.
+    pub yaw: f32,
+    /// Vertical speed, m/s (gravity when airborne).
+    pub vertical: f32,
+    /// The avatar (IK root) entity whose blend space this body drives.
+    pub avatar: Option<Entity>,
+    /// Walk and jog speeds (from the clips).
+    pub speeds: (f32, f32),
+    /// Ground speed the controller actually achieved last frame (horizontal), smoothed, m/s.
+    pub achieved: Spring<f32>,
+    /// Factor on the asked step that makes up for what slopes take away (≥ 1).
+    pub gain: f32,
+}
+
+impl Motion {
+    /// At rest, facing `yaw`.
+    pub fn new(yaw: f32) -> Self {
+        Motion { speed: Spring::new(0.0), yaw, vertical: 0.0, avatar: None, speeds: (WALK_SPEED, JOG_SPEED), achieved: Spring::new(0.0), gain: 1.0 }
+    }
+}
+
+/// The kinematic controller used for the character: 0.3 m radius capsule, 1.8 m tall, steps
+/// up to 30 cm, slopes up to 45°, snapping down steps of up to 35 cm; it walks stairs on their
+/// invisible ramps (see [`crate::course`]).
+pub fn controller() -> KinematicCharacterController {
+    let offset = 0.02;
+    let (radius, half) = (0.3, 0.6);
+    KinematicCharacterController {
+        // Raised by the skin offset so the body's origin sits on the floor when grounded.
+        custom_shape: Some((Collider::capsule_y(half, radius), Vec3::Y * (half + radius + offset * 0.5), Quat::IDENTITY)),
+        offset: CharacterLength::Absolute(offset),
+        autostep: Some(CharacterAutostep {
+            max_height: CharacterLength::Absolute(0.3),
+            min_width: CharacterLength::Absolute(0.2),
+            include_dynamic_bodies: false,
+        }),
+        max_slope_climb_angle: 45f32.to_radians(),
+        min_slope_slide_angle: 50f32.to_radians(),
+        snap_to_ground: Some(CharacterLength::Absolute(0.35)),
+        apply_impulse_to_dynamic_bodies: false,
+        // Sensors count (the stair ramps are sensors only the controller sees); stair treads
+        // (group 2) do not.
+        filter_flags: QueryFilterFlags::empty(),
+        filter_groups: Some(CollisionGroups::new(Group::ALL, Group::ALL ^ crate::course::STAIR_GROUP)),
+        ..default()
+    }
+}
+
+/// WASD relative to the camera, Shift to jog.
+pub fn keyboard_intent(
+    keys: Res<ButtonInput<KeyCode>>,
+    camera: Query<&OrbitCamera>,
+    mut players: Query<&mut MoveIntent, With<Player>>,
+) {
+    let mut local = Vec2::ZERO;
+    for (key, dir) in [(KeyCode::KeyW, Vec2::Y), (KeyCode::KeyS, -Vec2::Y), (KeyCode::KeyD, Vec2::X), (KeyCode::KeyA, -Vec2::X)] {
+        if keys.pressed(key) {
+            local += dir;
+        }
+    }
+    let yaw = camera.iter().next().map_or(0.0, |c| c.yaw);
+    // Camera forward on the ground is -Z rotated by yaw; right is +X rotated by yaw.
+    let forward = Vec2::new(-yaw.sin(), -yaw.cos());
+    let right = Vec2::new(yaw.cos(), -yaw.sin());
+    let direction = (forward * local.y + right * local.x).clamp_length_max(1.0);
+    let jog = keys.pressed(KeyCode::ShiftLeft) || keys.pressed(KeyCode::ShiftRight);
+    for mut intent in &mut players {
+        *intent = MoveIntent { direction, jog };
+    }
+}
+
+/// Turns intents into facing, speed and a controller step.
+pub fn move_characters(
+    time: Res<Time>,
+    mut bodies: Query<
+        (&MoveIntent, &mut Motion, &mut Transform, &mut KinematicCharacterController, Option<&KinematicCharacterControllerOutput>),
+        With<Player>,
+    >,
+    mut spaces: Query<&mut Locomotion>,
+) {
+    let dt = time.delta_secs();
+    if !(dt > 0.0) {
+        return;
+    }
+    for (intent, mut motion, mut transform, mut kcc, output) in &mut bodies {
+        let wanted = intent.direction.clamp_length_max(1.0);
+        let mut goal = if intent.jog { motion.speeds.1 } else { motion.speeds.0 } * wanted.length();
+        if wanted.length() > 1e-3 {
+            let target_yaw = wanted.x.atan2(wanted.y);
+            let diff = (target_yaw - motion.yaw + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI;
+            motion.yaw += diff.clamp(-TURN_RATE * dt, TURN_RATE * dt);
+            // Slow down while facing far from the wanted direction (turning on the spot).
+            goal *= ((diff.cos() + 0.3) / 1.3).clamp(0.0, 1.0);
+        }
+        motion.yaw = if motion.yaw.is_finite() { motion.yaw.rem_euclid(std::f32::consts::TAU) } else { 0.0 };
+        let speed = motion.speed.update(goal, 0.12, dt).max(0.0);
+        let grounded = output.is_none_or(|o| o.grounded);
+        // What the controller achieved last frame: the ground speed the feet must match.
+        let achieved = output.map_or(speed, |o| Vec2::new(o.effective_translation.x, o.effective_translation.z).length() / dt);
+        let achieved = motion.achieved.update(achieved, 0.05, dt).max(0.0);
+        // Up slopes the controller keeps only part of a horizontal step; ask for more so the
+        // ground speed stays what was wanted (bounded, and only while moving).
+        let wanted_gain = if speed > 0.2 && achieved > 0.05 { (motion.gain * speed / achieved).clamp(1.0, 3.0) } else { 1.0 };
+        motion.gain += (wanted_gain - motion.gain) * (dt / 0.1).min(1.0);
+        motion.vertical = if grounded { 0.0 } else { (motion.vertical - 9.81 * dt).max(-30.0) };
+        let forward = Vec3::new(motion.yaw.sin(), 0.0, motion.yaw.cos());
+        transform.rotation = Quat::from_rotation_y(motion.yaw);
+        kcc.translation = Some(forward * speed * motion.gain * dt + Vec3::Y * (motion.vertical - if grounded { 0.5 } else { 0.0 }) * dt);
+        if let Some(mut loco) = motion.avatar.and_then(|a| spaces.get_mut(a).ok()) {
+            loco.speed = achieved;
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! After [`HumanoidIk`] has rigged (or failed to rig) the character: start its animation, feed
+//! the sidecar's contact labels to the foot lock, and measure the sole points the metrics use.
+//!
+//! Method: on `RiggedHumanoid` the legs' rest pose (still un-animated, since the blend space is
+//! held back until now) gives, per foot, four sole points — heel, mid-foot, ball, toe tip — on the
+//! floor, stored in the foot or ball bone's local frame so they ride with the animated bones. On
+//! `RigFailed` the message is kept for the UI and the character animates without IK.
+//! Inputs: the rig, the rest `Transform`s. Outputs: `Locomotion`, [`FootProbe`], [`RigStatus`].
+//! Invariants: sole points are finite; a rig without ball bones gets points estimated from the
+//! ankle and the character's forward axis.
+
+use bevy::prelude::*;
+use bevy_ik::bones::{Hierarchy, world_of};
+use bevy_ik::prelude::*;
+
+use crate::character::{Avatar, PendingLocomotion};
+
+/// What became of rigging, for the UI.
+#[derive(Resource, Clone, Debug, Default, PartialEq)]
+pub enum RigStatus {
+    /// Waiting for the character to load.
+    #[default]
+    Loading,
+    /// Rigged with this profile.
+    Rigged(String),
+    /// Could not be rigged: the message names the missing roles.
+    Failed(String),
+}
+
+/// A sole point: a bone and an offset in its local frame.
+#[derive(Clone, Copy, Debug)]
+pub struct SolePoint {
+    /// The bone the point rides on.
+    pub bone: Entity,
+    /// Offset in the bone's local frame.
+    pub local: Vec3,
+}
+
+/// Per foot (`[left, right]`): sole points heel → toe tip, and the toe point used for slide.
+#[derive(Component, Clone, Debug)]
+pub struct FootProbe {
+    /// Sole points per foot, heel first.
+    pub feet: [Vec<SolePoint>; 2],
+}
+
+/// The right arm's bones, for the reach distance check.
+#[derive(Component, Clone, Copy, Debug)]
+pub struct ReachArm {
+    /// Upper arm (shoulder joint).
+    pub shoulder: Entity,
+    /// Hand (the chain tip, which carries the `IkFade`).
+    pub hand: Entity,
+    /// Upper arm + forearm length, m.
+    pub reach: f32,
+}
+
+/// Starts animation and measures the feet once the rig is known.
+#[allow(clippy::type_complexity)]
+pub fn after_rigging(
+    mut commands: Commands,
+    mut status: ResMut<RigStatus>,
+    mut rigged: Query<(Entity, &RiggedHumanoid, &mut PendingLocomotion), With<Avatar>>,
+    mut failed: Query<(Entity, &RigFailed, &mut PendingLocomotion), (With<Avatar>, Without<RiggedHumanoid>)>,
+    mut placers: Query<&mut FootPlacer>,
+    mut locks: Query<&mut FootLock>,
+    source: Res<crate::character::CharacterSource>,
+    visuals: Res<crate::course::Visuals>,
+    mut meshes: Option<ResMut<Assets<Mesh>>>,
+    mut materials: Option<ResMut<Assets<StandardMaterial>>>,
+    hierarchy: Hierarchy,
+) {
+    for (avatar, humanoid, mut pending) in &mut rigged {
+        let rig = &humanoid.rig;
+        let Some(root) = world_of(avatar, &hierarchy) else { continue };
+        let rel = |e: Entity| world_of(e, &hierarchy).map(|w| root.inverse().mul_xform(&w));
+        let mut feet: [Vec<SolePoint>; 2] = [Vec::new(), Vec::new()];
+        for (side, leg) in rig.legs.iter().enumerate() {
+            let Some(ankle) = rel(leg.foot) else { continue };
+            let ball = leg.ball.and_then(|b| rel(b).map(|x| (b, x)));
+            let a = ankle.translation;
+            let b = ball.map_or(a + Vec3::Z * 0.135, |(_, x)| x.translation);
+            let along = Vec3::new(b.x - a.x, 0.0, b.z - a.z);
+            let len = along.length().max(0.05);
+            let dir = along / len;
+            let floor = b.y.min(0.0);
+            let on_floor = |p: Vec3| Vec3::new(p.x, floor, p.z);
+            let heel = on_floor(a - dir * 0.45 * len);
+            let ball_pt = on_floor(b);
+            let mid = (heel + ball_pt) * 0.5;
+            let tip = ball_pt + dir * 0.55 * len;
+            let in_frame = |x: &ik_core::Xform, p: Vec3| x.inverse_transform_point(p);
+            let (toe_bone, toe_frame) = ball.unwrap_or((leg.foot, ankle));
+            feet[side] = vec![
+                SolePoint { bone: leg.foot, local: in_frame(&ankle, heel) },
+                SolePoint { bone: leg.foot, local: in_frame(&ankle, mid) },
+                SolePoint { bone: toe_bone, local: in_frame(&toe_frame, ball_pt) },
+                SolePoint { bone: toe_bone, local: in_frame(&toe_frame, tip) },
+            ];
+        }
+        let mut entity = commands.entity(avatar);
+        if let Ok(mut placer) = placers.get_mut(avatar) {
+            // Demo tuning: corrections follow the ground closely (short half-lives), so a foot
+            // moving up a 30° ramp at walking speed does not lag into it.
+            placer.foot_half_life = 0.0;
+            placer.tilt_half_life = 0.03;
+            placer.pelvis_half_life = 0.06;
+        }
+        if let Ok(mut lock) = locks.get_mut(avatar) {
+            // A planted toe stops where it lands (no inertialized glide into the lock).
+            lock.lock_blend_time = 0.0;
+        }
+        if feet.iter().all(|f| f.iter().all(|p| p.local.is_finite())) {
+            entity.insert(FootProbe { feet });
+        }
+        let arm = rig.arms[1];
+        if let (Some(hand), Some(s), Some(e), Some(w)) = (humanoid.reaching_hand, rel(arm.upper), rel(arm.lower), rel(arm.hand)) {
+            let reach = s.translation.distance(e.translation) + e.translation.distance(w.translation);
+            entity.insert(ReachArm { shoulder: arm.upper, hand, reach });
+        }
+        if let Some(loco) = pending.0.take() {
+            entity.insert(loco);
+        }
+        entity.remove::<PendingLocomotion>();
+        if !source.custom && visuals.0 {
+            if let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
+                crate::labs::build::add_eyes(&mut commands, rig.head, meshes, materials);
+            }
+        }
+        *status = RigStatus::Rigged(rig.profile.clone());
+        info!("character rigged with the `{}` profile", rig.profile);
+    }
+    for (avatar, failure, mut pending) in &mut failed {
+        let mut entity = commands.entity(avatar);
+        if let Some(loco) = pending.0.take() {
+            entity.insert(loco);
+        }
+        entity.remove::<PendingLocomotion>();
+        *status = RigStatus::Failed(failure.message.clone());
+    }
+}

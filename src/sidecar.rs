@@ -1,0 +1,118 @@
+//! The clip sidecar (`<character>.ik.json`): per clip its nominal speed, duration, frame rate and
+//! per-foot contact labels.
+//!
+//! Method: reads the JSON with [`crate::json`] into [`ClipInfo`]s. Input: the file text.
+//! Output: a [`ClipTable`] keyed by clip name. Invariants: every clip has a positive finite
+//! duration and `frame_count ≥ 1`; contact arrays hold one flag per frame (shorter arrays are
+//! read as "no contact" past their end); [`ClipInfo::contact_at`] takes any phase (wrapped to
+//! `[0, 1)`).
+
+use crate::json::{self, Json};
+
+/// What the sidecar says about one clip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipInfo {
+    /// Clip name as in the glTF.
+    pub name: String,
+    /// Ground speed the clip was authored for, m/s (0 for idle).
+    pub nominal_speed: f32,
+    /// Cycle length, s.
+    pub duration: f32,
+    /// Frames in the clip including the closing one.
+    pub frame_count: usize,
+    /// Contact flags per frame, `[left, right]`.
+    pub contacts: [Vec<bool>; 2],
+}
+
+impl ClipInfo {
+    /// A clip with no contact labels (used when there is no sidecar).
+    pub fn unlabelled(name: &str, nominal_speed: f32, duration: f32) -> Self {
+        ClipInfo { name: name.into(), nominal_speed, duration: duration.max(1e-3), frame_count: 1, contacts: [vec![], vec![]] }
+    }
+
+    /// Whether the clip has contact labels.
+    pub fn has_contacts(&self) -> bool {
+        !self.contacts[0].is_empty() && !self.contacts[1].is_empty()
+    }
+
+    /// Contact flag of `foot` (0 left, 1 right) at a normalized phase.
+    pub fn contact_at(&self, foot: usize, phase: f32) -> bool {
+        let labels = &self.contacts[foot.min(1)];
+        if labels.is_empty() || !phase.is_finite() {
+            return false;
+        }
+        let frames = self.frame_count.max(2) - 1;
+        let index = (phase.rem_euclid(1.0) * frames as f32).round() as usize;
+        labels.get(index.min(labels.len() - 1)).copied().unwrap_or(false)
+    }
+
+    /// Stride length (distance travelled per cycle), m.
+    pub fn stride(&self) -> f32 {
+        self.nominal_speed * self.duration
+    }
+}
+
+/// All clips of a sidecar.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClipTable {
+    /// Clips in file order.
+    pub clips: Vec<ClipInfo>,
+}
+
+impl ClipTable {
+    /// Parses sidecar text.
+    pub fn parse(text: &str) -> Result<ClipTable, String> {
+        let doc = json::parse(text)?;
+        let Json::Object(members) = doc else { return Err("the sidecar is not a JSON object".into()) };
+        let mut clips = Vec::new();
+        for (name, clip) in members {
+            let num = |key: &str| clip.get(key).and_then(Json::as_f64).map(|v| v as f32);
+            let duration = num("duration").filter(|d| d.is_finite() && *d > 0.0);
+            let Some(duration) = duration else { return Err(format!("clip `{name}` has no positive duration")) };
+            let speed = num("nominal_speed").filter(|s| s.is_finite()).unwrap_or(0.0).max(0.0);
+            let frame_count = num("frame_count").map(|f| f.max(1.0) as usize).unwrap_or(1);
+            let read = |foot: &str| -> Vec<bool> {
+                clip.get("contacts")
+                    .and_then(|c| c.get(foot))
+                    .and_then(Json::as_array)
+                    .map(|a| a.iter().map(|b| b.as_bool().unwrap_or(false)).collect())
+                    .unwrap_or_default()
+            };
+            clips.push(ClipInfo { name, nominal_speed: speed, duration, frame_count, contacts: [read("foot_l"), read("foot_r")] });
+        }
+        Ok(ClipTable { clips })
+    }
+
+    /// The clip whose name contains `needle` (ASCII case-insensitive).
+    pub fn find(&self, needle: &str) -> Option<&ClipInfo> {
+        let needle = needle.to_ascii_lowercase();
+        self.clips.iter().find(|c| c.name.to_ascii_lowercase().contains(&needle))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_mannequin_sidecar() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/mannequin.ik.json")).unwrap();
+        let table = ClipTable::parse(&text).unwrap();
+        let walk = table.find("walk").unwrap();
+        assert!((walk.nominal_speed - 1.4).abs() < 1e-4);
+        assert!((walk.duration - 1.05).abs() < 1e-4);
+        // Left foot lands at phase 0, right at 0.5 (the sidecar's landing phases); at 0.75 the
+        // left foot is in the air and the right one planted.
+        assert!(walk.contact_at(0, 0.0) && walk.contact_at(1, 0.5));
+        assert!(!walk.contact_at(0, 0.75) && walk.contact_at(1, 0.75));
+        assert!((walk.stride() - 1.47).abs() < 1e-3);
+    }
+
+    #[test]
+    fn bad_sidecars_are_errors_not_panics() {
+        assert!(ClipTable::parse("[]").is_err());
+        assert!(ClipTable::parse(r#"{"Walk": {"duration": 0}}"#).is_err());
+        let t = ClipTable::parse(r#"{"Walk": {"duration": 1}}"#).unwrap();
+        assert!(!t.clips[0].has_contacts() && !t.clips[0].contact_at(0, f32::NAN));
+    }
+}

@@ -1,0 +1,172 @@
+//! The demo's IK switches (keys and UI) and how they reach bevy_ik's components.
+//!
+//! Method: [`DemoIk`] holds the wanted state; [`apply_toggles`] eases each feature's weight
+//! toward on/off over [`FADE_TIME`] (foot placement and look-at weights; the reaching arm uses
+//! bevy_ik's own `IkFade`), inserts or removes the `FootLock`, writes the sidecar's contact
+//! labels into it (`ContactSource::Manual`), points the look-at at the camera or the orb, and
+//! lets the right hand reach only while the orb is within arm's reach. Inputs: `DemoIk`, keys,
+//! the character's components. Outputs: component fields. Invariants: weights stay in [0, 1].
+
+use bevy::prelude::*;
+use bevy_ik::prelude::*;
+
+use crate::locomotion::Locomotion;
+use crate::orb::{LookTargets, Orb};
+use crate::rigging::ReachArm;
+
+/// Seconds a feature takes to fade fully in or out.
+pub const FADE_TIME: f32 = 0.25;
+
+/// What the look-at aims at.
+#[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LookAim {
+    /// The camera (the character looks at you).
+    #[default]
+    Camera,
+    /// The floating orb.
+    Orb,
+}
+
+/// The demo's IK switches. A reflected resource: the inspector edits it live.
+#[derive(Resource, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Resource)]
+pub struct DemoIk {
+    /// Foot placement on the ground (F).
+    pub foot_ik: bool,
+    /// Foot locking during contacts (L).
+    pub foot_lock: bool,
+    /// Head/spine look-at (K).
+    pub look_at: bool,
+    /// What the look-at aims at (O toggles).
+    pub aim: LookAim,
+    /// Right hand reaches for the orb when it is near (H).
+    pub hand_reach: bool,
+    /// The orb follows the character (P toggles) or hovers at its spot.
+    pub orb_follows: bool,
+    /// Reach when the orb is closer to the shoulder than this fraction of the arm's length.
+    pub reach_fraction: f32,
+    /// Snap weights this frame instead of fading (the autopilot uses it between passes).
+    #[reflect(ignore)]
+    pub snap: bool,
+}
+
+impl Default for DemoIk {
+    fn default() -> Self {
+        DemoIk {
+            foot_ik: true,
+            foot_lock: true,
+            look_at: true,
+            aim: LookAim::Camera,
+            hand_reach: true,
+            orb_follows: true,
+            reach_fraction: 1.1,
+            snap: false,
+        }
+    }
+}
+
+/// The `FootLock` settings to restore when locking is switched back on.
+#[derive(Component, Clone, Debug)]
+pub struct LockTemplate(pub FootLock);
+
+/// Keys: F foot IK, L foot lock, K look-at, O look at orb/camera, H hand reach, P orb follows.
+pub fn toggle_keys(keys: Res<ButtonInput<KeyCode>>, mut ik: ResMut<DemoIk>) {
+    if keys.just_pressed(KeyCode::KeyF) {
+        ik.foot_ik = !ik.foot_ik;
+    }
+    if keys.just_pressed(KeyCode::KeyL) {
+        ik.foot_lock = !ik.foot_lock;
+    }
+    if keys.just_pressed(KeyCode::KeyK) {
+        ik.look_at = !ik.look_at;
+    }
+    if keys.just_pressed(KeyCode::KeyO) {
+        ik.aim = if ik.aim == LookAim::Camera { LookAim::Orb } else { LookAim::Camera };
+    }
+    if keys.just_pressed(KeyCode::KeyH) {
+        ik.hand_reach = !ik.hand_reach;
+    }
+    if keys.just_pressed(KeyCode::KeyP) {
+        ik.orb_follows = !ik.orb_follows;
+    }
+}
+
+fn ease(weight: &mut f32, on: bool, dt: f32, snap: bool) {
+    let goal = if on { 1.0 } else { 0.0 };
+    let step = if snap { 1.0 } else { dt / FADE_TIME };
+    *weight = if *weight < goal { (*weight + step).min(goal) } else { (*weight - step).max(goal) };
+}
+
+/// Applies [`DemoIk`] to the character's IK components.
+#[allow(clippy::type_complexity)]
+pub fn apply_toggles(
+    mut commands: Commands,
+    time: Res<Time>,
+    mut ik: ResMut<DemoIk>,
+    targets: Option<Res<LookTargets>>,
+    mut placers: Query<(Entity, &mut FootPlacer, Option<&mut FootLock>, Option<&LockTemplate>, Option<&Locomotion>)>,
+    mut looks: Query<&mut LookAtSpread, Without<crate::labs::LabOnly>>,
+    arms: Query<&ReachArm>,
+    mut fades: Query<&mut IkFade>,
+    globals: Query<&GlobalTransform>,
+    mut orbs: Query<&mut Orb>,
+) {
+    let dt = time.delta_secs();
+    let snap = std::mem::take(&mut ik.snap);
+    for (entity, mut placer, lock, template, loco) in &mut placers {
+        ease(&mut placer.weight, ik.foot_ik, dt, snap);
+        match (ik.foot_lock && ik.foot_ik, lock) {
+            (true, Some(mut lock)) => {
+                if let Some(loco) = loco.filter(|l| l.labelled) {
+                    let flags = vec![loco.contacts[0], loco.contacts[1]];
+                    if lock.contacts != ContactSource::Manual(flags.clone()) {
+                        lock.contacts = ContactSource::Manual(flags);
+                    }
+                }
+            }
+            (true, None) => {
+                if let Some(t) = template {
+                    commands.entity(entity).insert(t.0.clone());
+                }
+            }
+            (false, Some(lock)) => {
+                if template.is_none() {
+                    commands.entity(entity).insert(LockTemplate(lock.clone()));
+                }
+                commands.entity(entity).remove::<FootLock>();
+            }
+            (false, None) => {}
+        }
+    }
+    if let Some(targets) = targets {
+        let aim = match (ik.aim, targets.camera) {
+            (LookAim::Camera, Some(camera)) => IkTarget::Entity(camera),
+            _ => IkTarget::Entity(targets.orb),
+        };
+        for mut look in &mut looks {
+            ease(&mut look.weight, ik.look_at, dt, snap);
+            if look.target != aim {
+                look.target = aim;
+            }
+        }
+        let orb = globals.get(targets.orb).map(|g| g.translation()).ok();
+        for arm in &arms {
+            let shoulder = globals.get(arm.shoulder).map(|g| g.translation()).ok();
+            let near = match (orb, shoulder) {
+                (Some(o), Some(s)) => o.distance(s) < arm.reach * ik.reach_fraction,
+                _ => false,
+            };
+            if let Ok(mut fade) = fades.get_mut(arm.hand) {
+                let active = ik.hand_reach && near;
+                if fade.active != active {
+                    fade.active = active;
+                }
+            }
+        }
+    }
+    for mut orb in &mut orbs {
+        if orb.follow != ik.orb_follows {
+            orb.follow = ik.orb_follows;
+        }
+    }
+}

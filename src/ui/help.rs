@@ -1,0 +1,52 @@
+//! The controls help window (F1).
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, egui};
+
+use super::UiState;
+
+const KEYS: &[(&str, &str)] = &[
+    ("W A S D", "move (relative to the camera)"),
+    ("Shift", "jog"),
+    ("mouse drag", "orbit the camera"),
+    ("wheel", "zoom"),
+    ("F", "foot placement on/off"),
+    ("L", "foot locking on/off"),
+    ("K", "look-at on/off"),
+    ("O", "look at the orb / the camera"),
+    ("H", "right hand reaches for the orb"),
+    ("P", "orb follows you / stays"),
+    ("G", "IK gizmos"),
+    ("I", "inspector"),
+    ("M", "metrics"),
+    ("1 - 5", "course, two-bone, CCD vs FABRIK, look-at, caterpillar"),
+    ("drag a ball", "move a lab target or pole"),
+    ("F1", "this help"),
+];
+
+/// Draws the help window.
+pub fn help_window(mut contexts: EguiContexts, mut ui_state: ResMut<UiState>, view: Res<crate::labs::ActiveView>) -> Result {
+    if !ui_state.help || ui_state.inspector || view.0 != crate::cli::StartView::Course {
+        return Ok(());
+    }
+    let ctx = contexts.ctx_mut()?;
+    let mut open = true;
+    egui::Window::new("Controls")
+        .anchor(egui::Align2::LEFT_TOP, [10.0, 10.0])
+        .resizable(false)
+        .collapsible(true)
+        .open(&mut open)
+        .show(ctx, |ui| {
+            egui::Grid::new("keys").num_columns(2).spacing([12.0, 2.0]).show(ui, |ui| {
+                for (key, what) in KEYS {
+                    ui.label(egui::RichText::new(*key).strong());
+                    ui.label(*what);
+                    ui.end_row();
+                }
+            });
+        });
+    if !open {
+        ui_state.help = false;
+    }
+    Ok(())
+}

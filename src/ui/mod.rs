@@ -1,0 +1,84 @@
+//! egui panels: controls help, the main panel (views, IK switches, gizmos), metrics, lab
+//! readouts and the inspector.
+//!
+//! Method: bevy_egui draws on the main camera; every panel is its own system in
+//! `EguiPrimaryContextPass` reading the demo's resources and components; the inspector is an
+//! exclusive system using bevy-inspector-egui's reflection UI. After drawing, whether egui wants
+//! the pointer is recorded so the camera and lab handles leave it alone. Inputs: the flags
+//! (`--inspector`, `--gizmos`), keys F1 (help), I (inspector), M (metrics), G (gizmos).
+//! Invariants: panels never change IK state except through the switches they show.
+
+mod help;
+mod inspector;
+mod labs;
+mod metrics;
+mod panel;
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass};
+use bevy_ik::prelude::IkGizmos;
+use bevy_inspector_egui::DefaultInspectorConfigPlugin;
+
+use crate::camera::PointerCaptured;
+use crate::cli::Args;
+
+/// Which windows are open.
+#[derive(Resource, Clone, Debug)]
+pub struct UiState {
+    /// Controls help.
+    pub help: bool,
+    /// The inspector.
+    pub inspector: bool,
+    /// The metrics panel.
+    pub metrics: bool,
+    /// IK gizmos drawn.
+    pub gizmos: bool,
+}
+
+/// The demo's egui panels.
+pub struct DemoUi {
+    /// Flags.
+    pub args: Args,
+}
+
+impl Plugin for DemoUi {
+    fn build(&self, app: &mut App) {
+        app.add_plugins((EguiPlugin::default(), DefaultInspectorConfigPlugin))
+            .insert_resource(UiState { help: !self.args.inspector, inspector: self.args.inspector, metrics: true, gizmos: self.args.gizmos })
+            .add_systems(Update, (ui_keys, apply_gizmos).chain())
+            .add_systems(
+                EguiPrimaryContextPass,
+                (panel::main_panel, help::help_window, metrics::metrics_window, labs::lab_window, inspector::inspector_window, record_pointer).chain(),
+            );
+    }
+}
+
+fn ui_keys(keys: Res<ButtonInput<KeyCode>>, mut ui: ResMut<UiState>) {
+    if keys.just_pressed(KeyCode::F1) {
+        ui.help = !ui.help;
+    }
+    if keys.just_pressed(KeyCode::KeyI) {
+        ui.inspector = !ui.inspector;
+    }
+    if keys.just_pressed(KeyCode::KeyM) {
+        ui.metrics = !ui.metrics;
+    }
+    if keys.just_pressed(KeyCode::KeyG) {
+        ui.gizmos = !ui.gizmos;
+    }
+}
+
+/// The gizmo switch drives bevy_ik's gizmo resource.
+fn apply_gizmos(ui: Res<UiState>, gizmos: Option<ResMut<IkGizmos>>) {
+    let Some(mut gizmos) = gizmos else { return };
+    if ui.is_changed() && (gizmos.chains != ui.gizmos || gizmos.feet != ui.gizmos) {
+        gizmos.chains = ui.gizmos;
+        gizmos.feet = ui.gizmos;
+    }
+}
+
+fn record_pointer(mut contexts: EguiContexts, mut captured: ResMut<PointerCaptured>) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    captured.egui = ctx.egui_wants_pointer_input() || ctx.is_pointer_over_egui();
+    Ok(())
+}
