@@ -23,9 +23,10 @@ pub struct LegBones {
     pub ankle: Entity,
     /// Ball-of-foot bone, if the rig has one (used for contacts and locking).
     pub toe: Option<Entity>,
-    /// Rest measurements (ankle/toe height standing flat, the ankle's local up axis). `None`
-    /// captures them on the first frame, assuming the character then stands flat (add the
-    /// component in the rest pose, or let [`crate::rig::HumanoidIk`] fill them in).
+    /// Rest measurements (ankle/toe height standing flat, the ankle's local up axis, heel and
+    /// toe-tip points). `None` captures them on the first frame, assuming the character then
+    /// stands flat (add the component in the rest pose, or let [`crate::humanoid::HumanoidIk`]
+    /// fill them in); the heel and tip are then estimated from the ankle→toe length.
     pub rest: Option<LegRest>,
 }
 
@@ -45,6 +46,11 @@ pub struct LegRest {
     pub toe_height: f32,
     /// The ankle bone's local axis that points up when the foot is flat.
     pub foot_up: Vec3,
+    /// A point at the back of the heel, in the ankle bone's frame, also probed for ground.
+    pub heel: Option<Vec3>,
+    /// A point at the tip of the toes, in the toe bone's frame (the ankle's without a toe),
+    /// also probed: it catches stair risers and slopes ahead of the toe joint.
+    pub toe_tip: Option<Vec3>,
 }
 
 /// Put on a **character root** (its local y = 0 plane is the animation's floor, +Y up, +Z

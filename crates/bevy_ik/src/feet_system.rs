@@ -7,6 +7,7 @@ use ik_core::Xform;
 use ik_core::foot_lock::{FootLockSettings, FootLockState};
 use ik_core::foot_placement::{FootPlacement, FootPlacementState, FootReport, FootRig};
 use ik_core::leg::{LegChain, LegSettings, soften_past_pose, solve_leg};
+use ik_core::sole::SolePoint;
 
 use crate::IkSettings;
 use crate::bones::{BoneSet, Hierarchy};
@@ -15,6 +16,16 @@ use crate::fade::{IkFade, effective_weight};
 use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
 use crate::ground::{GroundProbe, IkGround};
 use crate::report::IkFault;
+
+/// Horizontal length of a vector (model space, +Y up).
+pub(crate) fn horizontal(v: Vec3) -> f32 {
+    Vec2::new(v.x, v.z).length()
+}
+
+/// Heel point behind the ankle, as a fraction of the ankle→toe length, when it is estimated.
+pub(crate) const HEEL_BACK: f32 = 0.45;
+/// Toe-tip point ahead of the toe joint, as a fraction of the ankle→toe length, when estimated.
+pub(crate) const TIP_AHEAD: f32 = 0.55;
 
 /// Places the feet of every [`FootPlacer`] (in parallel when [`IkSettings::parallel`]).
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
@@ -145,8 +156,14 @@ fn solve_character(
                     ankle_height: rest.ankle_height,
                     toe_height: rest.toe_height,
                     foot_up: rest.foot_up,
+                    heel: rest.heel.map(|local| SolePoint { bone: chain.ankle, local, rest_height: 0.0 }),
+                    tip: rest.toe_tip.map(|local| SolePoint { bone: chain.toe.unwrap_or(chain.ankle), local, rest_height: 0.0 }),
                 }),
-                None => FootRig::from_flat_pose(&bones.model, *chain),
+                None => {
+                    let foot = chain.toe.map_or(0.15, |t| horizontal(bones.model[t].translation - bones.model[chain.ankle].translation));
+                    FootRig::from_flat_pose(&bones.model, *chain)
+                        .map(|r| r.with_heel_and_tip(&bones.model, HEEL_BACK * foot, TIP_AHEAD * foot))
+                }
             })
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| IkFault::MissingBone("leg bones".into()))?;
@@ -184,7 +201,7 @@ fn solve_character(
     }
 
     if let Some(lock) = lock {
-        let memory = LockMemory { locks, last_toes: last_animated_toe, rigs, reports };
+        let memory = LockMemory { locks, last_toes: last_animated_toe, rigs };
         lock_toes(placer, lock, &chains, &animated_toes, bones, memory, &mut state.feet, dt)?;
     }
     for (status, chain) in state.feet.iter_mut().zip(&chains) {
@@ -204,7 +221,6 @@ struct LockMemory<'a> {
     locks: &'a mut Vec<Option<FootLockState>>,
     last_toes: &'a mut Vec<Option<Vec3>>,
     rigs: &'a [FootRig],
-    reports: &'a [FootReport],
 }
 
 /// Foot locking: for each leg with a toe, decide contact, update its lock state and, while the
@@ -220,7 +236,7 @@ fn lock_toes(
     feet: &mut [FootStatus],
     dt: f32,
 ) -> Result<(), IkFault> {
-    let LockMemory { locks, last_toes, rigs, reports } = memory;
+    let LockMemory { locks, last_toes, rigs } = memory;
     let to_world = bones.stop_world;
     let settings = FootLockSettings {
         lock_distance: lock.lock_distance,
@@ -243,8 +259,9 @@ fn lock_toes(
         };
         last_toes[i] = Some(animated_world);
         let placed_world = to_world.transform_point(bones.model[toe].translation);
-        let floor = if reports[i].hit { reports[i].ground_point } else { Vec3::ZERO };
-        let planted_height = to_world.transform_point(floor + Vec3::Y * rigs[i].toe_height).y;
+        // Lock the toe at the height placement gave it (on its ground, or lifted clear of a
+        // riser or bump under the heel or toe tip).
+        let planted_height = placed_world.y;
         let memory = locks[i].get_or_insert_with(|| FootLockState::new(placed_world));
         let target_world = memory.update(placed_world, contact, planted_height, dt, &settings).map_err(IkFault::Solver)?;
         feet[i].contact = contact;

@@ -137,10 +137,21 @@ fn attach(
         .map(|leg| {
             let ankle = rest_relative(root, leg.foot, hierarchy);
             let toe = leg.ball.and_then(|b| rest_relative(root, b, hierarchy));
-            let rest = ankle.map(|a| LegRest {
-                ankle_height: a.translation.y,
-                toe_height: toe.map_or(0.0, |t| t.translation.y),
-                foot_up: (a.rotation.inverse() * Vec3::Y).normalize_or(Vec3::Y),
+            let rest = ankle.map(|a| {
+                let foot = toe.map_or(0.15, |t| crate::feet_system::horizontal(t.translation - a.translation));
+                let (heel, tip) = ik_core::sole::heel_and_tip(
+                    &a,
+                    toe.as_ref(),
+                    crate::feet_system::HEEL_BACK * foot,
+                    crate::feet_system::TIP_AHEAD * foot,
+                );
+                LegRest {
+                    ankle_height: a.translation.y,
+                    toe_height: toe.map_or(0.0, |t| t.translation.y),
+                    foot_up: (a.rotation.inverse() * Vec3::Y).normalize_or(Vec3::Y),
+                    heel: Some(heel),
+                    toe_tip: Some(tip),
+                }
             });
             LegBones { hip: leg.thigh, knee: leg.calf, ankle: leg.foot, toe: leg.ball, rest }
         })

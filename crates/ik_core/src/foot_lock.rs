@@ -38,18 +38,18 @@ pub struct FootLockSettings {
     pub lock_distance: f32,
     /// Unlock when the animated toe is further than this from the output, m. Default 0.3.
     pub unlock_distance: f32,
-    /// Seconds over which lock and unlock are blended (≤ 0: switch at once). Default 0.2.
+    /// Seconds over which an unlock is blended (≤ 0: switch at once). Default 0.2.
     pub blend_time: f32,
     /// Seconds over which a lock is blended in (≤ 0: the toe stops at once where it is, which
     /// keeps its position continuous but not its velocity). A blended lock keeps velocity
     /// continuous too, at the cost of a glide of about `speed × lock_blend_time / 3` while it
-    /// blends in. Default 0.2.
+    /// blends in. Default 0: a planted foot stops where it lands.
     pub lock_blend_time: f32,
 }
 
 impl Default for FootLockSettings {
     fn default() -> Self {
-        FootLockSettings { lock_distance: 0.1, unlock_distance: 0.3, blend_time: 0.2, lock_blend_time: 0.2 }
+        FootLockSettings { lock_distance: 0.1, unlock_distance: 0.3, blend_time: 0.2, lock_blend_time: 0.0 }
     }
 }
 

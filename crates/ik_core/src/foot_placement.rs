@@ -31,6 +31,7 @@
 use glam::{Quat, Vec3};
 
 use crate::leg::{LegChain, descends_from, refresh_model, soft_zone_start, unstraighten, validate_chain};
+use crate::sole::{SOLE_PROBES, SolePoint, heel_and_tip, sole_float, sole_points};
 use crate::spring::{Spring, turn_towards};
 use crate::{IkError, TwoBoneJob, Xform};
 
@@ -58,6 +59,10 @@ pub struct FootRig {
     pub toe_height: f32,
     /// The axis, in the ankle bone's local space, that points up when the foot stands flat.
     pub foot_up: Vec3,
+    /// A point at the back of the heel, probed too (see [`crate::sole::heel_and_tip`]).
+    pub heel: Option<SolePoint>,
+    /// A point at the tip of the toes, probed too: catches stair risers and slopes ahead.
+    pub tip: Option<SolePoint>,
 }
 
 impl FootRig {
@@ -70,7 +75,19 @@ impl FootRig {
             None => 0.0,
         };
         let foot_up = (ankle.rotation.inverse() * Vec3::Y).normalize_or(Vec3::Y);
-        Some(FootRig { leg, ankle_height: ankle.translation.y, toe_height, foot_up })
+        Some(FootRig { leg, ankle_height: ankle.translation.y, toe_height, foot_up, heel: None, tip: None })
+    }
+
+    /// This rig also probed at a heel point `heel_back` behind the ankle and a tip point
+    /// `tip_ahead` in front of the toe joint (flat pose, model units).
+    pub fn with_heel_and_tip(mut self, flat_model: &[Xform], heel_back: f32, tip_ahead: f32) -> Self {
+        let (Some(ankle), toe) = (flat_model.get(self.leg.ankle), self.leg.toe.and_then(|t| flat_model.get(t))) else {
+            return self;
+        };
+        let (heel, tip) = heel_and_tip(ankle, toe, heel_back, tip_ahead);
+        self.heel = Some(SolePoint { bone: self.leg.ankle, local: heel, rest_height: 0.0 });
+        self.tip = Some(SolePoint { bone: self.leg.toe.unwrap_or(self.leg.ankle), local: tip, rest_height: 0.0 });
+        self
     }
 }
 
@@ -103,11 +120,13 @@ pub struct FootPlacementSettings {
     pub planted_fade: f32,
     /// Largest foot tilt to the ground normal, clamped to `[0, 80°]`. Default 35° (0.61).
     pub max_tilt: f32,
-    /// Half-life of the pelvis offset spring. Default 0.1. 0 = no smoothing.
+    /// Half-life of the pelvis offset spring. Default 0.06. 0 = no smoothing.
     pub pelvis_half_life: f32,
-    /// Half-life of each foot's correction spring. Default 0.05. 0 = no smoothing.
+    /// Half-life of each foot's correction spring. Default 0 (no smoothing: a planted foot
+    /// fades in through its planted weight already, and on a slope a smoothed correction lags
+    /// behind the moving character by about speed × slope × half-life).
     pub foot_half_life: f32,
-    /// Half-life of each foot's ground-normal spring. Default 0.08. 0 = no smoothing.
+    /// Half-life of each foot's ground-normal spring. Default 0.03. 0 = no smoothing.
     pub tilt_half_life: f32,
     /// Soft extension of the legs' two-bone solve (fraction of reach). Default 0.02.
     pub soften: f32,
@@ -125,9 +144,9 @@ impl Default for FootPlacementSettings {
             planted_height: 0.05,
             planted_fade: 0.1,
             max_tilt: 35f32.to_radians(),
-            pelvis_half_life: 0.1,
-            foot_half_life: 0.05,
-            tilt_half_life: 0.08,
+            pelvis_half_life: 0.06,
+            foot_half_life: 0.0,
+            tilt_half_life: 0.03,
             soften: 0.02,
             knee_pole: KneePole::Forward(Vec3::Z),
         }
@@ -165,6 +184,8 @@ struct FootState {
     normal: Spring<Vec3>,
     /// Animated ankle model rotation of the current frame (scratch).
     animated_rotation: Quat,
+    /// This frame's ground under each probe point, model space (scratch).
+    probes: [Option<(Vec3, Vec3)>; SOLE_PROBES],
 }
 
 /// Caller-owned memory of [`FootPlacement`] between frames: one per character.
@@ -194,8 +215,9 @@ impl FootPlacementState {
 }
 
 /// Per-foot result of a run. Heights are model-space y; floats are signed distances of the sole
-/// from the ground plane (`(ankle − hit)·normal − ankle_height`, positive = floating, negative =
-/// penetrating), 0 without a hit.
+/// from the ground (the lower of the ankle's `(ankle − hit)·normal − ankle_height` and the toe's
+/// likewise, each against the ground under it; positive = floating, negative = penetrating), 0
+/// without a hit.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct FootReport {
     /// The ray found ground.
@@ -214,7 +236,13 @@ pub struct FootReport {
     pub offset: f32,
     /// Where the ankle was sent, model space.
     pub ankle_target: Vec3,
-    /// Float of the animated foot.
+    /// The toe ray found ground (only for feet with a toe).
+    pub toe_hit: bool,
+    /// Where the toe ray met the ground, model space (zero without a hit).
+    pub toe_ground_point: Vec3,
+    /// Ground normal under the toe, model space (zero without a hit).
+    pub toe_ground_normal: Vec3,
+    /// Float of the animated foot: its lowest sole point's height above that point's ground.
     pub float_before: f32,
     /// Float after placement.
     pub float_after: f32,
@@ -332,47 +360,77 @@ impl FootPlacement<'_> {
         for ((foot, st), report) in self.feet.iter().zip(state.feet.iter_mut()).zip(reports.iter_mut()) {
             let ankle = model[foot.leg.ankle];
             st.animated_rotation = ankle.rotation;
+            let points = sole_points(foot, model);
             let mut sole = ankle.translation.y - foot.ankle_height;
-            if let Some(t) = foot.leg.toe {
-                sole = sole.min(model[t].translation.y - foot.toe_height);
+            if let Some((t, h)) = points[1] {
+                sole = sole.min(t.y - h);
             }
             let planted = planted_weight(sole, planted_height, s.planted_fade.clamp(0.0, MAX_LENGTH));
-            let origin = ankle.translation + Vec3::Y * ray_start;
-            let world_origin = to_world.transform_point(origin);
+            // Rays straight down from above each probe point (ankle, toe, heel, toe tip).
             let max_distance = ray_length * ray_scale;
-            let hit = ground(world_origin, world_down, max_distance)
-                // A hit must lie on this ray: anything further is the query's mistake.
-                .filter(|h| h.point.is_finite() && h.normal.is_finite())
-                .filter(|h| (h.point - world_origin).length() <= max_distance * 1.001 + 1e-4)
-                .map(|h| {
-                    let point = to_world.inverse_transform_point(h.point);
-                    let normal = ((to_world.rotation.inverse() * h.normal) * to_world.scale).normalize_or(Vec3::Y);
-                    (point, normal)
-                })
-                .filter(|(p, n)| p.is_finite() && n.is_finite());
+            let mut cast = |point: Vec3| -> Option<(Vec3, Vec3)> {
+                let world_origin = to_world.transform_point(point + Vec3::Y * ray_start);
+                ground(world_origin, world_down, max_distance)
+                    // A hit must lie on this ray: anything further is the query's mistake.
+                    .filter(|h| h.point.is_finite() && h.normal.is_finite())
+                    .filter(|h| (h.point - world_origin).length() <= max_distance * 1.001 + 1e-4)
+                    .map(|h| {
+                        let point = to_world.inverse_transform_point(h.point);
+                        let normal = ((to_world.rotation.inverse() * h.normal) * to_world.scale).normalize_or(Vec3::Y);
+                        (point, normal)
+                    })
+                    .filter(|(p, n)| p.is_finite() && n.is_finite())
+            };
+            let hits = points.map(|p| p.and_then(|(at, _)| cast(at)));
+            st.probes = hits;
             *report =
                 FootReport { ground_normal: Vec3::Y, planted, ankle_target: ankle.translation, ..Default::default() };
-            let (goal_offset, goal_normal) = match hit {
-                Some((point, normal)) => {
-                    let tilted = turn_towards(Vec3::Y, normal, max_tilt) * Vec3::Y;
-                    // Keep the ankle's animated height above the floor as its height above the
-                    // ground plane; `tilted.y ≥ cos 80°`, so the division is safe.
-                    let raw = (ankle.translation.y - (ankle.translation - point).dot(tilted)) / tilted.y.max(0.1);
-                    let offset = raw.clamp(-max_down, max_up) * planted;
+            let (goal_offset, goal_normal) = if hits.iter().all(Option::is_none) {
+                (0.0, Vec3::Y)
+            } else {
+                // The ground's slope (tilt-limited): the mean of the normals found.
+                let normal_sum: Vec3 = hits.iter().flatten().map(|h| h.1.normalize_or(Vec3::Y)).sum();
+                let tilted = turn_towards(Vec3::Y, normal_sum.normalize_or(Vec3::Y), max_tilt) * Vec3::Y;
+                let goal_normal = Vec3::Y.lerp(tilted, planted).normalize_or(Vec3::Y);
+                // Per probe: the point once the foot is tilted about the ankle, its animated
+                // height above the floor, its flat-standing height, and the ground under it.
+                let turn = Quat::from_rotation_arc(Vec3::Y, goal_normal);
+                let probes: [Option<(Vec3, f32, f32, (Vec3, Vec3))>; SOLE_PROBES] = core::array::from_fn(|i| {
+                    let ((at, rest), hit) = (points[i]?, hits[i]?);
+                    Some((ankle.translation + turn * (at - ankle.translation), at.y, rest, hit))
+                });
+                // A planted foot keeps each point's animated height above the floor as its height
+                // above that point's ground plane; the foot goes as high as its highest point asks
+                // (so neither heel nor toe sinks in). Any foot, planted or swinging, is also lifted
+                // if a point would otherwise end below its ground. `n.y ≥ cos 80°` for the
+                // tilted plane, so the divisions are safe.
+                let lift_to = |point: Vec3, height: f32, (hit, n): (Vec3, Vec3)| {
+                    let n = turn_towards(Vec3::Y, n, max_tilt) * Vec3::Y;
+                    (height - (point - hit).dot(n)) / n.y.max(0.1)
+                };
+                let highest = |lifts: &mut dyn Iterator<Item = f32>| lifts.fold(f32::NEG_INFINITY, f32::max);
+                let planted_lift = highest(&mut probes.iter().flatten().map(|&(p, keep, _, hit)| lift_to(p, keep, hit)));
+                let clearance = highest(&mut probes.iter().flatten().map(|&(p, _, rest, hit)| lift_to(p, rest, hit)));
+                let offset = (planted_lift.clamp(-max_down, max_up) * planted).max(clearance.min(max_up));
+                if let Some((point, normal)) = hits[0].or(hits[1]).or(hits[2]).or(hits[3]) {
                     report.hit = true;
                     report.ground_height = point.y;
                     report.ground_point = point;
                     report.ground_normal = normal;
-                    report.float_before = (ankle.translation - point).dot(normal) - foot.ankle_height;
-                    pelvis_goal = pelvis_goal.min(offset);
-                    // The leg must also reach its target without straightening past its
-                    // animated extension (IK modifies the pose; it does not stretch it).
-                    let target = ankle.translation + Vec3::Y * offset;
-                    let reach_drop = pelvis_drop_to_reach(model, &foot.leg, target, soften).max(-max_down);
-                    pelvis_goal = pelvis_goal.min(reach_drop * planted);
-                    (offset, Vec3::Y.lerp(tilted, planted).normalize_or(Vec3::Y))
                 }
-                None => (0.0, Vec3::Y),
+                if let Some((point, normal)) = hits[1] {
+                    report.toe_hit = true;
+                    report.toe_ground_point = point;
+                    report.toe_ground_normal = normal;
+                }
+                report.float_before = sole_float(&points, &hits);
+                pelvis_goal = pelvis_goal.min(offset);
+                // The leg must also reach its target without straightening past its
+                // animated extension (IK modifies the pose; it does not stretch it).
+                let target = ankle.translation + Vec3::Y * offset;
+                let reach_drop = pelvis_drop_to_reach(model, &foot.leg, target, soften).max(-max_down);
+                pelvis_goal = pelvis_goal.min(reach_drop * planted);
+                (offset, goal_normal)
             };
             report.target_offset = goal_offset;
             if fresh {
@@ -461,10 +519,7 @@ impl FootPlacement<'_> {
                     refresh_model(self.parents, locals, model, leg.ankle);
                 }
             }
-            if report.hit {
-                report.float_after =
-                    (model[leg.ankle].translation - report.ground_point).dot(report.ground_normal) - foot.ankle_height;
-            }
+            report.float_after = sole_float(&sole_points(foot, model), &st.probes);
         }
         Ok(pelvis_offset)
     }

@@ -23,7 +23,8 @@
 //! - [`follow`]: follow-the-leader chains (creatures, ropes, trains).
 //! - [`spring`]: critically damped springs and `turn_towards`.
 //! - [`look_at`]: a look-at spread down a chain of joints.
-//! - [`foot_placement`], [`leg`]: feet on uneven ground; the heel/toe leg chain.
+//! - [`foot_placement`], [`sole`], [`leg`]: feet on uneven ground (probed at ankle, toe, heel
+//!   and toe tip); the heel/toe leg chain.
 //! - [`foot_lock`], [`contact`]: runtime foot locking and contact labelling.
 //! - [`rig`]: humanoid rig profiles (Unreal, Mixamo, user maps) and their detection.
 //! - [`gait`]: a procedural biped walk cycle (clip authoring and tests).
@@ -43,6 +44,7 @@ pub mod limits;
 pub mod look_at;
 pub mod skeleton;
 pub mod slide_removal;
+pub mod sole;
 pub mod spring;
 pub mod two_bone;
 pub mod xform;

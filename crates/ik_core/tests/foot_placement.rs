@@ -103,11 +103,12 @@ fn springs_ease_in_and_the_first_frame_is_placed_directly() {
     // Later frames with dt = 0 hold still: placed on frame 1 (fresh), then nothing moves.
     let held = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 5, 0.0, step_ground);
     assert!(held.offsets.iter().all(|o| (o + 0.15).abs() < 1e-4));
-    // Ground drops under the left foot after 10 frames: the pelvis eases down, no jump.
-    let mut frame = 0;
+    // Ground drops under the left foot after 10 frames (4 rays a frame: ankle and toe of each
+    // foot): the pelvis eases down, no jump.
+    let mut ray = 0;
     let ground = |o: Vec3, d: Vec3, m: f32| {
-        frame += 1;
-        let h = if o.x > 0.0 && frame > 20 { -0.15 } else { 0.0 };
+        ray += 1;
+        let h = if o.x > 0.0 && ray > 40 { -0.15 } else { 0.0 };
         plane_hit(o, d, m, Vec3::Y * h, Vec3::Y)
     };
     let out = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 60, 1.0 / 60.0, ground);
@@ -118,10 +119,10 @@ fn springs_ease_in_and_the_first_frame_is_placed_directly() {
     // Zero half-lives: no smoothing, placed on the first frame after the change.
     let snap =
         FootPlacementSettings { pelvis_half_life: 0.0, foot_half_life: 0.0, tilt_half_life: 0.0, ..Default::default() };
-    let mut frame = 0;
+    let mut ray = 0;
     let ground = |o: Vec3, d: Vec3, m: f32| {
-        frame += 1;
-        let h = if o.x > 0.0 && frame > 20 { -0.15 } else { 0.0 };
+        ray += 1;
+        let h = if o.x > 0.0 && ray > 40 { -0.15 } else { 0.0 };
         plane_hit(o, d, m, Vec3::Y * h, Vec3::Y)
     };
     let out = run(&skel, &animated, Xform::IDENTITY, snap, 12, 1.0 / 60.0, ground);
@@ -282,4 +283,41 @@ fn bad_input_is_an_error_and_leaves_the_pose_untouched() {
     );
     assert_eq!(locals, animated);
     assert_eq!(model, model0);
+}
+
+#[test]
+fn a_toe_tip_over_a_higher_tread_lifts_the_planted_foot_onto_it() {
+    // Stairs: the left foot's heel, ankle and ball stand on the lower tread (y = 0), but its toe
+    // tip reaches over the next tread (20 cm higher, starting 5 cm ahead of the ball). Probed at
+    // the ankle and ball only, the toe tip would end up inside the riser; probed at the tip too,
+    // the foot rises onto the upper tread.
+    let skel = biped();
+    let rest = skel.rest_model();
+    let ball_z = rest[LEFT.toe.unwrap()].translation.z;
+    let stairs = |o: Vec3, d: Vec3, m: f32| {
+        let top = if o.x > 0.0 && o.z > ball_z + 0.05 { 0.2 } else { 0.0 };
+        plane_hit(o, d, m, Vec3::Y * top, Vec3::Y)
+    };
+    let rigs = [
+        FootRig::from_flat_pose(&rest, LEFT).unwrap().with_heel_and_tip(&rest, 0.06, 0.08),
+        FootRig::from_flat_pose(&rest, RIGHT).unwrap().with_heel_and_tip(&rest, 0.06, 0.08),
+    ];
+    let job = FootPlacement {
+        parents: skel.parents(),
+        pelvis: PELVIS,
+        feet: &rigs,
+        model_to_world: Xform::IDENTITY,
+        settings: FootPlacementSettings::default(),
+    };
+    let animated = standing(&skel, 0.0);
+    let mut locals = animated.clone();
+    let mut model = model_of(&skel, &locals);
+    let mut state = FootPlacementState::new(2);
+    let mut reports = [FootReport::default(); 2];
+    job.run(&mut locals, &mut model, stairs, 0.0, &mut state, &mut reports).unwrap();
+    let tip = model[rigs[0].tip.unwrap().bone].transform_point(rigs[0].tip.unwrap().local);
+    println!("toe tip over a 20 cm riser: tip at {:.4} m, left sole float {:.4} m", tip.y, reports[0].float_after);
+    assert!(tip.y >= 0.2 - 1e-3, "the toe tip is not inside the riser (tip at {})", tip.y);
+    assert!(reports[0].float_after.abs() < 1e-3, "the lowest sole point rests on its ground");
+    assert!(reports[1].float_after.abs() < 1e-3, "the right foot stays on the lower tread");
 }
