@@ -1,0 +1,14 @@
+//! # ik_bench
+//!
+//! How many characters can a game afford? A headless Bevy benchmark of bevy_ik on N identical,
+//! animated bipeds, against a memory-bound floor and against bevy_mod_inverse_kinematics 0.12
+//! on the same legs and targets. The harness is `benches/ecs.rs`; results and the command to
+//! reproduce them are in this crate's README.
+//!
+//! - [`rig`]: the 18-bone character, its procedural walk and its full IK set-up.
+//! - [`floor`]: the floor systems (touch each bone once).
+//! - [`scenario`]: one app per scenario, the timed window, the error measurement.
+
+pub mod floor;
+pub mod rig;
+pub mod scenario;
