@@ -195,9 +195,9 @@ pub struct IkChainState {
 }
 
 impl IkChainState {
-    /// Model (world) positions of the chain's joints after the last solve, root first.
+    /// World positions of the chain's joints after the last solve, root first.
     pub fn joint_positions(&self) -> impl Iterator<Item = Vec3> + '_ {
-        self.bones.iter().flat_map(|b| self.joints.iter().map(move |&j| b.model[j].translation))
+        self.bones.iter().flat_map(|b| self.joints.iter().map(move |&j| b.stop_world.transform_point(b.model[j].translation)))
     }
 
     /// The last fault reported (None when the chain solved).
@@ -213,7 +213,10 @@ impl IkChainState {
         }
         self.bones = None;
         let joints = chain_entities(tip, if chain.solver == IkSolver::TwoBone { None } else { chain.root }, count, hierarchy)?;
-        let bones = BoneSet::build(&joints, None, hierarchy).map_err(IkFault::MissingBone)?;
+        // Only the chain's own joints are gathered: the solve runs in the space of the chain
+        // root's parent, whose world transform is composed fresh each frame.
+        let parent = hierarchy.get(joints[0]).ok().and_then(|(_, p)| p.map(ChildOf::parent));
+        let bones = BoneSet::build(&joints, parent, hierarchy).map_err(IkFault::MissingBone)?;
         self.joints = bones.keys.clone();
         self.bones = Some(bones);
         self.built_for = Some(key);
@@ -254,6 +257,8 @@ impl IkChainState {
         }
         let bones = self.bones.as_mut().ok_or_else(|| IkFault::MissingBone("chain not built".into()))?;
         let joints = &self.joints;
+        let (target_world, target, pole) =
+            (target, bones.world_to_model(target), pole.map(|p| bones.world_to_model(p)));
         match chain.solver {
             IkSolver::TwoBone => {
                 let [r, m, t] = [joints[0], joints[1], joints[2]];
@@ -267,7 +272,7 @@ impl IkChainState {
                 apply_correction(&mut bones.locals[r], solution.root_correction);
                 apply_correction(&mut bones.locals[m], solution.mid_correction);
                 self.reached = solution.reached;
-                self.error = (solution.tip - target).length();
+                self.error = (bones.stop_world.transform_point(solution.tip) - target_world).length();
                 self.iterations = 1;
             }
             IkSolver::Fabrik | IkSolver::Ccd => {
@@ -299,7 +304,8 @@ impl IkChainState {
                     apply_correction(&mut bones.locals[j], c);
                 }
                 self.reached = solved.reached;
-                self.error = solved.error;
+                // The solve ran in the root's parent's space: back to world units.
+                self.error = solved.error * bones.stop_world.scale.abs().max_element();
                 self.iterations = solved.iterations;
             }
         }

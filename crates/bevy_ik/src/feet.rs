@@ -250,6 +250,8 @@ pub(crate) struct FeetScratch {
     pub bones: Option<BoneSet>,
     pub built_for: Vec<Entity>,
     pub rigs: Vec<FootRig>,
+    pub chains: Vec<ik_core::leg::LegChain>,
+    pub animated_toes: Vec<Option<Vec3>>,
     pub placement: FootPlacementState,
     pub reports: Vec<FootReport>,
     pub locks: Vec<Option<FootLockState>>,

@@ -83,25 +83,22 @@ pub fn place_feet(
 }
 
 /// The bones a placer needs, pelvis first, then hip, knee, ankle (and toe) per leg.
-fn placer_keys(placer: &FootPlacer) -> Vec<Entity> {
-    let mut keys = vec![placer.pelvis];
-    for leg in &placer.legs {
-        keys.extend([leg.hip, leg.knee, leg.ankle]);
-        keys.extend(leg.toe);
-    }
-    keys
+fn placer_keys(placer: &FootPlacer) -> impl Iterator<Item = Entity> + '_ {
+    core::iter::once(placer.pelvis).chain(placer.legs.iter().flat_map(|leg| [leg.hip, leg.knee, leg.ankle].into_iter().chain(leg.toe)))
 }
 
 /// (Re)builds the bone set and per-leg memory when the placer's bones changed.
 fn ensure_built(root: Entity, placer: &FootPlacer, s: &mut FeetScratch, hierarchy: &Hierarchy) -> Result<(), IkFault> {
-    let keys = placer_keys(placer);
-    if s.bones.is_some() && s.built_for == keys {
+    if s.bones.is_some() && s.built_for.iter().copied().eq(placer_keys(placer)) {
         return Ok(());
     }
     s.bones = None;
+    let keys: Vec<Entity> = placer_keys(placer).collect();
     let bones = BoneSet::build(&keys, Some(root), hierarchy).map_err(IkFault::MissingBone)?;
     let legs = placer.legs.len();
     s.rigs.clear();
+    s.chains = leg_chains(placer, &bones);
+    s.animated_toes = vec![None; legs];
     s.placement = FootPlacementState::new(legs);
     s.reports = vec![FootReport::default(); legs];
     s.locks = vec![None; legs];
@@ -138,18 +135,18 @@ fn solve_character(
     dt: f32,
 ) -> Result<(), IkFault> {
     ensure_built(root, placer, &mut state.inner, hierarchy)?;
-    let FeetScratch { bones: bone_set, rigs, placement, reports, locks, last_animated_toe, dirty, .. } = &mut state.inner;
+    let FeetScratch { bones: bone_set, rigs, chains, animated_toes, placement, reports, locks, last_animated_toe, dirty, .. } =
+        &mut state.inner;
     let Some(bones) = bone_set.as_mut() else { return Err(IkFault::MissingBone("feet".into())) };
     if let Err(e) = bones.refresh(hierarchy) {
         *bone_set = None;
         return Err(IkFault::MissingBone(e));
     }
-    let chains = leg_chains(placer, bones);
     if rigs.len() != chains.len() {
         *rigs = placer
             .legs
             .iter()
-            .zip(&chains)
+            .zip(chains.iter())
             .map(|(leg, chain)| match leg.rest {
                 Some(rest) => Some(FootRig {
                     leg: *chain,
@@ -169,8 +166,9 @@ fn solve_character(
             .ok_or_else(|| IkFault::MissingBone("leg bones".into()))?;
     }
     let to_world = bones.stop_world;
-    let animated_toes: Vec<Option<Vec3>> =
-        chains.iter().map(|c| c.toe.map(|t| bones.model[t].translation)).collect();
+    for (toe, chain) in animated_toes.iter_mut().zip(chains.iter()) {
+        *toe = chain.toe.map(|t| bones.model[t].translation);
+    }
 
     let job = FootPlacement {
         parents: &bones.parents,
@@ -202,9 +200,9 @@ fn solve_character(
 
     if let Some(lock) = lock {
         let memory = LockMemory { locks, last_toes: last_animated_toe, rigs };
-        lock_toes(placer, lock, &chains, &animated_toes, bones, memory, &mut state.feet, dt)?;
+        lock_toes(placer, lock, chains, animated_toes, bones, memory, &mut state.feet, dt)?;
     }
-    for (status, chain) in state.feet.iter_mut().zip(&chains) {
+    for (status, chain) in state.feet.iter_mut().zip(chains.iter()) {
         status.toe_world = to_world.transform_point(bones.model[chain.toe.unwrap_or(chain.ankle)].translation);
     }
     blend_toward_read(bones, effective_weight(placer.weight, fade));

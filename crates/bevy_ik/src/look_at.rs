@@ -147,8 +147,8 @@ impl LookAtState {
         dt: f32,
     ) -> Result<(), IkFault> {
         let target_world = look.target.resolve(hierarchy)?;
-        let wanted: Vec<Entity> = look.joints.iter().map(|j| j.bone).collect();
-        if self.bones.is_none() || self.built_for != wanted {
+        if self.bones.is_none() || !self.built_for.iter().copied().eq(look.joints.iter().map(|j| j.bone)) {
+            let wanted: Vec<Entity> = look.joints.iter().map(|j| j.bone).collect();
             self.bones = None;
             self.captured_forward = None;
             let bones = BoneSet::build(&wanted, Some(root), hierarchy).map_err(IkFault::MissingBone)?;
