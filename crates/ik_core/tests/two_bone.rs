@@ -61,6 +61,7 @@ fn every_reachable_target_is_reached_within_1e5_of_limb_length() {
         assert!(((solved[2].translation - solved[1].translation).length() - a).abs() < 1e-5 * reach);
         assert!(((solved[3].translation - solved[2].translation).length() - b).abs() < 1e-5 * reach);
     }
+    println!("two-bone, 2000 reachable targets: worst tip error {worst:.2e} × limb length");
     assert!(worst <= 1e-5, "worst relative error {worst}");
 }
 
