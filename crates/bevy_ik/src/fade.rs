@@ -47,7 +47,7 @@ impl IkFade {
     /// Advances the fade by `dt` seconds.
     pub fn advance(&mut self, dt: f32) {
         let (goal, duration) = if self.active { (1.0, self.fade_in) } else { (0.0, self.fade_out) };
-        if !(duration > 0.0) || !dt.is_finite() {
+        if duration.is_nan() || duration <= 0.0 || !dt.is_finite() {
             self.progress = goal;
             return;
         }

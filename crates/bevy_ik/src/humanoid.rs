@@ -176,11 +176,10 @@ fn attach(
             ..Default::default()
         });
     }
-    let hand = humanoid.hand_target.map(|target| {
+    humanoid.hand_target.map(|target| {
         let arm = rig.arms[1];
         let pole = commands.spawn((Name::new("right elbow pole"), Transform::from_xyz(-0.7, 1.0, -0.6), ChildOf(root))).id();
         commands.entity(arm.hand).insert((IkChain { soften: 0.03, ..IkChain::two_bone(target) }, Pole::new(IkTarget::Entity(pole)), IkFade::new(false)));
         arm.hand
-    });
-    hand
+    })
 }

@@ -265,6 +265,10 @@ pub struct FootPlacement<'a> {
     pub settings: FootPlacementSettings,
 }
 
+/// A probe point this frame: where it will be once the foot is tilted, its animated height
+/// above the floor, its flat-standing height, and the ground `(point, normal)` under it.
+type Probe = (Vec3, f32, f32, (Vec3, Vec3));
+
 /// The pelvis offset (≤ 0, model y) that brings `target` within the leg's soft-zone start, so
 /// the re-solved leg lands exactly: solves `|hip + p·Y − target| ≤ start` for the largest `p`.
 fn pelvis_drop_to_reach(model: &[Xform], leg: &LegChain, target: Vec3, soften: f32) -> f32 {
@@ -395,7 +399,7 @@ impl FootPlacement<'_> {
                 // Per probe: the point once the foot is tilted about the ankle, its animated
                 // height above the floor, its flat-standing height, and the ground under it.
                 let turn = Quat::from_rotation_arc(Vec3::Y, goal_normal);
-                let probes: [Option<(Vec3, f32, f32, (Vec3, Vec3))>; SOLE_PROBES] = core::array::from_fn(|i| {
+                let probes: [Option<Probe>; SOLE_PROBES] = core::array::from_fn(|i| {
                     let ((at, rest), hit) = (points[i]?, hits[i]?);
                     Some((ankle.translation + turn * (at - ankle.translation), at.y, rest, hit))
                 });
