@@ -59,7 +59,6 @@ pub struct DemoCore {
 
 impl Plugin for DemoCore {
     fn build(&self, app: &mut App) {
-        crate::registry::register_scene_types(app);
         app.init_resource::<CourseLayout>()
             .init_resource::<DemoIk>()
             .register_type::<DemoIk>()

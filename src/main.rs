@@ -16,7 +16,6 @@ mod cli;
 mod course;
 mod course_mesh;
 mod headless;
-mod json;
 mod labs;
 mod locomotion;
 mod metrics;

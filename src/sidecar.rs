@@ -1,13 +1,13 @@
 //! The clip sidecar (`<character>.ik.json`): per clip its nominal speed, duration, frame rate and
 //! per-foot contact labels.
 //!
-//! Method: reads the JSON with [`crate::json`] into [`ClipInfo`]s. Input: the file text.
+//! Method: reads the JSON with `serde_json` into [`ClipInfo`]s. Input: the file text.
 //! Output: a [`ClipTable`] keyed by clip name. Invariants: every clip has a positive finite
 //! duration and `frame_count ≥ 1`; contact arrays hold one flag per frame (shorter arrays are
 //! read as "no contact" past their end); [`ClipInfo::contact_at`] takes any phase (wrapped to
 //! `[0, 1)`).
 
-use crate::json::{self, Json};
+use serde_json::Value;
 
 /// What the sidecar says about one clip.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,21 +52,21 @@ impl ClipInfo {
     }
 }
 
-/// All clips of a sidecar.
+/// All clips of a sidecar (in name order).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClipTable {
-    /// Clips in file order.
+    /// Clips, by name.
     pub clips: Vec<ClipInfo>,
 }
 
 impl ClipTable {
     /// Parses sidecar text.
     pub fn parse(text: &str) -> Result<ClipTable, String> {
-        let doc = json::parse(text)?;
-        let Json::Object(members) = doc else { return Err("the sidecar is not a JSON object".into()) };
+        let doc: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+        let Value::Object(members) = doc else { return Err("the sidecar is not a JSON object".into()) };
         let mut clips = Vec::new();
         for (name, clip) in members {
-            let num = |key: &str| clip.get(key).and_then(Json::as_f64).map(|v| v as f32);
+            let num = |key: &str| clip.get(key).and_then(Value::as_f64).map(|v| v as f32);
             let duration = num("duration").filter(|d| d.is_finite() && *d > 0.0);
             let Some(duration) = duration else { return Err(format!("clip `{name}` has no positive duration")) };
             let speed = num("nominal_speed").filter(|s| s.is_finite()).unwrap_or(0.0).max(0.0);
@@ -74,7 +74,7 @@ impl ClipTable {
             let read = |foot: &str| -> Vec<bool> {
                 clip.get("contacts")
                     .and_then(|c| c.get(foot))
-                    .and_then(Json::as_array)
+                    .and_then(Value::as_array)
                     .map(|a| a.iter().map(|b| b.as_bool().unwrap_or(false)).collect())
                     .unwrap_or_default()
             };

@@ -38,15 +38,21 @@ pub fn spawn_biped(world: &mut World, at: Vec3) -> Biped {
     Biped { root, pelvis, ankles: [legs[0].2, legs[1].2], balls: [legs[0].3, legs[1].3] }
 }
 
-#[test]
-fn both_feet_land_on_a_15_cm_step_and_the_pelvis_drops_15_cm() {
+/// An app with rapier physics, a 15 cm step made of two colliders — upper level (x > 0) at
+/// y = 0, lower level (x < 0) at y = −0.15, the edge along z — and a biped standing across it.
+fn biped_across_a_rapier_step() -> (App, Biped) {
     let mut app = headless_app();
     app.add_plugins(RapierPhysicsPlugin::<NoUserData>::default());
     let world = app.world_mut();
-    // Upper level (x > 0) at y = 0, lower level (x < 0) at y = -0.15: the step edge runs along z.
     world.spawn((Collider::cuboid(1.0, 0.5, 2.0), Transform::from_xyz(1.0, -0.5, 0.0)));
     world.spawn((Collider::cuboid(1.0, 0.5, 2.0), Transform::from_xyz(-1.0, -0.65, 0.0)));
     let biped = spawn_biped(world, Vec3::ZERO);
+    (app, biped)
+}
+
+#[test]
+fn both_feet_land_on_a_15_cm_step_and_the_pelvis_drops_15_cm() {
+    let (mut app, biped) = biped_across_a_rapier_step();
 
     for _ in 0..90 {
         app.update();
@@ -69,13 +75,8 @@ fn both_feet_land_on_a_15_cm_step_and_the_pelvis_drops_15_cm() {
 
 #[test]
 fn without_foot_placement_the_lower_foot_floats_15_cm() {
-    let mut app = headless_app();
-    app.add_plugins(RapierPhysicsPlugin::<NoUserData>::default());
-    let world = app.world_mut();
-    world.spawn((Collider::cuboid(1.0, 0.5, 2.0), Transform::from_xyz(1.0, -0.5, 0.0)));
-    world.spawn((Collider::cuboid(1.0, 0.5, 2.0), Transform::from_xyz(-1.0, -0.65, 0.0)));
-    let biped = spawn_biped(world, Vec3::ZERO);
-    world.entity_mut(biped.root).get_mut::<FootPlacer>().unwrap().weight = 0.0;
+    let (mut app, biped) = biped_across_a_rapier_step();
+    app.world_mut().entity_mut(biped.root).get_mut::<FootPlacer>().unwrap().weight = 0.0;
     for _ in 0..30 {
         app.update();
     }

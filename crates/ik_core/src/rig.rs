@@ -273,8 +273,9 @@ impl fmt::Display for RigMatchError {
 
 impl std::error::Error for RigMatchError {}
 
-/// Finds the handle of the first bone matching any candidate of `role` in `profile`.
-fn find_role<T: Copy>(bones: &[(T, &str)], profile: &RigProfile, role: Role) -> Option<T> {
+/// Finds the handle of the first bone matching any candidate of `role` in `profile` (names
+/// compared ignoring ASCII case and namespace prefixes).
+pub fn find_role<T: Copy>(bones: &[(T, &str)], profile: &RigProfile, role: Role) -> Option<T> {
     let candidates = &profile.roles.iter().find(|(r, _)| *r == role)?.1;
     candidates.iter().find_map(|c| {
         bones.iter().find(|(_, name)| strip_namespace(name).eq_ignore_ascii_case(strip_namespace(c))).map(|(h, _)| *h)

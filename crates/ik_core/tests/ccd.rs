@@ -16,35 +16,7 @@ use chains::*;
 
 #[test]
 fn bone_lengths_stay_within_1e4_relative_and_the_error_never_grows_between_sweeps() {
-    let mut rng = 21u64;
-    let (mut worst_length, mut worst_growth) = (0.0f32, 0.0f32);
-    for case in 0..600 {
-        let (skeleton, rest, chain) = random_rig(&mut rng, 2 + case % 8);
-        let before = model_of(&skeleton, &rest);
-        let lengths = chain_lengths(&before, &chain);
-        let reach: f32 = lengths.iter().sum();
-        let target = if case % 5 == 0 {
-            before[chain[0]].translation + random_dir(&mut rng) * reach * 1.3
-        } else {
-            reachable_target(&mut rng, before[chain[0]].translation, &lengths)
-        };
-        let mut previous = f32::INFINITY;
-        for cap in 0..=15 {
-            let mut locals = rest.clone();
-            let (solution, after, solved) =
-                solve_rig(ccd::solve, &skeleton, &mut locals, &chain, target, 0.0, cap, None);
-            let tip = after[*chain.last().unwrap()].translation;
-            assert!(((tip - target).length() - solution.error).abs() <= 1e-5 * reach);
-            for (k, &bone) in chain.iter().enumerate() {
-                assert!((after[bone].translation - solved[k]).length() <= 1e-5 * reach);
-            }
-            for (a, b) in chain_lengths(&after, &chain).iter().zip(&lengths) {
-                worst_length = worst_length.max((a - b).abs() / b);
-            }
-            worst_growth = worst_growth.max(solution.error - previous);
-            previous = solution.error;
-        }
-    }
+    let (worst_length, worst_growth) = lengths_and_error_growth(ccd::solve, 21, 600, 15);
     eprintln!("worst relative bone-length change {worst_length:e}; worst error growth {worst_growth:e} m");
     assert!(worst_length <= 1e-4, "bone length changed by {worst_length} relative");
     // Rounding of f32 coordinates near 1 m is about 0.1 µm; allow 1 µm.

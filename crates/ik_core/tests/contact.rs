@@ -2,34 +2,14 @@
 //! few one-frame pops), the default labels agree with the truth on ≥ 95 % of frames at 60 and
 //! 30 fps; the majority vote removes one-frame blips; the smoothed signal stays in 0..1.
 
-use core::f32::consts::{PI, TAU};
 
 use ik_core::IkError;
 use ik_core::contact::{ContactSettings, label_contacts, majority_vote, raw_contacts, smooth_contacts};
 use ik_core::glam::Vec3;
 
-/// Clip speed (m/s), cycle length (s) and stance fraction of the synthetic walk.
-const SPEED: f32 = 1.4;
-const CYCLE: f32 = 1.1;
-const STANCE: f32 = 0.6;
-/// Height of the toe joint above the floor when planted, and its lift mid-swing.
-const PLANTED: f32 = 0.02;
-const LIFT: f32 = 0.12;
-
-/// Toe position of an in-place walk clip at phase `p` in [0, 1): during stance the toe slides
-/// backward at the clip speed; during swing it swings forward with a velocity that matches the
-/// stance speed at both ends (so the world toe is still at touchdown and lift-off).
-fn clip_toe(p: f32, side: f32) -> Vec3 {
-    let travel = SPEED * STANCE * CYCLE;
-    let swing_time = (1.0 - STANCE) * CYCLE;
-    if p < STANCE {
-        Vec3::new(side * 0.1, PLANTED, travel / 2.0 - SPEED * p * CYCLE)
-    } else {
-        let s = (p - STANCE) / (1.0 - STANCE);
-        let z = -travel / 2.0 - SPEED * swing_time * s + (travel + SPEED * swing_time) * (s - (TAU * s).sin() / TAU);
-        Vec3::new(side * 0.1, PLANTED + LIFT * (PI * s).sin().powi(2), z)
-    }
-}
+#[path = "support/walk.rs"]
+mod walk;
+use walk::*;
 
 /// World toe trajectory and true contacts of one foot: the root moves at `root_scale` × the
 /// clip speed; `jitter` metres of deterministic noise per axis; a 2 cm one-frame pop every

@@ -5,33 +5,17 @@
 //!   frame + 1 mm, and position and velocity stay continuous through the switch;
 //! - dt = 0 and a zero blend time give no NaN.
 
-use core::f32::consts::{PI, TAU};
 
 use ik_core::IkError;
 use ik_core::contact::{ContactSettings, label_contacts};
 use ik_core::foot_lock::{FootLockSettings, FootLockState};
 use ik_core::glam::Vec3;
 
-const SPEED: f32 = 1.4;
-const CYCLE: f32 = 1.1;
-const STANCE: f32 = 0.6;
-const PLANTED: f32 = 0.02;
-const LIFT: f32 = 0.12;
 const FPS: f32 = 60.0;
 
-/// In-place walk clip: during stance the toe slides backward at the clip speed; the swing
-/// returns it with velocities matching the stance speed at both ends.
-fn clip_toe(p: f32, side: f32) -> Vec3 {
-    let travel = SPEED * STANCE * CYCLE;
-    let swing_time = (1.0 - STANCE) * CYCLE;
-    if p < STANCE {
-        Vec3::new(side * 0.1, PLANTED, travel / 2.0 - SPEED * p * CYCLE)
-    } else {
-        let s = (p - STANCE) / (1.0 - STANCE);
-        let z = -travel / 2.0 - SPEED * swing_time * s + (travel + SPEED * swing_time) * (s - (TAU * s).sin() / TAU);
-        Vec3::new(side * 0.1, PLANTED + LIFT * (PI * s).sin().powi(2), z)
-    }
-}
+#[path = "support/walk.rs"]
+mod walk;
+use walk::*;
 
 /// World toe per frame with the root moving at `root_scale` × clip speed, and true contacts.
 fn walk(seconds: f32, phase_offset: f32, side: f32, root_scale: f32) -> (Vec<Vec3>, Vec<bool>) {

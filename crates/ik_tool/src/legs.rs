@@ -2,7 +2,7 @@
 //!
 //! Method: each rig profile ([`RigProfile::builtin`], or one user map) lists candidate bone
 //! names per role; a node matches a candidate when the names are equal ignoring ASCII case and
-//! any namespace prefix ([`ik_core::rig::strip_namespace`]). Only the roles the foot tools need
+//! any namespace prefix ([`ik_core::rig::find_role`]). Only the roles the foot tools need
 //! are looked up — pelvis, and thigh, calf, foot and ball on each side — so rigs without arms or
 //! a head still work. The chain must follow the hierarchy (pelvis → thigh → calf → foot → ball).
 //! The first child of the ball, if any, is the toe end.
@@ -12,7 +12,7 @@
 //! [`ik_core::rig::parse_role`]). Outputs: [`Legs`] of node indices, or a message naming the
 //! closest profile and the roles it misses.
 
-use ik_core::rig::{RigProfile, Role, Side, strip_namespace};
+use ik_core::rig::{RigProfile, Role, Side, find_role};
 
 use crate::gltf_read::Node;
 use crate::json::Json;
@@ -69,14 +69,6 @@ pub fn parse_map(text: &str) -> Result<RigProfile, String> {
         .map_err(|unknown| format!("bone map: unknown roles: {}", unknown.join(", ")))
 }
 
-fn find(nodes: &[Node], profile: &RigProfile, role: Role) -> Option<usize> {
-    let candidates = &profile.roles.iter().find(|(r, _)| *r == role)?.1;
-    candidates.iter().find_map(|c| {
-        let want = strip_namespace(c);
-        nodes.iter().position(|n| strip_namespace(&n.name).eq_ignore_ascii_case(want))
-    })
-}
-
 fn descends(nodes: &[Node], mut node: usize, ancestor: usize) -> bool {
     for _ in 0..nodes.len() {
         match nodes[node].parent {
@@ -90,9 +82,10 @@ fn descends(nodes: &[Node], mut node: usize, ancestor: usize) -> bool {
 
 /// Matches one profile; `Err` lists what is missing or out of hierarchy.
 fn match_legs(nodes: &[Node], profile: &RigProfile) -> Result<Legs, Vec<String>> {
+    let names: Vec<(usize, &str)> = nodes.iter().enumerate().map(|(i, n)| (i, n.name.as_str())).collect();
     let mut missing = Vec::new();
     let mut need = |role: Role| {
-        let found = find(nodes, profile, role);
+        let found = find_role(&names, profile, role);
         if found.is_none() {
             missing.push(role.to_string());
         }

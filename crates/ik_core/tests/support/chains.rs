@@ -82,3 +82,39 @@ pub fn reachable_target(rng: &mut u64, root: Vec3, lengths: &[f32]) -> Vec3 {
     let inner = (2.0 * longest - reach).max(0.0) + 0.05 * reach;
     root + random_dir(rng) * (inner + (0.95 * reach - inner) * lcg(rng))
 }
+
+/// Over `cases` random chains (2–9 joints; every fifth target out of reach), solves from the same
+/// pose with iteration caps `0..=max_cap` and returns `(worst relative bone-length change, worst
+/// growth of the error from one cap to the next)`. Checks on the way that the reported error is
+/// the posed skeleton's and that the solved positions are the posed joints.
+pub fn lengths_and_error_growth(solve: Solver, seed: u64, cases: usize, max_cap: u32) -> (f32, f32) {
+    let mut rng = seed;
+    let (mut worst_length, mut worst_growth) = (0.0f32, 0.0f32);
+    for case in 0..cases {
+        let (skeleton, rest, chain) = random_rig(&mut rng, 2 + case % 8);
+        let before = model_of(&skeleton, &rest);
+        let lengths = chain_lengths(&before, &chain);
+        let reach: f32 = lengths.iter().sum();
+        let target = if case % 5 == 0 {
+            before[chain[0]].translation + random_dir(&mut rng) * reach * 1.3
+        } else {
+            reachable_target(&mut rng, before[chain[0]].translation, &lengths)
+        };
+        let mut previous = f32::INFINITY;
+        for cap in 0..=max_cap {
+            let mut locals = rest.clone();
+            let (solution, after, solved) = solve_rig(solve, &skeleton, &mut locals, &chain, target, 0.0, cap, None);
+            let tip = after[*chain.last().unwrap()].translation;
+            assert!(((tip - target).length() - solution.error).abs() <= 1e-5 * reach);
+            for (k, &bone) in chain.iter().enumerate() {
+                assert!((after[bone].translation - solved[k]).length() <= 1e-5 * reach);
+            }
+            for (a, b) in chain_lengths(&after, &chain).iter().zip(&lengths) {
+                worst_length = worst_length.max((a - b).abs() / b);
+            }
+            worst_growth = worst_growth.max(solution.error - previous);
+            previous = solution.error;
+        }
+    }
+    (worst_length, worst_growth)
+}
