@@ -150,31 +150,34 @@ impl TwoBoneJob {
     /// Solves the chain. Returns an error (and no correction) for invalid input.
     pub fn run(&self) -> Result<TwoBoneSolution, IkError> {
         self.validate()?;
+        let upper = self.mid - self.root;
+        let lower = self.tip - self.mid;
+        let (a, b) = (upper.length(), lower.length());
+        let tolerance = REACHED_TOLERANCE * (a + b);
         let weight = self.weight.clamp(0.0, 1.0);
         if weight == 0.0 {
-            let reached = (self.tip - self.target).length() <= REACHED_TOLERANCE * self.limb_length();
             return Ok(TwoBoneSolution {
                 root_correction: Quat::IDENTITY,
                 mid_correction: Quat::IDENTITY,
                 mid: self.mid,
                 tip: self.tip,
-                reached,
+                reached: (self.tip - self.target).length() <= tolerance,
             });
         }
-        let (root_turn, mid_turn) = self.solve_turns();
+        let (root_turn, mid_turn) = self.solve_turns(upper, lower, a, b);
         let (root_turn, mid_turn) = if weight < 1.0 {
             (Quat::IDENTITY.slerp(root_turn, weight), Quat::IDENTITY.slerp(mid_turn, weight))
         } else {
             (root_turn, mid_turn)
         };
-        let mid = self.root + root_turn * (self.mid - self.root);
-        let tip = mid + root_turn * (mid_turn * (self.tip - self.mid));
+        let mid = self.root + root_turn * upper;
+        let tip = mid + root_turn * (mid_turn * lower);
         let solution = TwoBoneSolution {
             root_correction: crate::model_turn_to_local_correction(self.root_rotation, root_turn),
             mid_correction: crate::model_turn_to_local_correction(self.mid_rotation, mid_turn),
             mid,
             tip,
-            reached: (tip - self.target).length() <= REACHED_TOLERANCE * self.limb_length(),
+            reached: (tip - self.target).length() <= tolerance,
         };
         let finite = solution.root_correction.is_finite()
             && solution.mid_correction.is_finite()
@@ -183,43 +186,45 @@ impl TwoBoneJob {
         if finite { Ok(solution) } else { Err(IkError::NonFiniteInput) }
     }
 
-    fn limb_length(&self) -> f32 {
-        (self.mid - self.root).length() + (self.tip - self.mid).length()
-    }
-
     /// The two model-space turns of the full solve: the root's (about the root joint) and the
-    /// middle joint's (about the middle joint, applied before the root's).
-    fn solve_turns(&self) -> (Quat, Quat) {
-        let upper = self.mid - self.root;
-        let lower = self.tip - self.mid;
-        let (a, b) = (upper.length(), lower.length());
+    /// middle joint's (about the middle joint, applied before the root's). `upper` and `lower`
+    /// are the bone vectors, `a` and `b` their lengths.
+    ///
+    /// No trigonometry: every turn is built from the cosine and sine of its angle (dot and
+    /// cross products, the law of cosines, one square root), see [`turn_from_cos_sin`].
+    fn solve_turns(&self, upper: Vec3, lower: Vec3, a: f32, b: f32) -> (Quat, Quat) {
         let reach = a + b;
 
         // Direction and clamped, softened distance to the target.
         let to_target = self.target - self.root;
         let raw_distance = to_target.length();
-        let current_dir = (self.tip - self.root).normalize_or(upper / a);
-        let dir = if raw_distance > ZERO_LENGTH * reach { to_target / raw_distance } else { current_dir };
+        let dir = if raw_distance > ZERO_LENGTH * reach {
+            to_target / raw_distance
+        } else {
+            (self.tip - self.root).normalize_or(upper / a)
+        };
         let min_reach = (a - b).abs().max(1e-5 * reach);
         let distance = soften_distance(raw_distance, reach, self.soften).clamp(min_reach, reach);
 
-        // The side the middle joint should bend to: the pole's, else the current plane.
+        // The side the middle joint should bend to: the pole's (else the current plane).
         let pole_side = self.pole.and_then(|pole| perpendicular_part(pole - self.root, dir, POLE_GUARD_SIN));
-        let current_side = perpendicular_part(upper, dir, 1e-4);
-        let bend_hint = pole_side.or(current_side).unwrap_or_else(|| dir.any_orthonormal_vector());
 
         // 1. Bend the middle joint to the interior angle the law of cosines asks for.
         // The bend axis: the current plane's normal, or (for a straight or fully folded limb,
         // whose cross product is rounding noise) one from the pole or plane hint. Whatever the
-        // axis, the turn angle is solved so the root→tip distance is exactly `distance`:
+        // axis, the turn is solved so the root→tip distance is exactly `distance`:
         // |upper + R(φ)·lower|² = d² ⇔ A·cos φ + B·sin φ = C.
         let normal = upper.cross(lower);
-        let bend_axis = if normal.length() > 1e-4 * a * b {
-            normal.normalize()
+        let normal_length = normal.length();
+        let bend_axis = if normal_length > 1e-4 * a * b {
+            normal / normal_length
         } else {
+            let bend_hint = pole_side
+                .or_else(|| perpendicular_part(upper, dir, 1e-4))
+                .unwrap_or_else(|| dir.any_orthonormal_vector());
             bend_hint.cross(lower).try_normalize().unwrap_or_else(|| lower.any_orthonormal_vector())
         };
-        let mid_turn = Quat::from_axis_angle(bend_axis, bend_angle(upper, lower, bend_axis, distance));
+        let mid_turn = bend_turn(upper, lower, bend_axis, distance);
 
         // 2. Swing the root so the tip points at the target.
         let bent_tip = upper + mid_turn * lower;
@@ -227,31 +232,53 @@ impl TwoBoneJob {
 
         // 3. Twist about the root→target line so the middle joint is on the pole's side.
         let twist = match (pole_side, perpendicular_part(swing * upper, dir, 1e-4)) {
-            (Some(want), Some(have)) => {
-                let angle = have.cross(want).dot(dir).atan2(have.dot(want));
-                Quat::from_axis_angle(dir, angle)
-            }
+            (Some(want), Some(have)) => turn_from_cos_sin(dir, have.dot(want), have.cross(want).dot(dir)),
             _ => Quat::IDENTITY,
         };
         ((twist * swing).normalize(), mid_turn)
     }
 }
 
-/// The angle to turn `lower` about unit `axis` (perpendicular to `lower`) so that
+/// The turn of `lower` about unit `axis` (perpendicular to `lower`) that makes
 /// `|upper + R(axis, φ)·lower| = distance`, choosing the smaller turn (ties: positive).
-fn bend_angle(upper: Vec3, lower: Vec3, axis: Vec3, distance: f32) -> f32 {
+///
+/// With `A = upper·lower`, `B = upper·(axis × lower)` and `C = (d² − |upper|² − |lower|²)/2`,
+/// the condition is `A·cos φ + B·sin φ = C`, i.e. `cos(φ − ψ) = C/R` with `R = √(A² + B²)` and
+/// `(cos ψ, sin ψ) = (A, B)/R`. So `φ = ψ ± σ` with `cos σ = C/R`; the smaller `|φ|` is the
+/// one with the larger `cos φ`: `ψ − σ` exactly when `sin ψ · sin σ > 0`. Cosine and sine of
+/// `φ` come from the angle-sum identities; no angle is ever formed.
+fn bend_turn(upper: Vec3, lower: Vec3, axis: Vec3, distance: f32) -> Quat {
     let cos_coef = upper.dot(lower);
     let sin_coef = upper.dot(axis.cross(lower));
     let wanted = 0.5 * (distance * distance - upper.length_squared() - lower.length_squared());
-    let amplitude = cos_coef.hypot(sin_coef);
+    let amplitude = (cos_coef * cos_coef + sin_coef * sin_coef).sqrt();
     if amplitude.is_nan() || amplitude <= 0.0 {
-        return 0.0;
+        return Quat::IDENTITY;
     }
-    let phase = sin_coef.atan2(cos_coef);
-    let spread = (wanted / amplitude).clamp(-1.0, 1.0).acos();
-    let wrap = |x: f32| (x + core::f32::consts::PI).rem_euclid(core::f32::consts::TAU) - core::f32::consts::PI;
-    let (plus, minus) = (wrap(phase + spread), wrap(phase - spread));
-    if minus.abs() < plus.abs() { minus } else { plus }
+    let (cos_psi, sin_psi) = (cos_coef / amplitude, sin_coef / amplitude);
+    let cos_sigma = (wanted / amplitude).clamp(-1.0, 1.0);
+    let sin_sigma = (1.0 - cos_sigma * cos_sigma).max(0.0).sqrt();
+    let sign = if sin_psi * sin_sigma > 0.0 { -1.0 } else { 1.0 };
+    let cos_phi = cos_psi * cos_sigma - sign * sin_psi * sin_sigma;
+    let sin_phi = sin_psi * cos_sigma + sign * cos_psi * sin_sigma;
+    turn_from_cos_sin(axis, cos_phi, sin_phi)
+}
+
+/// The rotation about unit `axis` by the angle `φ` whose cosine and sine are (proportional to)
+/// `cos_phi` and `sin_phi`, without trigonometry: `(1 + cos φ, sin φ)` and `(sin φ, 1 − cos φ)`
+/// are both proportional to the half-angle pair `(cos φ/2, sin φ/2)` (up to sign, which a
+/// quaternion does not care about); the first is used for `cos φ ≥ 0`, the second otherwise,
+/// so neither loses precision to cancellation.
+#[inline]
+fn turn_from_cos_sin(axis: Vec3, cos_phi: f32, sin_phi: f32) -> Quat {
+    let q = if cos_phi >= 0.0 {
+        let v = axis * sin_phi;
+        Quat::from_xyzw(v.x, v.y, v.z, 1.0 + cos_phi)
+    } else {
+        let v = axis * (1.0 - cos_phi);
+        Quat::from_xyzw(v.x, v.y, v.z, sin_phi)
+    };
+    q.normalize()
 }
 
 /// Soft extension: past `(1 − soften)·reach` the distance approaches `reach` exponentially.
