@@ -31,12 +31,16 @@
 use glam::{Quat, Vec3};
 
 use crate::leg::{LegChain, descends_from, refresh_model, soft_zone_start, unstraighten, validate_chain};
-use crate::sole::{SOLE_PROBES, SolePoint, heel_and_tip, sole_float, sole_points};
+use crate::sole::{Probed, SOLE_EDGES, SOLE_PROBES, SolePoint, find_edges, heel_and_tip, sole_float, sole_points};
 use crate::spring::{Spring, turn_towards};
 use crate::{IkError, TwoBoneJob, Xform};
 
 /// Largest length setting honoured (longer ones are clamped), m.
 const MAX_LENGTH: f32 = 1e4;
+
+/// Height band above a foot's lowest animated point within which a probe point counts as in
+/// contact (fully at 0, not at all at the band's top), m.
+const CONTACT_BAND: f32 = 0.02;
 
 /// What a ground query found: a point and the surface normal, both in world space.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -361,6 +365,9 @@ impl FootPlacement<'_> {
         // 1. Ground under each foot and the correction it asks for.
         let soften = s.soften.clamp(0.0, 1.0);
         let mut pelvis_goal: f32 = 0.0;
+        // The drop the planted legs need to reach their targets at all (the pelvis spring may
+        // ease toward its goal, but never stays above this).
+        let mut pelvis_reach: f32 = 0.0;
         for ((foot, st), report) in self.feet.iter().zip(state.feet.iter_mut()).zip(reports.iter_mut()) {
             let ankle = model[foot.leg.ankle];
             st.animated_rotation = ankle.rotation;
@@ -386,6 +393,7 @@ impl FootPlacement<'_> {
                     .filter(|(p, n)| p.is_finite() && n.is_finite())
             };
             let hits = points.map(|p| p.and_then(|(at, _)| cast(at)));
+            let edges = find_edges(&points, &hits, &mut cast);
             st.probes = hits;
             *report =
                 FootReport { ground_normal: Vec3::Y, planted, ankle_target: ankle.translation, ..Default::default() };
@@ -399,9 +407,10 @@ impl FootPlacement<'_> {
                 // Per probe: the point once the foot is tilted about the ankle, its animated
                 // height above the floor, its flat-standing height, and the ground under it.
                 let turn = Quat::from_rotation_arc(Vec3::Y, goal_normal);
-                let probes: [Option<Probe>; SOLE_PROBES] = core::array::from_fn(|i| {
-                    let ((at, rest), hit) = (points[i]?, hits[i]?);
-                    Some((ankle.translation + turn * (at - ankle.translation), at.y, rest, hit))
+                let place = |((at, rest), hit): Probed| (ankle.translation + turn * (at - ankle.translation), at.y, rest, hit);
+                let probes: [Option<Probe>; SOLE_PROBES + SOLE_EDGES] = core::array::from_fn(|i| match i {
+                    i if i < SOLE_PROBES => Some(place((points[i]?, hits[i]?))),
+                    i => edges[i - SOLE_PROBES].map(place),
                 });
                 // A planted foot keeps each point's animated height above the floor as its height
                 // above that point's ground plane; the foot goes as high as its highest point asks
@@ -413,7 +422,21 @@ impl FootPlacement<'_> {
                     (height - (point - hit).dot(n)) / n.y.max(0.1)
                 };
                 let highest = |lifts: &mut dyn Iterator<Item = f32>| lifts.fold(f32::NEG_INFINITY, f32::max);
-                let planted_lift = highest(&mut probes.iter().flatten().map(|&(p, keep, _, hit)| lift_to(p, keep, hit)));
+                // The animation's contact points (those at the lowest animated height above
+                // their flat height) carry the foot: a rolling foot pivots on its ball over a
+                // lower tread instead of hovering at the heel's level. Points raised in the
+                // animation only keep clear of their ground; the weight blends the two over
+                // CONTACT_BAND so the lift stays continuous as a heel rises.
+                // A planted foot's lowest point goes onto the ground: the animation's small
+                // hover over its floor is taken out (in proportion to the planted weight), the
+                // other points keep their height relative to it.
+                let lowest = probes.iter().flatten().map(|&(_, keep, rest, _)| keep - rest).fold(f32::INFINITY, f32::min);
+                let squash = lowest.max(0.0) * planted;
+                let planted_lift = highest(&mut probes.iter().flatten().map(|&(p, keep, rest, hit)| {
+                    let w = (1.0 - (keep - rest - lowest) / CONTACT_BAND).clamp(0.0, 1.0);
+                    let keep = keep - squash;
+                    w * lift_to(p, keep, hit) + (1.0 - w) * lift_to(p, rest.min(keep), hit)
+                }));
                 let clearance = highest(&mut probes.iter().flatten().map(|&(p, _, rest, hit)| lift_to(p, rest, hit)));
                 let offset = (planted_lift.clamp(-max_down, max_up) * planted).max(clearance.min(max_up));
                 if let Some((point, normal)) = hits[0].or(hits[1]).or(hits[2]).or(hits[3]) {
@@ -434,6 +457,7 @@ impl FootPlacement<'_> {
                 let target = ankle.translation + Vec3::Y * offset;
                 let reach_drop = pelvis_drop_to_reach(model, &foot.leg, target, soften).max(-max_down);
                 pelvis_goal = pelvis_goal.min(reach_drop * planted);
+                pelvis_reach = pelvis_reach.min(reach_drop * planted);
                 (offset, goal_normal)
             };
             report.target_offset = goal_offset;
@@ -452,6 +476,11 @@ impl FootPlacement<'_> {
             state.pelvis.snap(pelvis_goal);
         } else {
             state.pelvis.update(pelvis_goal, s.pelvis_half_life, dt);
+            let needed = pelvis_reach.max(-max_down);
+            if state.pelvis.value > needed {
+                state.pelvis.value = needed;
+                state.pelvis.velocity = 0.0;
+            }
         }
         let pelvis_offset = state.pelvis.value.min(0.0);
 

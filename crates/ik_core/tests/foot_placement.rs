@@ -30,6 +30,8 @@ struct Run {
     reports: [FootReport; 2],
     pelvis_offset: f32,
     offsets: Vec<f32>,
+    /// The left foot's float after placement, per frame.
+    left_floats: Vec<f32>,
 }
 
 /// Runs `frames` frames of placement on the same animated pose; returns the last frame.
@@ -49,18 +51,20 @@ fn run<G: FnMut(Vec3, Vec3, f32) -> Option<GroundHit>>(
     let mut locals = animated.to_vec();
     let mut model = model_of(skel, &locals);
     let mut offsets = Vec::new();
+    let mut left_floats = Vec::new();
     let mut pelvis_offset = 0.0;
     for _ in 0..frames {
         locals.copy_from_slice(animated);
         model = model_of(skel, &locals);
         pelvis_offset = job.run(&mut locals, &mut model, &mut ground, dt, &mut state, &mut reports).unwrap();
         offsets.push(pelvis_offset);
+        left_floats.push(reports[0].float_after);
     }
     let fk = model_of(skel, &locals);
     for (a, b) in fk.iter().zip(&model) {
         assert!((a.translation - b.translation).length() < 1e-5, "model buffer out of date");
     }
-    Run { model, reports, pelvis_offset, offsets }
+    Run { model, reports, pelvis_offset, offsets, left_floats }
 }
 
 /// Left side (+X in model space) 15 cm lower than the right.
@@ -104,18 +108,29 @@ fn springs_ease_in_and_the_first_frame_is_placed_directly() {
     let held = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 5, 0.0, step_ground);
     assert!(held.offsets.iter().all(|o| (o + 0.15).abs() < 1e-4));
     // Ground drops under the left foot after 10 frames (4 rays a frame: ankle and toe of each
-    // foot): the pelvis eases down, no jump.
-    let mut ray = 0;
-    let ground = |o: Vec3, d: Vec3, m: f32| {
-        ray += 1;
-        let h = if o.x > 0.0 && ray > 40 { -0.15 } else { 0.0 };
-        plane_hit(o, d, m, Vec3::Y * h, Vec3::Y)
-    };
-    let out = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 60, 1.0 / 60.0, ground);
-    let after_change = out.offsets[10];
-    assert!(out.offsets[9].abs() < 1e-6);
-    assert!(after_change < -1e-3 && after_change > -0.1, "first frame after the change: {after_change}");
-    assert!((out.pelvis_offset + 0.15).abs() < 2e-3);
+    // foot). A small drop the bent leg can reach: the pelvis eases down, no jump. A drop the
+    // leg cannot reach: the pelvis goes down at once as far as the leg needs (a planted foot
+    // never hovers), then eases the rest of the way; it never rises on the way.
+    for (drop, eases) in [(0.03, true), (0.15, false)] {
+        let mut ray = 0;
+        let ground = |o: Vec3, d: Vec3, m: f32| {
+            ray += 1;
+            let h = if o.x > 0.0 && ray > 40 { -drop } else { 0.0 };
+            plane_hit(o, d, m, Vec3::Y * h, Vec3::Y)
+        };
+        let out = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 60, 1.0 / 60.0, ground);
+        let after_change = out.offsets[10];
+        let worst_float = out.left_floats[10..].iter().fold(0f32, |m, f| m.max(f.abs()));
+        println!("ground {drop} m lower: pelvis {after_change:.4} m on the first frame, worst left float {:.2} mm", worst_float * 1e3);
+        assert!(out.offsets[9].abs() < 1e-6);
+        if eases {
+            assert!(after_change < -1e-4 && after_change > -drop * 0.5, "first frame after the change: {after_change}");
+        } else {
+            assert!(worst_float < 5e-3, "the planted foot hovered {worst_float} m while the pelvis eased");
+        }
+        assert!(out.offsets[10..].windows(2).all(|w| w[1] <= w[0] + 1e-6), "the pelvis rose on the way down");
+        assert!((out.pelvis_offset + drop).abs() < 2e-3);
+    }
     // Zero half-lives: no smoothing, placed on the first frame after the change.
     let snap =
         FootPlacementSettings { pelvis_half_life: 0.0, foot_half_life: 0.0, tilt_half_life: 0.0, ..Default::default() };
@@ -145,19 +160,21 @@ fn a_foot_mid_swing_is_not_pulled_down() {
     assert_eq!(out.reports[0].planted, 0.0);
     assert!(moved < 1e-3, "swinging ankle moved {moved} m");
     assert!(out.pelvis_offset.abs() < 1e-4, "pelvis moved for a swinging foot: {}", out.pelvis_offset);
-    // A foot 2 cm up (still planted in the animation) is brought down to the ground.
+    // A foot 2 cm up (still planted in the animation) is brought down onto the ground: the
+    // animation's hover is taken out of a planted foot.
     let mut animated = standing(&skel, 0.04);
     lift_foot(&skel, &mut animated, &LEFT, 0.02, 0.0);
     let out = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 120, 1.0 / 60.0, step_ground);
     assert_eq!(out.reports[0].planted, 1.0);
-    assert!((out.reports[0].float_after - 0.02).abs() < 0.005, "float {}", out.reports[0].float_after);
+    assert!(out.reports[0].float_after.abs() < 0.005, "float {}", out.reports[0].float_after);
     // Half-way up the fade: partly corrected.
     let mut animated = standing(&skel, 0.04);
     lift_foot(&skel, &mut animated, &LEFT, 0.1, 0.0);
     let out = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 120, 1.0 / 60.0, step_ground);
     let w = out.reports[0].planted;
     assert!(w > 0.2 && w < 0.8, "planted weight {w}");
-    assert!((out.reports[0].offset + 0.15 * w).abs() < 1e-3);
+    // The 15 cm drop and the 10 cm hover, both in proportion to the planted weight.
+    assert!((out.reports[0].offset + (0.15 + 0.1 * w) * w).abs() < 1e-3, "offset {}", out.reports[0].offset);
 }
 
 fn foot_up(model: &[Xform], rig: &FootRig) -> Vec3 {
