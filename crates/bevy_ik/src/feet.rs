@@ -256,6 +256,8 @@ pub(crate) struct FeetScratch {
     pub reports: Vec<FootReport>,
     pub locks: Vec<Option<FootLockState>>,
     pub last_animated_toe: Vec<Option<Vec3>>,
+    /// Per leg, the horizontal shift foot locking asks for this frame (model space).
+    pub shifts: Vec<Vec3>,
     pub faults: FaultLatch,
     pub dirty: bool,
 }

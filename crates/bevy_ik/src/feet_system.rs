@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::foot_lock::{FootLockSettings, FootLockState};
 use ik_core::foot_placement::{FootPlacement, FootPlacementState, FootReport, FootRig};
-use ik_core::leg::{LegChain, LegSettings, soften_past_pose, solve_leg};
+use ik_core::leg::LegChain;
 use ik_core::sole::SolePoint;
 
 use crate::IkSettings;
@@ -135,8 +135,9 @@ fn solve_character(
     dt: f32,
 ) -> Result<(), IkFault> {
     ensure_built(root, placer, &mut state.inner, hierarchy)?;
-    let FeetScratch { bones: bone_set, rigs, chains, animated_toes, placement, reports, locks, last_animated_toe, dirty, .. } =
-        &mut state.inner;
+    let FeetScratch {
+        bones: bone_set, rigs, chains, animated_toes, placement, reports, locks, last_animated_toe, shifts, dirty, ..
+    } = &mut state.inner;
     let Some(bones) = bone_set.as_mut() else { return Err(IkFault::MissingBone("feet".into())) };
     if let Err(e) = bones.refresh(hierarchy) {
         *bone_set = None;
@@ -169,19 +170,26 @@ fn solve_character(
     for (toe, chain) in animated_toes.iter_mut().zip(chains.iter()) {
         *toe = chain.toe.map(|t| bones.model[t].translation);
     }
+    state.feet.resize(chains.len(), FootStatus::default());
+    shifts.clear();
+    shifts.resize(chains.len(), Vec3::ZERO);
+    if let Some(lock) = lock {
+        let memory = LockMemory { locks, last_toes: last_animated_toe, rigs };
+        lock_toes(lock, animated_toes, to_world, memory, &mut state.feet, shifts, dt)?;
+    }
 
     let job = FootPlacement {
         parents: &bones.parents,
         pelvis: bones.keys[0],
         feet: rigs,
         model_to_world: to_world,
+        foot_shifts: shifts,
         settings: placer.settings(),
     };
     let pelvis_offset = job
         .run(&mut bones.locals, &mut bones.model, |o, d, m| probe.cast(o, d, m, root), dt, placement, reports)
         .map_err(IkFault::Solver)?;
 
-    state.feet.resize(chains.len(), FootStatus::default());
     for (i, (chain, report)) in chains.iter().zip(reports.iter()).enumerate() {
         let status = &mut state.feet[i];
         status.hit = report.hit;
@@ -194,15 +202,10 @@ fn solve_character(
         status.ray_start = to_world.transform_point(
             bones.model[chain.ankle].translation + Vec3::Y * (placer.ray_start_height - report.offset),
         );
-        status.locked = false;
-        status.contact = report.planted > 0.5;
-    }
-
-    if let Some(lock) = lock {
-        let memory = LockMemory { locks, last_toes: last_animated_toe, rigs };
-        lock_toes(placer, lock, chains, animated_toes, bones, memory, &mut state.feet, dt)?;
-    }
-    for (status, chain) in state.feet.iter_mut().zip(chains.iter()) {
+        if lock.is_none() {
+            status.locked = false;
+            status.contact = report.planted > 0.5;
+        }
         status.toe_world = to_world.transform_point(bones.model[chain.toe.unwrap_or(chain.ankle)].translation);
     }
     blend_toward_read(bones, effective_weight(placer.weight, fade));
@@ -221,29 +224,28 @@ struct LockMemory<'a> {
     rigs: &'a [FootRig],
 }
 
-/// Foot locking: for each leg with a toe, decide contact, update its lock state and, while the
-/// lock (or its blend) holds the toe away from where placement put it, re-solve the leg.
-#[allow(clippy::too_many_arguments)]
+/// Foot locking: for each leg with a toe, decide contact and update its lock state from the
+/// animated toe; the horizontal distance from the animated toe to the lock's target becomes
+/// that foot's shift (model space), so placement probes and puts the foot where the lock holds
+/// it, at the height the ground there asks for.
 fn lock_toes(
-    placer: &FootPlacer,
     lock: &FootLock,
-    chains: &[LegChain],
     animated_toes: &[Option<Vec3>],
-    bones: &mut BoneSet,
+    to_world: Xform,
     memory: LockMemory,
     feet: &mut [FootStatus],
+    shifts: &mut [Vec3],
     dt: f32,
 ) -> Result<(), IkFault> {
     let LockMemory { locks, last_toes, rigs } = memory;
-    let to_world = bones.stop_world;
     let settings = FootLockSettings {
         lock_distance: lock.lock_distance,
         unlock_distance: lock.unlock_distance,
         blend_time: lock.blend_time,
         lock_blend_time: lock.lock_blend_time,
     };
-    for (i, chain) in chains.iter().enumerate() {
-        let (Some(toe), Some(animated)) = (chain.toe, animated_toes[i]) else { continue };
+    for (i, animated) in animated_toes.iter().enumerate() {
+        let Some(animated) = *animated else { continue };
         let animated_world = to_world.transform_point(animated);
         let contact = match &lock.contacts {
             ContactSource::Heuristic { velocity_threshold, height_threshold } => {
@@ -256,23 +258,15 @@ fn lock_toes(
             ContactSource::Manual(flags) => flags.get(i).copied().unwrap_or(false),
         };
         last_toes[i] = Some(animated_world);
-        let placed_world = to_world.transform_point(bones.model[toe].translation);
-        // Lock the toe at the height placement gave it (on its ground, or lifted clear of a
-        // riser or bump under the heel or toe tip).
-        let planted_height = placed_world.y;
-        let memory = locks[i].get_or_insert_with(|| FootLockState::new(placed_world));
-        let target_world = memory.update(placed_world, contact, planted_height, dt, &settings).map_err(IkFault::Solver)?;
+        // Heights are placement's business: the lock works at the animated toe's height and
+        // only its horizontal hold is used.
+        let memory = locks[i].get_or_insert_with(|| FootLockState::new(animated_world));
+        let target_world =
+            memory.update(animated_world, contact, animated_world.y, dt, &settings).map_err(IkFault::Solver)?;
         feet[i].contact = contact;
         feet[i].locked = memory.locked;
-        if (target_world - placed_world).length() > 1e-5 {
-            let target = to_world.inverse_transform_point(target_world);
-            // Soften only past the leg's current extension: a locked toe the leg can reach is
-            // reached exactly.
-            let soften = soften_past_pose(&bones.model, chain, placer.soften);
-            let leg_settings = LegSettings { soften, orient_toe: false, ..LegSettings::default() };
-            solve_leg(&bones.parents, &mut bones.locals, &mut bones.model, chain, target, &leg_settings)
-                .map_err(IkFault::Solver)?;
-        }
+        let shift = to_world.inverse_transform_point(target_world) - animated;
+        shifts[i] = Vec3::new(shift.x, 0.0, shift.z);
     }
     Ok(())
 }

@@ -67,6 +67,7 @@ fn foot_placement(c: &mut Criterion) {
                 pelvis: PELVIS,
                 feet: &feet,
                 model_to_world: Xform::from_translation(Vec3::new(0.05, travelled * 0.176, travelled)),
+                foot_shifts: &[],
                 settings: FootPlacementSettings::default(),
             };
             locals.copy_from_slice(black_box(&clip[k * bones..(k + 1) * bones]));

@@ -265,6 +265,10 @@ pub struct FootPlacement<'a> {
     pub feet: &'a [FootRig],
     /// Model (character) space to world space, for the ground query.
     pub model_to_world: Xform,
+    /// Per foot, a horizontal shift (model x and z; y is ignored) of where the foot lands,
+    /// e.g. from foot locking ([`crate::foot_lock`]): the foot is probed and placed there, at
+    /// the height the ground there asks for. Empty: no shifts.
+    pub foot_shifts: &'a [Vec3],
     /// Tuning.
     pub settings: FootPlacementSettings,
 }
@@ -310,7 +314,14 @@ impl FootPlacement<'_> {
         if state.feet.len() != self.feet.len() {
             return Err(IkError::LengthMismatch { expected: self.feet.len(), got: state.feet.len() });
         }
-        if !(self.settings.is_finite() && self.model_to_world.is_finite() && model[self.pelvis].is_finite()) {
+        if !self.foot_shifts.is_empty() && self.foot_shifts.len() != self.feet.len() {
+            return Err(IkError::LengthMismatch { expected: self.feet.len(), got: self.foot_shifts.len() });
+        }
+        if !(self.settings.is_finite()
+            && self.model_to_world.is_finite()
+            && model[self.pelvis].is_finite()
+            && self.foot_shifts.iter().all(|s| s.is_finite()))
+        {
             return Err(IkError::NonFiniteInput);
         }
         for foot in self.feet {
@@ -368,10 +379,19 @@ impl FootPlacement<'_> {
         // The drop the planted legs need to reach their targets at all (the pelvis spring may
         // ease toward its goal, but never stays above this).
         let mut pelvis_reach: f32 = 0.0;
-        for ((foot, st), report) in self.feet.iter().zip(state.feet.iter_mut()).zip(reports.iter_mut()) {
-            let ankle = model[foot.leg.ankle];
+        for (i, ((foot, st), report)) in self.feet.iter().zip(state.feet.iter_mut()).zip(reports.iter_mut()).enumerate() {
+            let shift = self.foot_shifts.get(i).map_or(Vec3::ZERO, |s| Vec3::new(s.x, 0.0, s.z));
+            let mut ankle = model[foot.leg.ankle];
+            ankle.translation += shift;
             st.animated_rotation = ankle.rotation;
-            let points = sole_points(foot, model);
+            let points = sole_points(foot, model).map(|p| p.map(|(at, rest)| (at + shift, rest)));
+            // The foot tilts about its ankle, or, when shifted (a locked toe), about its toe
+            // joint, so tilting to the slope does not drag a locked toe along.
+            let pivot = match (self.foot_shifts.is_empty(), foot.leg.toe) {
+                (false, Some(t)) => model[t].translation + shift,
+                _ => ankle.translation,
+            };
+            let about_pivot = |turn: Quat, p: Vec3| pivot + turn * (p - pivot);
             let mut sole = ankle.translation.y - foot.ankle_height;
             if let Some((t, h)) = points[1] {
                 sole = sole.min(t.y - h);
@@ -397,17 +417,28 @@ impl FootPlacement<'_> {
             st.probes = hits;
             *report =
                 FootReport { ground_normal: Vec3::Y, planted, ankle_target: ankle.translation, ..Default::default() };
-            let (goal_offset, goal_normal) = if hits.iter().all(Option::is_none) {
-                (0.0, Vec3::Y)
-            } else {
-                // The ground's slope (tilt-limited): the mean of the normals found.
+            let any_hit = hits.iter().any(Option::is_some);
+            // The ground's slope (tilt-limited): the mean of the normals found. The tilt is
+            // smoothed first, so heights below are worked out for the tilt actually applied.
+            let goal_normal = if any_hit {
                 let normal_sum: Vec3 = hits.iter().flatten().map(|h| h.1.normalize_or(Vec3::Y)).sum();
                 let tilted = turn_towards(Vec3::Y, normal_sum.normalize_or(Vec3::Y), max_tilt) * Vec3::Y;
-                let goal_normal = Vec3::Y.lerp(tilted, planted).normalize_or(Vec3::Y);
-                // Per probe: the point once the foot is tilted about the ankle, its animated
+                Vec3::Y.lerp(tilted, planted).normalize_or(Vec3::Y)
+            } else {
+                Vec3::Y
+            };
+            if fresh {
+                st.normal.snap(goal_normal);
+            } else {
+                st.normal.update(goal_normal, s.tilt_half_life, dt);
+            }
+            let turn = Quat::from_rotation_arc(Vec3::Y, st.normal.value.normalize_or(Vec3::Y));
+            let (goal_offset, floor) = if !any_hit {
+                (0.0, f32::NEG_INFINITY)
+            } else {
+                // Per probe: the point once the foot is tilted (about its pivot), its animated
                 // height above the floor, its flat-standing height, and the ground under it.
-                let turn = Quat::from_rotation_arc(Vec3::Y, goal_normal);
-                let place = |((at, rest), hit): Probed| (ankle.translation + turn * (at - ankle.translation), at.y, rest, hit);
+                let place = |((at, rest), hit): Probed| (about_pivot(turn, at), at.y, rest, hit);
                 let probes: [Option<Probe>; SOLE_PROBES + SOLE_EDGES] = core::array::from_fn(|i| match i {
                     i if i < SOLE_PROBES => Some(place((points[i]?, hits[i]?))),
                     i => edges[i - SOLE_PROBES].map(place),
@@ -454,22 +485,25 @@ impl FootPlacement<'_> {
                 pelvis_goal = pelvis_goal.min(offset);
                 // The leg must also reach its target without straightening past its
                 // animated extension (IK modifies the pose; it does not stretch it).
-                let target = ankle.translation + Vec3::Y * offset;
+                let target = about_pivot(turn, ankle.translation) + Vec3::Y * offset;
                 let reach_drop = pelvis_drop_to_reach(model, &foot.leg, target, soften).max(-max_down);
                 pelvis_goal = pelvis_goal.min(reach_drop * planted);
                 pelvis_reach = pelvis_reach.min(reach_drop * planted);
-                (offset, goal_normal)
+                (offset, clearance.min(max_up))
             };
             report.target_offset = goal_offset;
             if fresh {
                 st.offset.snap(goal_offset);
-                st.normal.snap(goal_normal);
             } else {
                 st.offset.update(goal_offset, s.foot_half_life, dt);
-                st.normal.update(goal_normal, s.tilt_half_life, dt);
+            }
+            // Smoothing never lets a point sink into its ground.
+            if st.offset.value < floor {
+                st.offset.value = floor;
+                st.offset.velocity = st.offset.velocity.max(0.0);
             }
             report.offset = st.offset.value;
-            report.ankle_target = ankle.translation + Vec3::Y * st.offset.value;
+            report.ankle_target = about_pivot(turn, ankle.translation) + Vec3::Y * st.offset.value;
         }
         let pelvis_goal = pelvis_goal.max(-max_down);
         if fresh {

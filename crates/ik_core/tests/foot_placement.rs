@@ -45,7 +45,7 @@ fn run<G: FnMut(Vec3, Vec3, f32) -> Option<GroundHit>>(
     mut ground: G,
 ) -> Run {
     let rigs = feet(skel);
-    let job = FootPlacement { parents: skel.parents(), pelvis: PELVIS, feet: &rigs, model_to_world, settings };
+    let job = FootPlacement { parents: skel.parents(), pelvis: PELVIS, feet: &rigs, model_to_world, foot_shifts: &[], settings };
     let mut state = FootPlacementState::new(2);
     let mut reports = [FootReport::default(); 2];
     let mut locals = animated.to_vec();
@@ -182,6 +182,47 @@ fn foot_up(model: &[Xform], rig: &FootRig) -> Vec3 {
 }
 
 #[test]
+fn a_shifted_foot_lands_its_toe_on_the_shifted_point_of_a_slope() {
+    // A lock holding the left toe 10 cm behind and 3 cm outside its animated place, on a 20°
+    // slope rising forward: the foot is probed and placed there, tilted about the toe.
+    let skel = biped();
+    let animated = standing(&skel, 0.04);
+    let rigs = feet(&skel);
+    let normal = Quat::from_rotation_x(-20f32.to_radians()) * Vec3::Y;
+    let ground = |o: Vec3, d: Vec3, m: f32| plane_hit(o, d, m, Vec3::ZERO, normal);
+    let shifts = [Vec3::new(0.03, 0.5, -0.10), Vec3::ZERO];
+    let job = FootPlacement {
+        parents: skel.parents(),
+        pelvis: PELVIS,
+        feet: &rigs,
+        model_to_world: Xform::IDENTITY,
+        foot_shifts: &shifts,
+        settings: FootPlacementSettings::default(),
+    };
+    let mut state = FootPlacementState::new(2);
+    let mut reports = [FootReport::default(); 2];
+    let animated_toe = model_of(&skel, &animated)[LEFT.toe.unwrap()].translation;
+    let (mut locals, mut model) = (animated.clone(), model_of(&skel, &animated));
+    for _ in 0..60 {
+        locals.copy_from_slice(&animated);
+        model = model_of(&skel, &locals);
+        job.run(&mut locals, &mut model, ground, 1.0 / 60.0, &mut state, &mut reports).unwrap();
+    }
+    let toe = model[LEFT.toe.unwrap()].translation;
+    let off = Vec3::new(toe.x - animated_toe.x - 0.03, 0.0, toe.z - animated_toe.z + 0.10).length();
+    println!("shifted toe: {:.3} mm off its point, float {:.2} mm", off * 1e3, reports[0].float_after * 1e3);
+    assert!(off < 1e-3, "the toe is {off} m from where the shift put it (the shift's y is ignored)");
+    assert!(reports[0].float_after.abs() < 0.005, "float {}", reports[0].float_after);
+    // A shift list of the wrong length is an error, the pose untouched.
+    let short = FootPlacement { foot_shifts: &shifts[..1], ..job };
+    let mut untouched = animated.clone();
+    let mut untouched_model = model_of(&skel, &untouched);
+    let result = short.run(&mut untouched, &mut untouched_model, ground, 1.0 / 60.0, &mut state, &mut reports);
+    assert!(matches!(result, Err(IkError::LengthMismatch { .. })));
+    assert_eq!(untouched, animated);
+}
+
+#[test]
 fn on_a_20_degree_slope_the_foot_up_axis_is_within_1_degree_of_the_normal() {
     let skel = biped();
     let animated = standing(&skel, 0.04);
@@ -285,6 +326,7 @@ fn bad_input_is_an_error_and_leaves_the_pose_untouched() {
         pelvis: PELVIS,
         feet: &rigs,
         model_to_world: Xform::IDENTITY,
+        foot_shifts: &[],
         settings: nan,
     };
     let mut state = FootPlacementState::new(2);
@@ -324,6 +366,7 @@ fn a_toe_tip_over_a_higher_tread_lifts_the_planted_foot_onto_it() {
         pelvis: PELVIS,
         feet: &rigs,
         model_to_world: Xform::IDENTITY,
+        foot_shifts: &[],
         settings: FootPlacementSettings::default(),
     };
     let animated = standing(&skel, 0.0);

@@ -141,7 +141,7 @@ proptest! {
             knee_pole: pole,
         };
         let model_to_world = Xform { translation: to_world.0, rotation: to_world.1, scale: Vec3::splat(to_world.2) };
-        let job = FootPlacement { parents: skel.parents(), pelvis: PELVIS, feet: &rigs, model_to_world, settings };
+        let job = FootPlacement { parents: skel.parents(), pelvis: PELVIS, feet: &rigs, model_to_world, foot_shifts: &[], settings };
         let mut state = FootPlacementState::new(2);
         let mut reports = [FootReport::default(); 2];
         let animated = pose(&skel, Vec3::Y * PELVIS_HEIGHT + pelvis, &rots);
@@ -239,6 +239,7 @@ fn named_degenerate_cases_are_finite() {
             pelvis: PELVIS,
             feet: &rigs,
             model_to_world: Xform::IDENTITY,
+            foot_shifts: &[],
             settings,
         };
         let mut state = FootPlacementState::new(2);
