@@ -183,6 +183,22 @@ impl BoneSet {
         self.update_model();
     }
 
+    /// The local to write into bone `i`'s `Transform`: `Some` when it differs from what the
+    /// `Transform` held when read this frame, `None` when there is nothing to write.
+    #[inline]
+    pub(crate) fn pending(&self, i: usize) -> Option<Xform> {
+        let new = *self.locals.get(i)?;
+        (new != self.current[i]).then_some(new)
+    }
+
+    /// Remembers the output locals as what IK leaves in the `Transform`s, for callers that
+    /// write them with [`BoneSet::pending`] instead of [`BoneSet::write_back`].
+    pub(crate) fn mark_written(&mut self) {
+        for (written, local) in self.written.iter_mut().zip(&self.locals) {
+            *written = Some(*local);
+        }
+    }
+
     /// Writes the output locals into the `Transform`s that do not already hold them, and
     /// remembers what was left there.
     pub fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {

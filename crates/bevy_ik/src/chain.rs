@@ -5,6 +5,7 @@
 //! warm-starting from the previous frame's answer.
 
 use bevy::prelude::*;
+use bevy::utils::Parallel;
 use ik_core::fabrik::{ChainJob, ChainScratch, WarmStart};
 use ik_core::limits::{JointLimit as CoreLimit, LimitShape};
 use ik_core::{TwoBoneJob, Xform};
@@ -192,6 +193,50 @@ pub struct IkChainState {
     dirty: bool,
     #[reflect(ignore)]
     iterative: IterativeBuffers,
+    #[reflect(ignore)]
+    ownership: Ownership,
+}
+
+/// Whether a chain's bones carry its [`ChainBone`] marks, so the parallel pass writes them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Ownership {
+    /// Not checked since the bone set was (re)built or marks were last requested.
+    #[default]
+    Unknown,
+    /// Every bone is marked with this chain and its slot: written by the parallel pass.
+    Owned,
+    /// Some bone is not (yet) marked for this chain: written by the serial pass.
+    Serial,
+}
+
+/// On a bone an [`IkChain`] writes: the chain (its tip entity) and the bone's slot in the
+/// chain's bone set. [`solve_chains`] writes every marked bone in one parallel pass over the
+/// marked bones, each pulling its new local from its chain's state, instead of a serial pass
+/// over the chains. Inserted by [`mark_chain_bones`]; a bone two chains write stays marked
+/// for the first, and the other chain's writes go through the serial pass.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChainBone {
+    owner: Entity,
+    slot: u32,
+}
+
+/// Marks [`solve_chains`] asked for, inserted by [`mark_chain_bones`] before the next frame's
+/// solve (so `solve_chains` itself defers nothing and needs no sync point).
+#[derive(Resource, Default, Debug)]
+pub struct PendingChainMarks(Vec<(Entity, ChainBone)>);
+
+/// Inserts the [`ChainBone`] marks asked for last frame (runs only when there are some).
+pub(crate) fn mark_chain_bones(mut pending: ResMut<PendingChainMarks>, mut commands: Commands) {
+    for (bone, mark) in pending.0.drain(..) {
+        if let Ok(mut entity) = commands.get_entity(bone) {
+            entity.try_insert(mark);
+        }
+    }
+}
+
+/// Whether there are [`ChainBone`] marks to insert.
+pub(crate) fn chain_marks_pending(pending: Res<PendingChainMarks>) -> bool {
+    !pending.0.is_empty()
 }
 
 impl IkChainState {
@@ -220,6 +265,7 @@ impl IkChainState {
         self.joints = bones.keys.clone();
         self.bones = Some(bones);
         self.built_for = Some(key);
+        self.ownership = Ownership::Unknown;
         Ok(())
     }
 
@@ -233,6 +279,36 @@ impl IkChainState {
         if self.faults.report(tip, "IkChain", outcome.err()) {
             self.warnings += 1;
         }
+        if !self.dirty {
+            return;
+        }
+        if self.ownership == Ownership::Unknown {
+            self.ownership = match &self.bones {
+                Some(bones) if owns_all(tip, self.written_bones(bones), world.marks) => Ownership::Owned,
+                _ => Ownership::Serial,
+            };
+        }
+        if self.ownership == Ownership::Owned
+            && let Some(bones) = &mut self.bones
+        {
+            // The parallel pass writes these locals; remember them as IK's output now.
+            bones.mark_written();
+        }
+    }
+
+    /// The bones of the set this chain may write, with their slots: all of them, except a
+    /// two-bone chain's tip (only its root and middle joints turn).
+    fn written_bones<'b>(&self, bones: &'b BoneSet) -> impl Iterator<Item = (u32, Entity)> + 'b {
+        let tip_slot = match self.built_for {
+            Some((_, _, IkSolver::TwoBone)) => self.joints.get(2).copied(),
+            _ => None,
+        };
+        bones.entities.iter().enumerate().filter(move |(slot, _)| Some(*slot) != tip_slot).map(|(slot, &e)| (slot as u32, e))
+    }
+
+    /// Whether the chain's bone set holds `bone` in `slot` (a mark still naming this chain).
+    fn lists(&self, bone: Entity, slot: u32) -> bool {
+        self.bones.as_ref().is_some_and(|b| b.entities.get(slot as usize) == Some(&bone))
     }
 
     fn try_solve(
@@ -368,25 +444,40 @@ fn chain_entities(tip: Entity, root: Option<Entity>, count: usize, hierarchy: &H
 struct ChainWorld<'a, 'w, 's> {
     hierarchy: &'a Hierarchy<'w, 's>,
     limits: &'a Query<'w, 's, &'static JointLimit>,
+    marks: &'a Query<'w, 's, &'static ChainBone>,
+}
+
+/// Whether every bone the chain writes carries this chain's mark with its slot.
+fn owns_all(tip: Entity, mut written: impl Iterator<Item = (u32, Entity)>, marks: &Query<&ChainBone>) -> bool {
+    written.all(|(slot, bone)| marks.get(bone).is_ok_and(|m| *m == ChainBone { owner: tip, slot }))
 }
 
 /// Solves every [`IkChain`] (in parallel when [`IkSettings::parallel`]) and writes the changed
-/// local rotations back.
-#[allow(clippy::type_complexity)]
+/// local rotations back: bones marked with their chain ([`ChainBone`]) in one parallel pass
+/// over the marked bones, the rest (a chain's first frame, bones two chains write) serially.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub fn solve_chains(
     settings: Res<IkSettings>,
     mut chains: Query<(Entity, &IkChain, Option<&Pole>, Option<&IkFade>, &mut IkChainState)>,
     limits: Query<&'static JointLimit>,
-    mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>)>,
+    marks: Query<&'static ChainBone>,
+    mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>, Query<(Entity, &ChainBone, &mut Transform)>)>,
+    mut serial: Local<Parallel<Vec<Entity>>>,
+    mut serial_list: Local<Vec<Entity>>,
+    pending: Option<ResMut<PendingChainMarks>>,
 ) {
     if !settings.enabled {
         return;
     }
     {
         let hierarchy = transforms.p0();
-        let world = ChainWorld { hierarchy: &hierarchy, limits: &limits };
+        let world = ChainWorld { hierarchy: &hierarchy, limits: &limits, marks: &marks };
+        let serial = &*serial;
         let solve = |(tip, chain, pole, fade, mut state): (Entity, &IkChain, Option<&Pole>, Option<&IkFade>, Mut<IkChainState>)| {
             state.solve(tip, chain, pole, fade, &world);
+            if state.dirty && state.ownership == Ownership::Serial {
+                serial.borrow_local_mut().push(tip);
+            }
         };
         if settings.parallel {
             chains.par_iter_mut().for_each(solve);
@@ -394,11 +485,67 @@ pub fn solve_chains(
             chains.iter_mut().for_each(solve);
         }
     }
-    let mut writer = transforms.p1();
-    for (_, _, _, _, mut state) in &mut chains {
-        let state = state.bypass_change_detection();
-        if let (true, Some(bones)) = (state.dirty, &mut state.bones) {
-            bones.write_back(&mut writer);
+
+    // Parallel pass: every marked bone pulls its new local from its chain.
+    {
+        let chains = chains.as_readonly();
+        let mut marked = transforms.p2();
+        let write = |(bone, mark, mut transform): (Entity, &ChainBone, Mut<Transform>)| {
+            let Ok((.., state)) = chains.get(mark.owner) else { return };
+            if !state.dirty || state.ownership != Ownership::Owned {
+                return;
+            }
+            let Some(bones) = &state.bones else { return };
+            if bones.entities.get(mark.slot as usize) != Some(&bone) {
+                return;
+            }
+            if let Some(new) = bones.pending(mark.slot as usize) {
+                transform.rotation = new.rotation;
+                transform.translation = new.translation;
+            }
+        };
+        if settings.parallel {
+            marked.par_iter_mut().for_each(write);
+        } else {
+            marked.iter_mut().for_each(write);
+        }
+    }
+
+    // Serial pass: chains whose bones are not all marked for them; ask for the missing marks.
+    serial_list.clear();
+    serial.drain_into(&mut serial_list);
+    if serial_list.is_empty() {
+        return;
+    }
+    serial_list.sort_unstable();
+    let mut pending = pending;
+    for &tip in serial_list.iter() {
+        let mut asked = false;
+        if let (Some(pending), Ok((.., state))) = (pending.as_mut(), chains.get(tip))
+            && let Some(bones) = &state.bones
+        {
+            for (slot, bone) in state.written_bones(bones) {
+                let free = match marks.get(bone) {
+                    Err(_) => true,
+                    Ok(m) if m.owner == tip => m.slot != slot,
+                    // Another chain's mark: free only when that chain no longer lists the bone.
+                    Ok(m) => !chains.get(m.owner).is_ok_and(|(.., other)| other.lists(bone, m.slot)),
+                };
+                if free {
+                    pending.0.push((bone, ChainBone { owner: tip, slot }));
+                    asked = true;
+                }
+            }
+        }
+        let mut writer = transforms.p1();
+        if let Ok((.., mut state)) = chains.get_mut(tip) {
+            let state = state.bypass_change_detection();
+            if asked {
+                state.ownership = Ownership::Unknown;
+            }
+            if let Some(bones) = &mut state.bones {
+                bones.write_back(&mut writer);
+            }
         }
     }
 }

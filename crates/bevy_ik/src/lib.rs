@@ -142,11 +142,22 @@ impl Plugin for IkPlugin {
         #[cfg(feature = "rapier")]
         app.configure_sets(PostUpdate, IkSystems::Prepare.after(bevy_rapier3d::plugin::PhysicsSet::Writeback));
 
+        app.init_resource::<chain::PendingChainMarks>();
         app.add_systems(PreUpdate, humanoid::rig_humanoids);
-        app.add_systems(PostUpdate, fade::advance_fades.in_set(IkSystems::Prepare))
-            .add_systems(PostUpdate, feet::place_feet.in_set(IkSystems::Feet))
-            .add_systems(PostUpdate, look_at::solve_look_at.in_set(IkSystems::LookAt))
-            .add_systems(PostUpdate, chain::solve_chains.in_set(IkSystems::Chains));
+        app.add_systems(First, chain::mark_chain_bones.run_if(chain::chain_marks_pending));
+        // Each system runs only while a component it works on exists: a skipped system costs
+        // the executor a condition check instead of a task hand-off to a worker thread (a few
+        // µs per system per frame, whatever the number of characters).
+        app.add_systems(
+            PostUpdate,
+            fade::advance_fades.in_set(IkSystems::Prepare).run_if(any_with_component::<fade::IkFade>),
+        )
+        .add_systems(PostUpdate, feet::place_feet.in_set(IkSystems::Feet).run_if(any_with_component::<feet::FootPlacer>))
+        .add_systems(
+            PostUpdate,
+            look_at::solve_look_at.in_set(IkSystems::LookAt).run_if(any_with_component::<look_at::LookAtSpread>),
+        )
+        .add_systems(PostUpdate, chain::solve_chains.in_set(IkSystems::Chains).run_if(any_with_component::<chain::IkChain>));
 
         #[cfg(feature = "gizmos")]
         app.add_plugins(gizmos::IkGizmosPlugin);

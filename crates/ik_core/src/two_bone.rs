@@ -123,6 +123,11 @@ impl TwoBoneJob {
 
     /// Checks the inputs: every value finite and both bones longer than zero.
     pub fn validate(&self) -> Result<(), IkError> {
+        self.checked_lengths().map(|_| ())
+    }
+
+    /// [`TwoBoneJob::validate`], returning the two bone lengths.
+    fn checked_lengths(&self) -> Result<(f32, f32), IkError> {
         let finite = self.root.is_finite()
             && self.mid.is_finite()
             && self.tip.is_finite()
@@ -144,15 +149,14 @@ impl TwoBoneJob {
         if b <= ZERO_LENGTH * scale {
             return Err(IkError::ZeroLengthBone { bone: 1 });
         }
-        Ok(())
+        Ok((a, b))
     }
 
     /// Solves the chain. Returns an error (and no correction) for invalid input.
     pub fn run(&self) -> Result<TwoBoneSolution, IkError> {
-        self.validate()?;
+        let (a, b) = self.checked_lengths()?;
         let upper = self.mid - self.root;
         let lower = self.tip - self.mid;
-        let (a, b) = (upper.length(), lower.length());
         let tolerance = REACHED_TOLERANCE * (a + b);
         let weight = self.weight.clamp(0.0, 1.0);
         if weight == 0.0 {
@@ -215,9 +219,9 @@ impl TwoBoneJob {
         // axis, the turn is solved so the root→tip distance is exactly `distance`:
         // |upper + R(φ)·lower|² = d² ⇔ A·cos φ + B·sin φ = C.
         let normal = upper.cross(lower);
-        let normal_length = normal.length();
-        let bend_axis = if normal_length > 1e-4 * a * b {
-            normal / normal_length
+        let normal_squared = normal.length_squared();
+        let bend_axis = if normal_squared > 1e-8 * (a * b) * (a * b) {
+            normal / normal_squared.sqrt()
         } else {
             let bend_hint = pole_side
                 .or_else(|| perpendicular_part(upper, dir, 1e-4))
@@ -295,8 +299,12 @@ fn soften_distance(distance: f32, reach: f32, soften: f32) -> f32 {
 /// `asin(min_sin)` of the axis.
 fn perpendicular_part(v: Vec3, axis: Vec3, min_sin: f32) -> Option<Vec3> {
     let perp = v - axis * v.dot(axis);
-    let len = perp.length();
-    if len > min_sin * v.length() && len > 0.0 { Some(perp / len) } else { None }
+    let len_squared = perp.length_squared();
+    if len_squared > min_sin * min_sin * v.length_squared() && len_squared > 0.0 {
+        Some(perp / len_squared.sqrt())
+    } else {
+        None
+    }
 }
 
 /// The plain position form: where the middle joint and tip go for a root, bone lengths `a` and
