@@ -7,6 +7,15 @@
 //! the middle joint lies on the pole's side. Every step is a rotation about a joint, so bone
 //! lengths and the animated twist of each bone are kept.
 //!
+//! No trigonometry: turns are built from the cosine and sine of their angles (dot and cross
+//! products, the law of cosines) as half-angle quaternions. In the common case (a bent limb
+//! and a pole) the three steps collapse into closed form: the triangle root–middle–tip gives
+//! the middle joint's turn, and the root's turn is the rotation taking the frame (upper bone,
+//! bend normal) to the solved one, with every sine taken from the triangle's area (Heron), so
+//! the solve stays exact up to full extension. The unit tests check it against the stepwise
+//! path; it differs only at full extension (a straight limb), where it is straight to rounding
+//! and still rolls the limb's bend plane toward the pole.
+//!
 //! **Inputs** ([`TwoBoneJob`]): model-space positions of root, middle and tip joints, model
 //! rotations of root and middle joints, the target, an optional pole point, a soften ratio and a
 //! weight.
@@ -26,12 +35,15 @@
 //!   with [`TwoBoneSolution::apply`]); 1 is the full solve; in between, corrections are slerped.
 //! - Non-finite input or a zero-length bone returns an [`IkError`] and no correction.
 
-use glam::{Quat, Vec3};
+use glam::{Mat3, Quat, Vec3};
 
 use crate::{IkError, Xform};
 
 /// Below this sine of the angle between the pole and the root→target line the pole is ignored.
 const POLE_GUARD_SIN: f32 = 0.0175;
+/// Below this sine of the angle between the bones the closed-form frame solve is not used (its
+/// bend normal `upper × lower` would be too imprecise); the bend + swing + twist steps are.
+const FRAME_MIN_SIN: f32 = 0.02;
 /// Relative length under which a bone counts as zero length.
 const ZERO_LENGTH: f32 = 1e-6;
 /// `reached` is set when the solved tip is this close to the target, relative to the limb length.
@@ -197,6 +209,12 @@ impl TwoBoneJob {
     /// No trigonometry: every turn is built from the cosine and sine of its angle (dot and
     /// cross products, the law of cosines, one square root), see [`turn_from_cos_sin`].
     fn solve_turns(&self, upper: Vec3, lower: Vec3, a: f32, b: f32) -> (Quat, Quat) {
+        self.solve_turns_with(upper, lower, a, b, true)
+    }
+
+    /// [`TwoBoneJob::solve_turns`]; `closed_form: false` always takes the stepwise path (bend,
+    /// swing, twist), which the tests compare the closed form with.
+    fn solve_turns_with(&self, upper: Vec3, lower: Vec3, a: f32, b: f32, closed_form: bool) -> (Quat, Quat) {
         let reach = a + b;
 
         // Direction and clamped, softened distance to the target.
@@ -220,7 +238,14 @@ impl TwoBoneJob {
         // |upper + R(φ)·lower|² = d² ⇔ A·cos φ + B·sin φ = C.
         let normal = upper.cross(lower);
         let normal_squared = normal.length_squared();
-        let bend_axis = if normal_squared > 1e-8 * (a * b) * (a * b) {
+        let ab = a * b;
+        if let Some(side) = pole_side
+            && closed_form
+            && normal_squared > FRAME_MIN_SIN * FRAME_MIN_SIN * ab * ab
+        {
+            return frame_solve(upper, lower, normal, normal_squared.sqrt(), a, b, dir, side, distance);
+        }
+        let bend_axis = if normal_squared > 1e-8 * ab * ab {
             normal / normal_squared.sqrt()
         } else {
             let bend_hint = pole_side
@@ -241,6 +266,56 @@ impl TwoBoneJob {
         };
         ((twist * swing).normalize(), mid_turn)
     }
+}
+
+/// The common case in closed form: a bent limb (`|upper × lower| = normal_length`, at least
+/// [`FRAME_MIN_SIN`] of `a·b`) and a pole side. The triangle root–middle–tip with sides `a`, `b`
+/// and `distance` gives every cosine by the law of cosines and every sine from its area
+/// (Heron), which stays exact near full extension where `√(1 − cos²)` would not. The middle
+/// joint turns about the bend-plane normal from the current bone angle to the triangle's; the
+/// root turn is the rotation taking the frame (upper direction, bend normal) to the solved
+/// frame (solved upper direction in the plane of the root→target line and the pole side, the
+/// solved plane's normal). The same turns as bend + swing + twist, without the dependent steps.
+#[allow(clippy::too_many_arguments)]
+fn frame_solve(
+    upper: Vec3,
+    lower: Vec3,
+    normal: Vec3,
+    normal_length: f32,
+    a: f32,
+    b: f32,
+    dir: Vec3,
+    side: Vec3,
+    distance: f32,
+) -> (Quat, Quat) {
+    let d = distance;
+    let ab = a * b;
+    let axis = normal / normal_length;
+    // Current bone angle θ between upper and lower.
+    let (cos_theta, sin_theta) = (upper.dot(lower) / ab, normal_length / ab);
+    // Four times the triangle's area: √((a+b+d)(−a+b+d)(a−b+d)(a+b−d)).
+    let heron = ((a + b + d) * (b + d - a) * (a + d - b) * (a + b - d)).max(0.0).sqrt();
+    // Wanted bone angle α (between upper and the solved lower): cos from the law of cosines.
+    let cos_alpha = ((d * d - a * a - b * b) / (2.0 * ab)).clamp(-1.0, 1.0);
+    let sin_alpha = (heron / (2.0 * ab)).min(1.0);
+    // Middle turn φ = α − θ about the bend normal.
+    let cos_phi = cos_alpha * cos_theta + sin_alpha * sin_theta;
+    let sin_phi = sin_alpha * cos_theta - cos_alpha * sin_theta;
+    let mid_turn = turn_from_cos_sin(axis, cos_phi, sin_phi);
+    // Solved upper direction: at the triangle's root angle from the target line, pole side.
+    let cos_root = ((a * a + d * d - b * b) / (2.0 * a * d)).clamp(-1.0, 1.0);
+    let sin_root = (heron / (2.0 * a * d)).min(1.0);
+    let upper_to = dir * cos_root + side * sin_root;
+    let root_turn = frame_turn(upper / a, axis, upper_to, side.cross(dir));
+    (root_turn, mid_turn)
+}
+
+/// The rotation taking the orthonormal pair `(x0, y0)` to the orthonormal pair `(x1, y1)`.
+#[inline]
+fn frame_turn(x0: Vec3, y0: Vec3, x1: Vec3, y1: Vec3) -> Quat {
+    let from = Mat3::from_cols(x0, y0, x0.cross(y0));
+    let to = Mat3::from_cols(x1, y1, x1.cross(y1));
+    Quat::from_mat3(&(to * from.transpose())).normalize()
 }
 
 /// The turn of `lower` about unit `axis` (perpendicular to `lower`) that makes
@@ -330,4 +405,54 @@ pub fn two_bone_positions(root: Vec3, a: f32, b: f32, target: Vec3, pole: Vec3) 
     let sin_root = (1.0 - cos_root * cos_root).max(0.0).sqrt();
     let mid = root + dir * (a * cos_root) + side * (a * sin_root);
     Ok((mid, root + dir * d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic pseudo-random numbers in [-1, 1).
+    fn noise(state: &mut u32) -> f32 {
+        *state ^= *state << 13;
+        *state ^= *state >> 17;
+        *state ^= *state << 5;
+        (*state >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+    }
+
+    fn same_turn(p: Quat, q: Quat) -> f32 {
+        // q and −q are the same rotation.
+        (p - q).length().min((p + q).length())
+    }
+
+    #[test]
+    fn the_closed_form_gives_the_stepwise_turns() {
+        let mut rng = 0x1234_5678u32;
+        let mut worst = 0.0f32;
+        let mut checked = 0;
+        for _ in 0..20_000 {
+            let v = |rng: &mut u32| Vec3::new(noise(rng), noise(rng), noise(rng));
+            let root = v(&mut rng);
+            let mid = root + v(&mut rng).normalize_or(Vec3::X) * (0.2 + noise(&mut rng).abs());
+            let tip = mid + v(&mut rng).normalize_or(Vec3::Y) * (0.2 + noise(&mut rng).abs());
+            let target = root + v(&mut rng) * 1.5;
+            let job = TwoBoneJob { root, mid, tip, target, pole: Some(root + v(&mut rng) * 2.0), ..Default::default() };
+            let (a, b) = job.checked_lengths().unwrap();
+            let (upper, lower) = (mid - root, tip - mid);
+            let (closed_root, closed_mid) = job.solve_turns_with(upper, lower, a, b, true);
+            let (step_root, step_mid) = job.solve_turns_with(upper, lower, a, b, false);
+            // Compare inside the reachable range, clear of full extension and full fold: there
+            // the stepwise bend's √(1 − cos²) leaves the limb ~1e-4 rad off straight (the closed
+            // form, with sines from the triangle's area, is straight to rounding) and the
+            // stepwise twist of a (nearly) straight limb is skipped or ill-defined.
+            let d = (target - root).length();
+            if d > 0.999 * (a + b) || d < (a - b).abs() + 0.001 * (a + b) {
+                continue;
+            }
+            checked += 1;
+            let diff = same_turn(closed_root, step_root).max(same_turn(closed_mid, step_mid));
+            worst = worst.max(diff);
+        }
+        assert!(checked > 5_000, "only {checked} cases compared");
+        assert!(worst < 2e-5, "closed form and stepwise turns differ by {worst}");
+    }
 }
