@@ -440,6 +440,10 @@ fn chain_entities(tip: Entity, root: Option<Entity>, count: usize, hierarchy: &H
     Ok(joints)
 }
 
+/// Fewer chains than this are solved on the system's own thread: waking the other threads
+/// (tens of µs on an idle virtual machine) costs more than it saves.
+const PARALLEL_MIN_CHAINS: usize = 256;
+
 /// What chains read besides their own components.
 struct ChainWorld<'a, 'w, 's> {
     hierarchy: &'a Hierarchy<'w, 's>,
@@ -455,10 +459,14 @@ fn owns_all(tip: Entity, mut written: impl Iterator<Item = (u32, Entity)>, marks
 /// Solves every [`IkChain`] (in parallel when [`IkSettings::parallel`]) and writes the changed
 /// local rotations back: bones marked with their chain ([`ChainBone`]) in one parallel pass
 /// over the marked bones, the rest (a chain's first frame, bones two chains write) serially.
+/// With fewer than 256 chains everything runs on the system's own thread.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub fn solve_chains(
     settings: Res<IkSettings>,
-    mut chains: Query<(Entity, &IkChain, Option<&Pole>, Option<&IkFade>, &mut IkChainState)>,
+    mut chains: ParamSet<(
+        Query<(Entity, &IkChain, Option<&Pole>, Option<&IkFade>, &mut IkChainState)>,
+        Query<&IkChainState>,
+    )>,
     limits: Query<&'static JointLimit>,
     marks: Query<&'static ChainBone>,
     mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>, Query<(Entity, &ChainBone, &mut Transform)>)>,
@@ -469,6 +477,8 @@ pub fn solve_chains(
     if !settings.enabled {
         return;
     }
+    // Below a few hundred chains, waking the other threads costs more than it saves.
+    let parallel = settings.parallel && chains.p0().count() >= PARALLEL_MIN_CHAINS;
     {
         let hierarchy = transforms.p0();
         let world = ChainWorld { hierarchy: &hierarchy, limits: &limits, marks: &marks };
@@ -479,7 +489,8 @@ pub fn solve_chains(
                 serial.borrow_local_mut().push(tip);
             }
         };
-        if settings.parallel {
+        let mut chains = chains.p0();
+        if parallel {
             chains.par_iter_mut().for_each(solve);
         } else {
             chains.iter_mut().for_each(solve);
@@ -488,10 +499,10 @@ pub fn solve_chains(
 
     // Parallel pass: every marked bone pulls its new local from its chain.
     {
-        let chains = chains.as_readonly();
+        let states = chains.p1();
         let mut marked = transforms.p2();
         let write = |(bone, mark, mut transform): (Entity, &ChainBone, Mut<Transform>)| {
-            let Ok((.., state)) = chains.get(mark.owner) else { return };
+            let Ok(state) = states.get(mark.owner) else { return };
             if !state.dirty || state.ownership != Ownership::Owned {
                 return;
             }
@@ -504,7 +515,7 @@ pub fn solve_chains(
                 transform.translation = new.translation;
             }
         };
-        if settings.parallel {
+        if parallel {
             marked.par_iter_mut().for_each(write);
         } else {
             marked.iter_mut().for_each(write);
@@ -521,7 +532,8 @@ pub fn solve_chains(
     let mut pending = pending;
     for &tip in serial_list.iter() {
         let mut asked = false;
-        if let (Some(pending), Ok((.., state))) = (pending.as_mut(), chains.get(tip))
+        let states = chains.p1();
+        if let (Some(pending), Ok(state)) = (pending.as_mut(), states.get(tip))
             && let Some(bones) = &state.bones
         {
             for (slot, bone) in state.written_bones(bones) {
@@ -529,7 +541,7 @@ pub fn solve_chains(
                     Err(_) => true,
                     Ok(m) if m.owner == tip => m.slot != slot,
                     // Another chain's mark: free only when that chain no longer lists the bone.
-                    Ok(m) => !chains.get(m.owner).is_ok_and(|(.., other)| other.lists(bone, m.slot)),
+                    Ok(m) => !states.get(m.owner).is_ok_and(|other| other.lists(bone, m.slot)),
                 };
                 if free {
                     pending.0.push((bone, ChainBone { owner: tip, slot }));
@@ -538,7 +550,7 @@ pub fn solve_chains(
             }
         }
         let mut writer = transforms.p1();
-        if let Ok((.., mut state)) = chains.get_mut(tip) {
+        if let Ok((.., mut state)) = chains.p0().get_mut(tip) {
             let state = state.bypass_change_detection();
             if asked {
                 state.ownership = Ownership::Unknown;
