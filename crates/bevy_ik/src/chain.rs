@@ -11,7 +11,7 @@ use ik_core::limits::{JointLimit as CoreLimit, LimitShape};
 use ik_core::{TwoBoneJob, Xform};
 
 use crate::IkSettings;
-use crate::bones::{BoneSet, Hierarchy};
+use crate::bones::{BoneSet, Hierarchy, world_of, xform_of};
 use crate::fade::{IkFade, effective_weight};
 use crate::report::{FaultLatch, IkFault};
 use crate::target::IkTarget;
@@ -183,6 +183,9 @@ pub struct IkChainState {
     pub warnings: u32,
     #[reflect(ignore)]
     bones: Option<BoneSet>,
+    /// A two-bone chain's joints, inline (two-bone chains use this instead of `bones`).
+    #[reflect(ignore)]
+    limb: Option<Limb>,
     #[reflect(ignore)]
     joints: Vec<usize>,
     #[reflect(ignore)]
@@ -239,10 +242,163 @@ pub(crate) fn chain_marks_pending(pending: Res<PendingChainMarks>) -> bool {
     !pending.0.is_empty()
 }
 
+/// The three joints of a two-bone chain (root, middle, tip), held inline: what a [`BoneSet`]
+/// holds for longer chains, in one block of the chain's component instead of nine heap blocks.
+/// Same rules: this frame's animated locals are read fresh, a bone still holding what IK wrote
+/// last frame keeps last frame's input, and the solve runs in the root's parent's space.
+#[derive(Clone, Debug)]
+struct Limb {
+    /// Root, middle and tip entities.
+    entities: [Entity; 3],
+    /// Each joint's parent when built (the root's is the stop entity, if any).
+    parents: [Option<Entity>; 3],
+    /// This frame's animated locals: the solver's input.
+    read: [Xform; 3],
+    /// Locals after solving: what is written.
+    locals: [Xform; 3],
+    /// What each `Transform` held when read this frame.
+    current: [Xform; 3],
+    /// What IK left in each `Transform` last frame.
+    written: [Option<Xform>; 3],
+    /// Transforms in the root's parent's space.
+    model: [Xform; 3],
+    /// World transform of the root's parent this frame (identity without one).
+    stop_world: Xform,
+}
+
+impl Limb {
+    fn build(joints: &[Entity], hierarchy: &Hierarchy) -> Result<Limb, IkFault> {
+        let [root, mid, tip] = joints else {
+            return Err(IkFault::MissingBone(format!("a two-bone chain needs 3 joints, got {}", joints.len())));
+        };
+        let mut parents = [None; 3];
+        for (parent, &entity) in parents.iter_mut().zip(joints) {
+            let (_, child_of) = hierarchy
+                .get(entity)
+                .map_err(|_| IkFault::MissingBone(format!("{entity} has no Transform or was despawned")))?;
+            *parent = child_of.map(ChildOf::parent);
+        }
+        Ok(Limb {
+            entities: [*root, *mid, *tip],
+            parents,
+            read: [Xform::IDENTITY; 3],
+            locals: [Xform::IDENTITY; 3],
+            current: [Xform::IDENTITY; 3],
+            written: [None; 3],
+            model: [Xform::IDENTITY; 3],
+            stop_world: Xform::IDENTITY,
+        })
+    }
+
+    /// Re-reads the locals (this frame's animated pose) and runs forward kinematics. Errors
+    /// when a joint was despawned or re-parented since the limb was built.
+    fn refresh(&mut self, hierarchy: &Hierarchy) -> Result<(), String> {
+        for i in 0..3 {
+            let entity = self.entities[i];
+            let Ok((transform, parent)) = hierarchy.get(entity) else {
+                return Err(format!("bone {entity} was despawned or lost its Transform"));
+            };
+            if parent.map(ChildOf::parent) != self.parents[i] {
+                return Err(format!("bone {entity} was re-parented"));
+            }
+            let current = xform_of(transform);
+            if self.written[i] != Some(current) {
+                self.read[i] = current;
+            }
+            self.current[i] = current;
+        }
+        self.stop_world = match self.parents[0] {
+            Some(stop) => world_of(stop, hierarchy).ok_or_else(|| format!("root {stop} was despawned"))?,
+            None => Xform::IDENTITY,
+        };
+        self.locals = self.read;
+        self.update_model();
+        Ok(())
+    }
+
+    fn update_model(&mut self) {
+        self.model[0] = self.locals[0];
+        self.model[1] = self.model[0].mul_xform(&self.locals[1]);
+        self.model[2] = self.model[1].mul_xform(&self.locals[2]);
+    }
+
+    fn changes_are_finite(&self) -> bool {
+        self.locals.iter().zip(&self.read).all(|(new, old)| new == old || new.is_finite())
+    }
+
+    fn restore_animated(&mut self) {
+        self.locals = self.read;
+        self.update_model();
+    }
+
+    fn pending(&self, i: usize) -> Option<Xform> {
+        let new = *self.locals.get(i)?;
+        (new != self.current[i]).then_some(new)
+    }
+
+    fn mark_written(&mut self) {
+        self.written = self.locals.map(Some);
+    }
+
+    fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
+        for i in 0..3 {
+            if let Some(new) = self.pending(i)
+                && let Ok(mut transform) = transforms.get_mut(self.entities[i])
+            {
+                transform.rotation = new.rotation;
+                transform.translation = new.translation;
+            }
+        }
+        self.mark_written();
+    }
+}
+
 impl IkChainState {
     /// World positions of the chain's joints after the last solve, root first.
     pub fn joint_positions(&self) -> impl Iterator<Item = Vec3> + '_ {
-        self.bones.iter().flat_map(|b| self.joints.iter().map(move |&j| b.stop_world.transform_point(b.model[j].translation)))
+        let limb = self.limb.iter().flat_map(|l| l.model.iter().map(|m| l.stop_world.transform_point(m.translation)));
+        let set = self.bones.iter().flat_map(|b| self.joints.iter().map(move |&j| b.stop_world.transform_point(b.model[j].translation)));
+        limb.chain(set)
+    }
+
+    /// The bone in `slot` of the chain's joints.
+    fn bone_at(&self, slot: usize) -> Option<Entity> {
+        match (&self.limb, &self.bones) {
+            (Some(limb), _) => limb.entities.get(slot).copied(),
+            (None, Some(bones)) => bones.entities.get(slot).copied(),
+            (None, None) => None,
+        }
+    }
+
+    /// The new local of the bone in `slot`, when it differs from what its `Transform` holds.
+    fn pending(&self, slot: usize) -> Option<Xform> {
+        match (&self.limb, &self.bones) {
+            (Some(limb), _) => limb.pending(slot),
+            (None, Some(bones)) => bones.pending(slot),
+            (None, None) => None,
+        }
+    }
+
+    /// Writes the changed locals (serial path) and remembers them as IK's output.
+    fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
+        if let Some(limb) = &mut self.limb {
+            limb.write_back(transforms);
+        } else if let Some(bones) = &mut self.bones {
+            bones.write_back(transforms);
+        }
+    }
+
+    /// After a fault, puts the animated pose back (unless the bones themselves are gone);
+    /// returns whether there is something to write.
+    fn restore_after_fault(&mut self, outcome: &Result<(), IkFault>) -> bool {
+        if let Some(limb) = &mut self.limb {
+            if matches!(outcome, Err(IkFault::MissingBone(_))) {
+                return false;
+            }
+            limb.restore_animated();
+            return true;
+        }
+        restore_after_fault(&mut self.bones, outcome)
     }
 
     /// The last fault reported (None when the chain solved).
@@ -253,11 +409,20 @@ impl IkChainState {
     fn ensure_bones(&mut self, tip: Entity, chain: &IkChain, hierarchy: &Hierarchy) -> Result<(), IkFault> {
         let count = if chain.solver == IkSolver::TwoBone { 2 } else { chain.bones.max(1) };
         let key = (chain.root, count, chain.solver);
-        if self.bones.is_some() && self.built_for == Some(key) {
+        if (self.bones.is_some() || self.limb.is_some()) && self.built_for == Some(key) {
             return Ok(());
         }
         self.bones = None;
+        self.limb = None;
         let joints = chain_entities(tip, if chain.solver == IkSolver::TwoBone { None } else { chain.root }, count, hierarchy)?;
+        if chain.solver == IkSolver::TwoBone {
+            self.limb = Some(Limb::build(&joints, hierarchy)?);
+            self.joints.clear();
+            self.joints.extend([0, 1, 2]);
+            self.built_for = Some(key);
+            self.ownership = Ownership::Unknown;
+            return Ok(());
+        }
         // Only the chain's own joints are gathered: the solve runs in the space of the chain
         // root's parent, whose world transform is composed fresh each frame.
         let parent = hierarchy.get(joints[0]).ok().and_then(|(_, p)| p.map(ChildOf::parent));
@@ -274,7 +439,7 @@ impl IkChainState {
         let outcome = self.try_solve(tip, chain, pole, fade, world);
         if outcome.is_err() {
             self.reached = false;
-            self.dirty = restore_after_fault(&mut self.bones, &outcome);
+            self.dirty = self.restore_after_fault(&outcome);
         }
         if self.faults.report(tip, "IkChain", outcome.err()) {
             self.warnings += 1;
@@ -283,32 +448,30 @@ impl IkChainState {
             return;
         }
         if self.ownership == Ownership::Unknown {
-            self.ownership = match &self.bones {
-                Some(bones) if owns_all(tip, self.written_bones(bones), world.marks) => Ownership::Owned,
-                _ => Ownership::Serial,
-            };
+            self.ownership =
+                if owns_all(tip, self.written_bones(), world.marks) { Ownership::Owned } else { Ownership::Serial };
         }
-        if self.ownership == Ownership::Owned
-            && let Some(bones) = &mut self.bones
-        {
+        if self.ownership == Ownership::Owned {
             // The parallel pass writes these locals; remember them as IK's output now.
-            bones.mark_written();
+            if let Some(limb) = &mut self.limb {
+                limb.mark_written();
+            } else if let Some(bones) = &mut self.bones {
+                bones.mark_written();
+            }
         }
     }
 
-    /// The bones of the set this chain may write, with their slots: all of them, except a
-    /// two-bone chain's tip (only its root and middle joints turn).
-    fn written_bones<'b>(&self, bones: &'b BoneSet) -> impl Iterator<Item = (u32, Entity)> + 'b {
-        let tip_slot = match self.built_for {
-            Some((_, _, IkSolver::TwoBone)) => self.joints.get(2).copied(),
-            _ => None,
-        };
-        bones.entities.iter().enumerate().filter(move |(slot, _)| Some(*slot) != tip_slot).map(|(slot, &e)| (slot as u32, e))
+    /// The bones this chain may write, with their slots: every joint, except a two-bone
+    /// chain's tip (only its root and middle joints turn).
+    fn written_bones(&self) -> impl Iterator<Item = (u32, Entity)> + '_ {
+        let limb = self.limb.iter().flat_map(|l| [(0, l.entities[0]), (1, l.entities[1])]);
+        let set = self.bones.iter().flat_map(|b| b.entities.iter().enumerate().map(|(slot, &e)| (slot as u32, e)));
+        limb.chain(set)
     }
 
-    /// Whether the chain's bone set holds `bone` in `slot` (a mark still naming this chain).
+    /// Whether the chain holds `bone` in `slot` (a mark still naming this chain).
     fn lists(&self, bone: Entity, slot: u32) -> bool {
-        self.bones.as_ref().is_some_and(|b| b.entities.get(slot as usize) == Some(&bone))
+        self.bone_at(slot as usize) == Some(bone)
     }
 
     fn try_solve(
@@ -324,6 +487,9 @@ impl IkChainState {
         let target = chain.target.resolve(hierarchy)?;
         let pole = pole.map(|p| p.target.resolve(hierarchy)).transpose()?;
         self.ensure_bones(tip, chain, hierarchy)?;
+        if chain.solver == IkSolver::TwoBone {
+            return self.try_solve_limb(tip, chain, weight, target, pole, hierarchy);
+        }
         let refreshed = self.bones.as_mut().map(|b| b.refresh(hierarchy));
         if let Some(Err(_)) = refreshed {
             // The hierarchy changed under us: rebuild once, then give up for this frame.
@@ -333,24 +499,10 @@ impl IkChainState {
         }
         let bones = self.bones.as_mut().ok_or_else(|| IkFault::MissingBone("chain not built".into()))?;
         let joints = &self.joints;
-        let (target_world, target, pole) =
-            (target, bones.world_to_model(target), pole.map(|p| bones.world_to_model(p)));
+        let target = bones.world_to_model(target);
         match chain.solver {
-            IkSolver::TwoBone => {
-                let [r, m, t] = [joints[0], joints[1], joints[2]];
-                let job = TwoBoneJob {
-                    soften: chain.soften,
-                    weight,
-                    ..TwoBoneJob::from_model(&bones.model, [r, m, t], target, pole)
-                        .ok_or_else(|| IkFault::MissingBone("two-bone joints".into()))?
-                };
-                let solution = job.run().map_err(IkFault::Solver)?;
-                apply_correction(&mut bones.locals[r], solution.root_correction);
-                apply_correction(&mut bones.locals[m], solution.mid_correction);
-                self.reached = solution.reached;
-                self.error = (bones.stop_world.transform_point(solution.tip) - target_world).length();
-                self.iterations = 1;
-            }
+            // Two-bone chains are solved by `try_solve_limb`.
+            IkSolver::TwoBone => return Err(IkFault::MissingBone("two-bone chain without its limb".into())),
             IkSolver::Fabrik | IkSolver::Ccd => {
                 let buffers = &mut self.iterative;
                 let n = joints.len();
@@ -389,6 +541,47 @@ impl IkChainState {
             return Err(IkFault::NonFiniteResult);
         }
         bones.update_model();
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// The two-bone solve on the inline [`Limb`].
+    fn try_solve_limb(
+        &mut self,
+        tip: Entity,
+        chain: &IkChain,
+        weight: f32,
+        target_world: Vec3,
+        pole_world: Option<Vec3>,
+        hierarchy: &Hierarchy,
+    ) -> Result<(), IkFault> {
+        let refreshed = self.limb.as_mut().map(|l| l.refresh(hierarchy));
+        if let Some(Err(_)) = refreshed {
+            // The hierarchy changed under us: rebuild once, then give up for this frame.
+            self.limb = None;
+            self.ensure_bones(tip, chain, hierarchy)?;
+            self.limb.as_mut().map(|l| l.refresh(hierarchy)).transpose().map_err(IkFault::MissingBone)?;
+        }
+        let limb = self.limb.as_mut().ok_or_else(|| IkFault::MissingBone("chain not built".into()))?;
+        // Target and pole in the root's parent's space.
+        let to_model = |p: Vec3| limb.stop_world.inverse_transform_point(p);
+        let job = TwoBoneJob {
+            soften: chain.soften,
+            weight,
+            ..TwoBoneJob::from_model(&limb.model, [0, 1, 2], to_model(target_world), pole_world.map(to_model))
+            .ok_or_else(|| IkFault::MissingBone("two-bone joints".into()))?
+        };
+        let solution = job.run().map_err(IkFault::Solver)?;
+        let [root, mid, _] = &mut limb.locals;
+        apply_correction(root, solution.root_correction);
+        apply_correction(mid, solution.mid_correction);
+        if !limb.changes_are_finite() {
+            return Err(IkFault::NonFiniteResult);
+        }
+        limb.update_model();
+        self.reached = solution.reached;
+        self.error = (limb.stop_world.transform_point(solution.tip) - target_world).length();
+        self.iterations = 1;
         self.dirty = true;
         Ok(())
     }
@@ -506,11 +699,10 @@ pub fn solve_chains(
             if !state.dirty || state.ownership != Ownership::Owned {
                 return;
             }
-            let Some(bones) = &state.bones else { return };
-            if bones.entities.get(mark.slot as usize) != Some(&bone) {
+            if state.bone_at(mark.slot as usize) != Some(bone) {
                 return;
             }
-            if let Some(new) = bones.pending(mark.slot as usize) {
+            if let Some(new) = state.pending(mark.slot as usize) {
                 transform.rotation = new.rotation;
                 transform.translation = new.translation;
             }
@@ -533,10 +725,8 @@ pub fn solve_chains(
     for &tip in serial_list.iter() {
         let mut asked = false;
         let states = chains.p1();
-        if let (Some(pending), Ok(state)) = (pending.as_mut(), states.get(tip))
-            && let Some(bones) = &state.bones
-        {
-            for (slot, bone) in state.written_bones(bones) {
+        if let (Some(pending), Ok(state)) = (pending.as_mut(), states.get(tip)) {
+            for (slot, bone) in state.written_bones() {
                 let free = match marks.get(bone) {
                     Err(_) => true,
                     Ok(m) if m.owner == tip => m.slot != slot,
@@ -555,9 +745,7 @@ pub fn solve_chains(
             if asked {
                 state.ownership = Ownership::Unknown;
             }
-            if let Some(bones) = &mut state.bones {
-                bones.write_back(&mut writer);
-            }
+            state.write_back(&mut writer);
         }
     }
 }
