@@ -284,7 +284,7 @@ pub fn print_table(pilot: &Autopilot) {
     let labels: Vec<&str> = PASSES.iter().map(|p| p.label()).collect();
     println!();
     println!("Autopilot: the course walked 3 times at 1.4 m/s, fixed 1/60 s steps; figures in cm.");
-    println!("penetration: deepest sole point (heel, mid, ball, toe tip) below the ground, any time;");
+    println!("penetration: deepest sole point (every 1 cm, heel to toe tip) below the ground, any time;");
     println!("float: lowest sole point above the ground while the clip labels the foot planted;");
     println!("slide: largest horizontal drift of the ball point during one contact.");
     println!();
@@ -316,7 +316,15 @@ pub fn print_table(pilot: &Autopilot) {
     let rough_off = (0..2).map(|foot| get(0, &[Section::Rough], foot).penetration).fold(0.0f32, f32::max);
     let rough_on = (0..2).map(|foot| get(2, &[Section::Rough], foot).penetration).fold(0.0f32, f32::max);
     println!();
-    let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
+    // A bar is only judged on what was measured: every section of it walked in both IK passes,
+    // and contacts completed with locking on.
+    let walked = (1..PASSES.len()).all(|pass| bar.iter().all(|s| (0..2).all(|foot| get(pass, &[*s], foot).frames > 0)));
+    let contacts = (0..2).map(|foot| get(2, &Section::ALL, foot).contacts).sum::<u32>();
+    let verdict = |ok: bool| match (walked && contacts > 0, ok) {
+        (false, _) => "NOT measured: a section was not walked or no contact ended",
+        (true, true) => "met",
+        (true, false) => "NOT met",
+    };
     println!("bar: steps/stairs/ramps, foot IK on: max penetration {:.2} cm (<= 1 cm: {})", pen_on * 100.0, verdict(pen_on <= 0.01));
     println!("bar: steps/stairs/ramps, foot IK on: max planted float {:.2} cm (<= 1 cm: {})", float_on * 100.0, verdict(float_on <= 0.01));
     println!(

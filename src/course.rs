@@ -6,8 +6,9 @@
 //! [`spawn_course`] turns it into rapier colliders, plus lit meshes when [`Visuals`] is on.
 //! Colliders and meshes come from the same numbers, so what is drawn is what feet stand on.
 //! Stairs are walked the way many games do it: the character controller slides up an invisible
-//! ramp through the step nosings (a sensor only the controller sees), while the treads are real
-//! colliders in a group the controller ignores — so the body glides and foot IK finds the treads.
+//! ramp through the middle of each riser (a sensor only the controller sees), while the
+//! treads are real colliders in a group the controller ignores — so the body glides at the
+//! stairs' mean height and foot IK finds the treads.
 //! Invariants: world +Y up, ground top at y = 0; boxes never overlap (no z-fighting, no internal
 //! seams at equal heights); lanes run along Z: A (x = 0) step and stairs, B (x = 5) ramps,
 //! C (x = 10) rough ground.
@@ -239,8 +240,9 @@ impl Default for CourseLayout {
 
 /// A staircase of `n` steps up, a landing, and `n` steps down, starting at `z0` (toward +Z).
 /// The top step, the landing and the first step down are one box (no seam at equal height).
-/// The treads are [`Solidity::Tread`]; the controller walks a ramp through the nosings (from
-/// one tread before the first step to the top's front edge), the landing, and the mirrored ramp.
+/// The treads are [`Solidity::Tread`]; the controller walks a ramp through the middle of each
+/// riser (from half a tread before the first step to half a tread onto the top), the landing,
+/// and the mirrored ramp.
 fn stairs(boxes: &mut Vec<BoxPiece>, ramps: &mut Vec<RampPiece>, z0: f32, rise: f32, tread: f32, n: usize, landing: f32) {
     let w = LANE_WIDTH * 0.5;
     let mut push = |z_a: f32, z_b: f32, top: f32, solidity: Solidity| {
@@ -260,10 +262,14 @@ fn stairs(boxes: &mut Vec<BoxPiece>, ramps: &mut Vec<RampPiece>, z0: f32, rise: 
     }
     let height = n as f32 * rise;
     push(top_start, top_end, height, Solidity::Tread);
-    push(top_start, top_end, height, Solidity::ControllerOnly);
+    // The controller's ramp runs half a tread behind the nosings, through the middle of each
+    // riser: the body rides the stairs' mean height, so planted feet ask the pelvis for half a
+    // rise less (and the foot on the upper tread for up to half a rise up).
+    let half = 0.5 * tread;
+    push(top_start + half, top_end - half, height, Solidity::ControllerOnly);
     let ramp = |z_low: f32, z_high: f32| RampPiece { x: 0.0, z_low, z_high, height, width: LANE_WIDTH, solidity: Solidity::ControllerOnly };
-    ramps.push(ramp(z0 - tread, top_start));
-    ramps.push(ramp(top_end + n as f32 * tread, top_end));
+    ramps.push(ramp(z0 - half, top_start + half));
+    ramps.push(ramp(top_end + n as f32 * tread - half, top_end - half));
 }
 
 /// Marks course entities.
@@ -390,7 +396,8 @@ mod tests {
         for expected in [10, 20, 30, 40, 15, 45, 60] {
             assert!(tops.contains(&expected), "{tops:?} lacks {expected}");
         }
-        // Every stair ramp passes through the nosings: 10/15/20 cm rises give 17°, 27° and 32°.
+        // Every stair ramp follows its stairs (through the middle of each riser): 10/15/20 cm
+        // rises give 17°, 27° and 32°.
         let mut stair_angles: Vec<i32> = layout
             .ramps
             .iter()

@@ -1,12 +1,18 @@
 //! Foot metrics, measured on what is drawn: per-foot penetration, planted-foot float and toe
 //! slide during contacts, plus the wall time the IK systems take each frame.
 //!
-//! Method: after transform propagation, each sole point (heel, mid-foot, ball, toe tip; see
-//! [`crate::rigging::FootProbe`]) is placed by its bone's final `GlobalTransform`, and a rapier
-//! ray from 1 m above it finds the ground height there. gap = point height − ground height;
-//! penetration = max(0, −min gap); float = max(0, min gap), counted only while the sidecar says
-//! the foot is in contact. Slide: at each contact's start the ball point's ground position is
-//! remembered; the slide is the largest horizontal distance from it during the contact.
+//! Method: after transform propagation, each sole point (every ~1 cm from the back of the heel
+//! through the ball to the toe tip; see [`crate::rigging::FootProbe`]) is placed by its bone's
+//! final `GlobalTransform`, and a rapier ray from 1 m above it finds the ground height there.
+//! Where the ground under two neighbouring points differs by more than 5 mm (a nosing, a kerb,
+//! a crest), the sole is also measured right at the edge between them (bisection), so a sole
+//! resting on a nosing reads as touching and one cut by it as penetrating.
+//! gap = point height − ground height. Float = max(0, min gap), counted only while the sidecar
+//! says the foot is in contact. Penetration = the deepest point's depth inside the ground: the
+//! shorter way out, straight up or sideways (see [`penetration_depth`]), so a toe touching a
+//! riser's face is not read as the riser's height. Slide: at each contact's start the ball
+//! point's ground position is remembered; the slide is the largest horizontal distance from it
+//! during the contact.
 //! IK time: the wall time between a marker system just before `IkSystems::Prepare` and one just
 //! after `IkSystems::Chains`. Invariants: all figures finite and ≥ 0, in metres (the UI shows cm).
 
@@ -89,23 +95,37 @@ pub fn measure_feet(
             let figures = &mut current.feet[side];
             figures.finished_slide = None;
             let mut min_gap = f32::INFINITY;
+            let mut depth: f32 = 0.0;
             let mut ball = None;
+            let mut previous: Option<(Vec3, f32)> = None;
             for (i, point) in points.iter().enumerate() {
                 let Ok(bone) = globals.get(point.bone) else { continue };
                 let p = bone.transform_point(point.local);
-                if i == 2 {
+                if i == probe.ball[side] {
                     ball = Some(Vec2::new(p.x, p.z));
                 }
-                let from = p + Vec3::Y;
-                if let Some((_, toi)) = context.cast_ray(from, -Vec3::Y, 3.0, true, QueryFilter::default().exclude_sensors()) {
-                    min_gap = min_gap.min(p.y - (from.y - toi));
+                let Some(ground) = ground_height(&context, p) else { continue };
+                let mut measure = |p: Vec3, ground: f32| {
+                    min_gap = min_gap.min(p.y - ground);
+                    if p.y < ground {
+                        depth = depth.max(penetration_depth(&context, p, ground - p.y));
+                    }
+                };
+                measure(p, ground);
+                // A ground edge between two neighbouring points (a nosing, a crest): measure
+                // the sole right at it too.
+                if let Some((q, q_ground)) = previous.filter(|(_, g)| (g - ground).abs() > EDGE_STEP) {
+                    for (at, g) in edge_samples(&context, (q, q_ground), (p, ground)) {
+                        measure(at, g);
+                    }
                 }
+                previous = Some((p, ground));
             }
             figures.measured = min_gap.is_finite();
             let contact = loco.is_some_and(|l| l.labelled && l.contacts[side]);
             if figures.measured {
                 figures.gap = min_gap;
-                figures.penetration = (-min_gap).max(0.0);
+                figures.penetration = depth;
                 figures.float = if contact { min_gap.max(0.0) } else { 0.0 };
             }
             match (contact, figures.contact_start, ball) {
@@ -129,4 +149,52 @@ pub fn measure_feet(
             }
         }
     }
+}
+
+/// Height of the ground under `p` (a rapier ray from 1 m above it), if any.
+fn ground_height(context: &RapierContext, p: Vec3) -> Option<f32> {
+    let from = p + Vec3::Y;
+    context.cast_ray(from, -Vec3::Y, 3.0, true, QueryFilter::default().exclude_sensors()).map(|(_, toi)| from.y - toi)
+}
+
+/// Horizontal steps (m) tried when looking for the nearest way out of the ground sideways.
+const ESCAPES: [f32; 12] = [0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2];
+
+/// How deep a point `vertical` below the ground surface is inside the ground: the shorter of
+/// the way out straight up and the way out sideways (along ±x or ±z, the first tried step at
+/// which the ground there is below the point). Never less than the true distance to free
+/// space along those directions; a toe touching a stair riser reads as millimetres, not as the
+/// riser's height.
+fn penetration_depth(context: &RapierContext, p: Vec3, vertical: f32) -> f32 {
+    let sideways = [Vec3::X, Vec3::NEG_X, Vec3::Z, Vec3::NEG_Z]
+        .iter()
+        .filter_map(|dir| ESCAPES.iter().take_while(|s| **s < vertical).find(|s| ground_height(context, p + *dir * **s).is_none_or(|g| g <= p.y)))
+        .fold(f32::INFINITY, |a, s| a.min(*s));
+    vertical.min(sideways)
+}
+
+/// Ground height difference between neighbouring sole points that is searched for an edge, m.
+const EDGE_STEP: f32 = 0.005;
+
+/// The two sole points, 1/256 of the way apart, that bracket the ground edge between sole
+/// points `a` and `b` (each with its ground height), with the ground under each: a bisection
+/// that keeps whichever side's ground height a sample is nearer to.
+fn edge_samples(context: &RapierContext, a: (Vec3, f32), b: (Vec3, f32)) -> impl Iterator<Item = (Vec3, f32)> {
+    let (mut lo, mut hi) = (0.0f32, 1.0f32);
+    let (mut near_a, mut near_b) = (None, None);
+    for _ in 0..8 {
+        let t = 0.5 * (lo + hi);
+        let p = a.0.lerp(b.0, t);
+        match ground_height(context, p) {
+            Some(g) if (g - a.1).abs() <= (g - b.1).abs() => {
+                lo = t;
+                near_a = Some((p, g));
+            }
+            g => {
+                hi = t;
+                near_b = g.map(|g| (p, g)).or(near_b);
+            }
+        }
+    }
+    near_a.into_iter().chain(near_b)
 }

@@ -2,8 +2,8 @@
 //! the sidecar's contact labels to the foot lock, and measure the sole points the metrics use.
 //!
 //! Method: on `RiggedHumanoid` the legs' rest pose (still un-animated, since the blend space is
-//! held back until now) gives, per foot, four sole points — heel, mid-foot, ball, toe tip — on the
-//! floor, stored in the foot or ball bone's local frame so they ride with the animated bones. On
+//! held back until now) gives, per foot, sole points every ~1 cm from the back of the heel
+//! through the ball to the toe tip, on the floor, stored in the foot or ball bone's local frame so they ride with the animated bones. On
 //! `RigFailed` the message is kept for the UI and the character animates without IK.
 //! Inputs: the rig, the rest `Transform`s. Outputs: `Locomotion`, [`FootProbe`], [`RigStatus`].
 //! Invariants: sole points are finite; a rig without ball bones gets points estimated from the
@@ -36,11 +36,16 @@ pub struct SolePoint {
     pub local: Vec3,
 }
 
-/// Per foot (`[left, right]`): sole points heel → toe tip, and the toe point used for slide.
+/// Spacing of the sole points the metrics probe, m.
+const SOLE_SPACING: f32 = 0.01;
+
+/// Per foot (`[left, right]`): sole points heel → toe tip, and which one is the ball (slide).
 #[derive(Component, Clone, Debug)]
 pub struct FootProbe {
-    /// Sole points per foot, heel first.
+    /// Sole points per foot, heel first, about every centimetre to the toe tip.
     pub feet: [Vec<SolePoint>; 2],
+    /// Index of the ball point in each foot's list.
+    pub ball: [usize; 2],
 }
 
 /// The right arm's bones, for the reach distance check.
@@ -74,6 +79,7 @@ pub fn after_rigging(
         let Some(root) = world_of(avatar, &hierarchy) else { continue };
         let rel = |e: Entity| world_of(e, &hierarchy).map(|w| root.inverse().mul_xform(&w));
         let mut feet: [Vec<SolePoint>; 2] = [Vec::new(), Vec::new()];
+        let mut ball_index = [0; 2];
         for (side, leg) in rig.legs.iter().enumerate() {
             let Some(ankle) = rel(leg.foot) else { continue };
             let ball = leg.ball.and_then(|b| rel(b).map(|x| (b, x)));
@@ -86,16 +92,18 @@ pub fn after_rigging(
             let on_floor = |p: Vec3| Vec3::new(p.x, floor, p.z);
             let heel = on_floor(a - dir * 0.45 * len);
             let ball_pt = on_floor(b);
-            let mid = (heel + ball_pt) * 0.5;
             let tip = ball_pt + dir * 0.55 * len;
             let in_frame = |x: &ik_core::Xform, p: Vec3| x.inverse_transform_point(p);
             let (toe_bone, toe_frame) = ball.unwrap_or((leg.foot, ankle));
-            feet[side] = vec![
-                SolePoint { bone: leg.foot, local: in_frame(&ankle, heel) },
-                SolePoint { bone: leg.foot, local: in_frame(&ankle, mid) },
-                SolePoint { bone: toe_bone, local: in_frame(&toe_frame, ball_pt) },
-                SolePoint { bone: toe_bone, local: in_frame(&toe_frame, tip) },
-            ];
+            // Heel → ball on the foot bone, ball → tip on the toe bone, a point every ~1 cm.
+            let along = |from: Vec3, to: Vec3, bone: Entity, frame: ik_core::Xform, first: usize| {
+                let n = ((from.distance(to) / SOLE_SPACING).ceil() as usize).max(1);
+                (first..=n).map(move |k| SolePoint { bone, local: in_frame(&frame, from.lerp(to, k as f32 / n as f32)) })
+            };
+            let mut points: Vec<SolePoint> = along(heel, ball_pt, leg.foot, ankle, 0).collect();
+            ball_index[side] = points.len() - 1;
+            points.extend(along(ball_pt, tip, toe_bone, toe_frame, 1));
+            feet[side] = points;
         }
         let mut entity = commands.entity(avatar);
         if let Ok(mut placer) = placers.get_mut(avatar) {
@@ -106,11 +114,15 @@ pub fn after_rigging(
             placer.pelvis_half_life = 0.06;
         }
         if let Ok(mut lock) = locks.get_mut(avatar) {
-            // A planted toe stops where it lands (no inertialized glide into the lock).
+            // A planted toe stops where it lands (no inertialized glide into the lock), even
+            // when the previous unlock is still blending out (short first steps from standing):
+            // a hard lock keeps the toe's position continuous wherever it engages.
             lock.lock_blend_time = 0.0;
+            lock.lock_distance = 0.25;
+            lock.blend_time = 0.12;
         }
         if feet.iter().all(|f| f.iter().all(|p| p.local.is_finite())) {
-            entity.insert(FootProbe { feet });
+            entity.insert(FootProbe { feet, ball: ball_index });
         }
         let arm = rig.arms[1];
         if let (Some(hand), Some(s), Some(e), Some(w)) = (humanoid.reaching_hand, rel(arm.upper), rel(arm.lower), rel(arm.hand)) {

@@ -1,18 +1,25 @@
 //! Foot placement on uneven ground: planted feet follow the ground under them, the pelvis
 //! drops as far as the lowest foot needs, and each planted foot tilts to the ground's slope.
 //!
-//! **Method.** Per foot, a ray is cast straight down (model −Y) from `ray_start_height` above the
-//! animated ankle through a caller-supplied ground query (world space; `model_to_world` converts
-//! rays and hits). The ankle's vertical correction keeps its animated height above the floor as
-//! a height above the (tilt-limited) ground plane, limited to `[−max_step_down, max_step_up]`,
-//! and is faded by the foot's *planted weight*: 1 when the animated sole (lowest of ankle and
-//! toe above their flat heights) is within `planted_height` of the floor, fading to 0 over
-//! `planted_fade`, so swinging feet are not pulled to the ground. The pelvis is lowered by the
-//! largest downward correction of any foot (never raised), each leg is re-solved with two-bone
-//! IK (knee toward a forward pole, or kept in its bend plane), and each ankle is turned by the
-//! rotation taking up to the ground normal (limited to `max_tilt`, weighted by planted weight).
-//! Pelvis offset, foot corrections and foot normals are smoothed with critically damped springs
-//! held in a caller-owned [`FootPlacementState`].
+//! **Method.** Each foot is probed at points on its sole (under the ankle and toe joints, the
+//! back of the heel, the toe tip; see [`crate::sole`]): a ray straight down (model −Y) from
+//! `ray_start_height` above each, through a caller-supplied ground query (world space;
+//! `model_to_world` converts rays and hits). Between neighbouring points an edge search finds
+//! nosings, kerbs and crests ([`crate::sole::find_edges`]). The foot keeps its animated
+//! orientation turned by the (tilt-limited, smoothed) ground normal, about its ankle — or,
+//! when [`FootPlacement::foot_shifts`] moves it (foot locking), about its toe joint. Its
+//! vertical correction, limited to `[−max_step_down, max_step_up]` and faded by the foot's
+//! *planted weight* (1 while the animated sole is within `planted_height` of the floor, fading
+//! to 0 over `planted_fade`, so swinging feet are not pulled down), puts the animation's
+//! contact points (its lowest points) on their ground, taking out the animation's own hover;
+//! points the animation lifts (a rolling heel) keep their height relative to them. Whatever
+//! the weight, no probe point or edge ends below its ground. The pelvis drops by the largest
+//! downward correction of any foot (never rises) and at once as far as the planted legs need
+//! to reach; each leg is re-solved with two-bone IK (knee toward a forward pole, or kept in
+//! its bend plane) and each ankle takes its tilted orientation. Pelvis offset, foot
+//! corrections and foot normals are smoothed with critically damped springs held in a
+//! caller-owned [`FootPlacementState`]; smoothing never sinks a point or leaves a planted leg
+//! short.
 //!
 //! **Inputs.** The *animated* pose of this frame (`locals` and its FK `model`, model space with
 //! the floor at y = 0 and +Y up), the rig ([`FootPlacement`]), a ground query, `dt`, the state.
@@ -31,7 +38,7 @@
 use glam::{Quat, Vec3};
 
 use crate::leg::{LegChain, descends_from, refresh_model, soft_zone_start, unstraighten, validate_chain};
-use crate::sole::{Probed, SOLE_EDGES, SOLE_PROBES, SolePoint, find_edges, heel_and_tip, sole_float, sole_points};
+use crate::sole::{Probe, SOLE_EDGES, SOLE_PROBES, SolePoint, find_edges, heel_and_tip, sole_float, sole_points};
 use crate::spring::{Spring, turn_towards};
 use crate::{IkError, TwoBoneJob, Xform};
 
@@ -273,9 +280,6 @@ pub struct FootPlacement<'a> {
     pub settings: FootPlacementSettings,
 }
 
-/// A probe point this frame: where it will be once the foot is tilted, its animated height
-/// above the floor, its flat-standing height, and the ground `(point, normal)` under it.
-type Probe = (Vec3, f32, f32, (Vec3, Vec3));
 
 /// The pelvis offset (≤ 0, model y) that brings `target` within the leg's soft-zone start, so
 /// the re-solved leg lands exactly: solves `|hip + p·Y − target| ≤ start` for the largest `p`.
@@ -413,7 +417,6 @@ impl FootPlacement<'_> {
                     .filter(|(p, n)| p.is_finite() && n.is_finite())
             };
             let hits = points.map(|p| p.and_then(|(at, _)| cast(at)));
-            let edges = find_edges(&points, &hits, &mut cast);
             st.probes = hits;
             *report =
                 FootReport { ground_normal: Vec3::Y, planted, ankle_target: ankle.translation, ..Default::default() };
@@ -438,16 +441,16 @@ impl FootPlacement<'_> {
             } else {
                 // Per probe: the point once the foot is tilted (about its pivot), its animated
                 // height above the floor, its flat-standing height, and the ground under it.
-                let place = |((at, rest), hit): Probed| (about_pivot(turn, at), at.y, rest, hit);
-                let probes: [Option<Probe>; SOLE_PROBES + SOLE_EDGES] = core::array::from_fn(|i| match i {
-                    i if i < SOLE_PROBES => Some(place((points[i]?, hits[i]?))),
-                    i => edges[i - SOLE_PROBES].map(place),
+                let placed: [Option<Probe>; SOLE_PROBES] = core::array::from_fn(|i| {
+                    let ((at, rest), hit) = (points[i]?, hits[i]?);
+                    Some((about_pivot(turn, at), at.y, rest, hit))
                 });
-                // A planted foot keeps each point's animated height above the floor as its height
-                // above that point's ground plane; the foot goes as high as its highest point asks
-                // (so neither heel nor toe sinks in). Any foot, planted or swinging, is also lifted
-                // if a point would otherwise end below its ground. `n.y ≥ cos 80°` for the
-                // tilted plane, so the divisions are safe.
+                let edges = find_edges(&placed, &mut cast);
+                let probes: [Option<Probe>; SOLE_PROBES + SOLE_EDGES] =
+                    core::array::from_fn(|i| if i < SOLE_PROBES { placed[i] } else { edges[i - SOLE_PROBES] });
+                // The lift that puts a point `height` above its (tilt-limited) ground plane.
+                // Any foot, planted or swinging, is lifted at least so that no point ends below
+                // its ground (`clearance`). `n.y ≥ cos 80°`, so the division is safe.
                 let lift_to = |point: Vec3, height: f32, (hit, n): (Vec3, Vec3)| {
                     let n = turn_towards(Vec3::Y, n, max_tilt) * Vec3::Y;
                     (height - (point - hit).dot(n)) / n.y.max(0.1)

@@ -74,53 +74,79 @@ pub fn heel_and_tip(ankle: &Xform, toe: Option<&Xform>, heel_back: f32, tip_ahea
 
 /// Most edges probed per foot: one between each pair of neighbouring sole points.
 pub const SOLE_EDGES: usize = SOLE_PROBES - 1;
-/// Ground height difference between neighbouring points that counts as an edge, model units.
-const EDGE_STEP: f32 = 0.01;
-/// Bisection steps locating an edge: the corner is found within 1/32 of the points' spacing.
-const EDGE_ITERATIONS: usize = 5;
+/// How far the ground under a point may leave its neighbour's ground plane before the
+/// segment between them is searched for an edge, model units.
+const EDGE_STEP: f32 = 0.005;
+/// Bisection steps locating an edge: within 1/128 of the points' spacing.
+const EDGE_ITERATIONS: usize = 7;
 
-/// A probed point: its position and flat height (as in [`sole_points`]) and the ground
-/// `(point, normal)` found under it.
-pub type Probed = ((Vec3, f32), (Vec3, Vec3));
+/// A probe point placed for this frame: where it will be once the foot is tilted, its
+/// animated height above the floor, its flat-standing height above the sole, and the ground
+/// `(point, normal)` under it.
+pub type Probe = (Vec3, f32, f32, (Vec3, Vec3));
 
-/// Finds the edges (stair nosings, kerbs) under a foot. Walking the sole heel → ankle → toe →
-/// tip, wherever two neighbouring points stand over ground heights more than 1 cm apart, the
-/// segment between them is bisected with `cast` (a ray down from above a model-space point) to
-/// the last point still over the higher ground: its position and flat height interpolated
-/// along the segment, and the ground there. Clearing those points keeps the sole off the
-/// corner wherever it lies between the sole points. Costs `EDGE_ITERATIONS` rays per edge and
-/// nothing on even ground.
+/// Height at `p` (x, z) of the ground plane through `hit` (point, normal).
+fn plane_height((point, normal): (Vec3, Vec3), p: Vec3) -> f32 {
+    let n = normal.normalize_or(Vec3::Y);
+    if n.y < 0.1 {
+        return point.y;
+    }
+    point.y - ((p.x - point.x) * n.x + (p.z - point.z) * n.z) / n.y
+}
+
+/// Finds where the ground pokes up most into the sole between neighbouring probe points:
+/// stair nosings, kerbs, the crest of a ramp. Walking the sole heel → ankle → toe → tip,
+/// wherever the ground under one point leaves the ground plane under its neighbour by more
+/// than 5 mm, the segment between them is bisected (`cast`: the ground under a model-space
+/// point) to where the ground stops following the first point's plane and starts following
+/// the second's. Of the two samples that bracket that edge, the one whose ground comes
+/// closest to the sole (ground height minus sole height, largest) is returned as an extra
+/// probe when it asks for more than the segment's ends; clearing it keeps the sole off the
+/// corner. Costs `EDGE_ITERATIONS` rays per segment with an edge, nothing on even or evenly
+/// sloping ground.
 pub fn find_edges(
-    points: &[Option<(Vec3, f32)>; SOLE_PROBES],
-    hits: &[Option<(Vec3, Vec3)>; SOLE_PROBES],
+    probes: &[Option<Probe>; SOLE_PROBES],
     mut cast: impl FnMut(Vec3) -> Option<(Vec3, Vec3)>,
-) -> [Option<Probed>; SOLE_EDGES] {
+) -> [Option<Probe>; SOLE_EDGES] {
     let mut edges = [None; SOLE_EDGES];
-    // Sole order: heel, ankle, toe, tip (indices into `points`), skipping points without ground.
-    let mut order = [2usize, 0, 1, 3].into_iter().filter_map(|i| Some(((points[i])?, (hits[i])?)));
-    let Some(mut previous) = order.next() else { return edges };
-    for (slot, next) in edges.iter_mut().zip(order) {
-        let (((pa, ra), ha), ((pb, rb), hb)) = (previous, next);
-        previous = next;
-        if (ha.0.y - hb.0.y).abs() < EDGE_STEP {
+    // Sole order: heel, ankle, toe, tip (indices into `probes`), skipping missing points.
+    let mut order = [2usize, 0, 1, 3].into_iter().filter_map(|i| probes[i]);
+    let Some(mut a) = order.next() else { return edges };
+    for (slot, b) in edges.iter_mut().zip(order) {
+        let (pa, ka, ra, ha) = a;
+        let (pb, kb, rb, hb) = b;
+        a = b;
+        if (plane_height(ha, pb) - hb.0.y).abs() < EDGE_STEP && (plane_height(hb, pa) - ha.0.y).abs() < EDGE_STEP {
             continue;
         }
-        // `a_high`: the higher ground is at t = 0. Keep the high-side parameter nearest the edge.
-        let a_high = ha.0.y > hb.0.y;
-        let (high, low) = if a_high { (ha.0.y, hb.0.y) } else { (hb.0.y, ha.0.y) };
-        let (mut high_t, mut low_t) = if a_high { (0.0f32, 1.0f32) } else { (1.0, 0.0) };
-        let mut corner = if a_high { ha } else { hb };
+        // A sample at `t`: how far its ground rises above the sole there, and the probe.
+        let mut sample = |t: f32| -> Option<(f32, Probe)> {
+            let p = pa.lerp(pb, t);
+            let rest = ra + (rb - ra) * t;
+            let hit = cast(p)?;
+            Some((hit.0.y - (p.y - rest), (p, ka + (kb - ka) * t, rest, hit)))
+        };
+        let (mut lo, mut hi) = (0.0f32, 1.0f32);
+        let (mut last_a, mut first_b) = (None, None);
         for _ in 0..EDGE_ITERATIONS {
-            let t = 0.5 * (high_t + low_t);
-            match cast(pa.lerp(pb, t)) {
-                Some(hit) if (hit.0.y - high).abs() <= (hit.0.y - low).abs() => {
-                    high_t = t;
-                    corner = hit;
+            let t = 0.5 * (lo + hi);
+            match sample(t) {
+                Some(s) if (s.1 .3 .0.y - plane_height(ha, s.1 .0)).abs() <= (s.1 .3 .0.y - plane_height(hb, s.1 .0)).abs() => {
+                    lo = t;
+                    last_a = Some(s);
                 }
-                _ => low_t = t,
+                s => {
+                    hi = t;
+                    first_b = s.or(first_b);
+                }
             }
         }
-        *slot = Some(((pa.lerp(pb, high_t), ra + (rb - ra) * high_t), corner));
+        let ends = (ha.0.y - (pa.y - ra)).max(hb.0.y - (pb.y - rb));
+        let best = [last_a, first_b].into_iter().flatten().fold(None, |m: Option<(f32, Probe)>, s| match m {
+            Some(m) if m.0 >= s.0 => Some(m),
+            _ => Some(s),
+        });
+        *slot = best.filter(|b| b.0 > ends + 1e-4).map(|b| b.1);
     }
     edges
 }

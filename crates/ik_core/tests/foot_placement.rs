@@ -381,3 +381,78 @@ fn a_toe_tip_over_a_higher_tread_lifts_the_planted_foot_onto_it() {
     assert!(reports[0].float_after.abs() < 1e-3, "the lowest sole point rests on its ground");
     assert!(reports[1].float_after.abs() < 1e-3, "the right foot stays on the lower tread");
 }
+
+#[test]
+fn the_sole_clears_a_nosing_or_a_crest_wherever_it_falls_between_probe_points() {
+    // A step (20 cm up or down) or a ramp crest under the left foot, its edge anywhere from
+    // heel to toe tip; the foot planted or swinging, flat or pitched ±20°. After placement no
+    // point of the sole (sampled every 2 mm, heel to tip) may be more than 2 mm inside the
+    // ground.
+    let skel = biped();
+    let rest = skel.rest_model();
+    let rigs = [
+        FootRig::from_flat_pose(&rest, LEFT).unwrap().with_heel_and_tip(&rest, 0.06, 0.08),
+        FootRig::from_flat_pose(&rest, RIGHT).unwrap().with_heel_and_tip(&rest, 0.06, 0.08),
+    ];
+    let job = FootPlacement {
+        parents: skel.parents(),
+        pelvis: PELVIS,
+        feet: &rigs,
+        model_to_world: Xform::IDENTITY,
+        foot_shifts: &[],
+        settings: FootPlacementSettings::default(),
+    };
+    let (heel, tip) = (rigs[0].heel.unwrap(), rigs[0].tip.unwrap());
+    let heel_z = rest[heel.bone].transform_point(heel.local).z;
+    let tip_z = rest[tip.bone].transform_point(tip.local).z;
+    type Ground = fn(f32, f32) -> f32;
+    let shapes: [(&str, Ground); 3] = [
+        ("step up", |z, e| if z > e { 0.2 } else { 0.0 }),
+        ("step down", |z, e| if z > e { -0.2 } else { 0.0 }),
+        ("crest", |z, e| if z > e { -(z - e) * 30f32.to_radians().tan() } else { 0.0 }),
+    ];
+    let mut worst: f32 = 0.0;
+    for (name, shape) in shapes {
+        for lift in [0.0, 0.12] {
+            for pitch in [-20f32, 0.0, 20.0] {
+                for k in 0..=((tip_z - heel_z) / 0.01) as usize {
+                    let edge = heel_z + 0.01 * k as f32;
+                    let ground = |o: Vec3, d: Vec3, m: f32| {
+                        let h = if o.x > 0.0 { shape(o.z, edge) } else { 0.0 };
+                        let n = if o.x > 0.0 && name == "crest" && o.z > edge {
+                            Quat::from_rotation_x(30f32.to_radians()) * Vec3::Y
+                        } else {
+                            Vec3::Y
+                        };
+                        let t = o.y - h;
+                        (t >= 0.0 && t <= m && d.y < 0.0).then(|| GroundHit { point: Vec3::new(o.x, h, o.z), normal: n })
+                    };
+                    let mut animated = standing(&skel, 0.04);
+                    lift_foot(&skel, &mut animated, &LEFT, lift, 0.0);
+                    animated[LEFT.ankle].rotation = (animated[LEFT.ankle].rotation * Quat::from_rotation_x(pitch.to_radians())).normalize();
+                    let mut locals = animated.clone();
+                    let mut model = model_of(&skel, &locals);
+                    let mut state = FootPlacementState::new(2);
+                    let mut reports = [FootReport::default(); 2];
+                    job.run(&mut locals, &mut model, ground, 0.0, &mut state, &mut reports).unwrap();
+                    let a = model[heel.bone].transform_point(heel.local);
+                    let b = model[tip.bone].transform_point(tip.local);
+                    for s in 0..=200 {
+                        let p = a.lerp(b, s as f32 / 200.0);
+                        let inside = shape(p.z, edge) - p.y;
+                        if inside > worst {
+                            worst = inside;
+                        }
+                        assert!(
+                            inside < 2e-3,
+                            "{name}, lift {lift}, pitch {pitch}°, edge {:.2} m from the heel: sole {inside} m inside at z {}",
+                            edge - heel_z,
+                            p.z
+                        );
+                    }
+                }
+            }
+        }
+    }
+    println!("nosings and crests under the sole: worst point {:.2} mm inside", worst * 1e3);
+}
