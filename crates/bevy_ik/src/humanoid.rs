@@ -30,11 +30,11 @@ pub enum RigChoice {
 /// ```no_run
 /// # use bevy::prelude::*;
 /// # use bevy_ik::prelude::*;
-/// # fn f(mut commands: Commands, assets: Res<AssetServer>, camera: Entity) {
-/// commands.spawn((
-///     bevy::world_serialization::WorldAssetRoot(assets.load(GltfAssetLabel::Scene(0).from_asset("mannequin.glb"))),
-///     HumanoidIk { look_target: Some(IkTarget::Entity(camera)), ..default() },
-/// ));
+/// # fn f(mut commands: Commands, character: Entity, camera: Entity) {
+/// // `character`: the root of your spawned glTF scene (e.g. a `WorldAssetRoot` of
+/// // `GltfAssetLabel::Scene(0).from_asset("mannequin.glb")`), or any hierarchy with humanoid
+/// // bone names. Rigging waits until the bones exist.
+/// commands.entity(character).insert(HumanoidIk { look_target: Some(IkTarget::Entity(camera)), ..default() });
 /// # }
 /// ```
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
