@@ -228,7 +228,7 @@ pub fn run_autopilot(
             pilot.frames += 1;
             pilot.ik_ms.push(timer.last_ms);
             for (_, metrics) in &avatars {
-                let Some(metrics) = metrics.as_deref() else { continue };
+                let Some(metrics) = metrics else { continue };
                 for (foot, f) in metrics.feet.iter().enumerate() {
                     let m = pilot.stats.entry((pilot.pass, section, foot)).or_default();
                     m.frames += 1;

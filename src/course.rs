@@ -298,7 +298,7 @@ pub fn spawn_course(
         ground.insert((Mesh3d(meshes.add(Plane3d::default().mesh().size(half.x * 2.0, half.y * 2.0))), MeshMaterial3d(mat)));
     }
     let paint = |p: Paint, i: usize| -> Color {
-        let shade = if i % 2 == 0 { 1.0 } else { 0.9 };
+        let shade = if i.is_multiple_of(2) { 1.0 } else { 0.9 };
         match p {
             Paint::Step => Color::srgb(0.80 * shade, 0.55 * shade, 0.30 * shade),
             Paint::Stairs => Color::srgb(0.70 * shade, 0.70 * shade, 0.76 * shade),

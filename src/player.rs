@@ -124,7 +124,7 @@ pub fn move_characters(
     mut spaces: Query<&mut Locomotion>,
 ) {
     let dt = time.delta_secs();
-    if !(dt > 0.0) {
+    if dt.is_nan() || dt <= 0.0 {
         return;
     }
     for (intent, mut motion, mut transform, mut kcc, output) in &mut bodies {

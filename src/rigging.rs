@@ -133,11 +133,10 @@ pub fn after_rigging(
             entity.insert(loco);
         }
         entity.remove::<PendingLocomotion>();
-        if !source.custom && visuals.0 {
-            if let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
+        if !source.custom && visuals.0
+            && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
                 crate::labs::build::add_eyes(&mut commands, rig.head, meshes, materials);
             }
-        }
         *status = RigStatus::Rigged(rig.profile.clone());
         info!("character rigged with the `{}` profile", rig.profile);
     }

@@ -87,12 +87,11 @@ fn crawl(time: Res<Time>, mut lab: ResMut<CaterpillarState>, dragging: Res<super
     let t = lab.clock;
     let origin = lab_origin(StartView::Caterpillar);
     let dragged = dragging.0.is_some_and(|(e, ..)| e == lab.target);
-    if lab.animate && !dragged {
-        if let Ok(mut leaf) = transforms.get_mut(lab.target) {
+    if lab.animate && !dragged
+        && let Ok(mut leaf) = transforms.get_mut(lab.target) {
             // The cookbook's figure eight, 4 m by 2 m, slower than the caterpillar.
             leaf.translation = origin + Vec3::new((t * 0.35).sin() * 4.0, 0.25, (t * 0.7).sin() * 2.0);
         }
-    }
     let Ok(goal) = transforms.get(lab.target).map(|t| Vec3::new(t.translation.x, 0.0, t.translation.z)) else { return };
     let lab = &mut *lab;
     if let Ok((head, heading)) = chase(lab.points[0], lab.heading, goal, 1.6, 2.5, 0.8, dt) {

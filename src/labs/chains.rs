@@ -113,11 +113,10 @@ fn straighten(lab: Res<ChainsLabState>, mut transforms: Query<&mut Transform>) {
     }
     for chain in &lab.chains {
         for joint in &chain.joints {
-            if let Ok(mut t) = transforms.get_mut(*joint) {
-                if t.rotation != Quat::IDENTITY {
+            if let Ok(mut t) = transforms.get_mut(*joint)
+                && t.rotation != Quat::IDENTITY {
                     t.rotation = Quat::IDENTITY;
                 }
-            }
         }
     }
 }
@@ -125,14 +124,13 @@ fn straighten(lab: Res<ChainsLabState>, mut transforms: Query<&mut Transform>) {
 /// Keeps the chains' warm start in step with the switch.
 fn configure(lab: Res<ChainsLabState>, mut chains: Query<&mut IkChain>) {
     for chain in &lab.chains {
-        if let Some(tip) = chain.joints.last() {
-            if let Ok(mut ik) = chains.get_mut(*tip) {
+        if let Some(tip) = chain.joints.last()
+            && let Ok(mut ik) = chains.get_mut(*tip) {
                 let warm = !lab.from_straight;
                 if ik.warm_start != warm {
                     ik.warm_start = warm;
                 }
             }
-        }
     }
 }
 

@@ -51,8 +51,8 @@ pub fn drag_handles(
     if !buttons.pressed(MouseButton::Left) {
         dragging.0 = None;
     }
-    if buttons.just_pressed(MouseButton::Left) && !captured.egui {
-        if let Some(ray) = ray {
+    if buttons.just_pressed(MouseButton::Left) && !captured.egui
+        && let Some(ray) = ray {
             let hit = handles
                 .iter()
                 .filter_map(|(e, d, t)| ray_sphere(ray, t.translation, d.radius).map(|dist| (e, dist, t.translation)))
@@ -63,7 +63,6 @@ pub fn drag_handles(
                 dragging.0 = Some((entity, normal, at - grab));
             }
         }
-    }
     captured.drag = dragging.0.is_some();
     let (Some((entity, normal, offset)), Some(ray)) = (dragging.0, ray) else { return };
     let Ok((_, drag, mut transform)) = handles.get_mut(entity) else {

@@ -128,7 +128,7 @@ proptest! {
     #[test]
     fn chase_respects_speed_and_turn_limits(
         (hx, hz, tx, tz) in (-5.0f32..5.0, -5.0f32..5.0, -5.0f32..5.0, -5.0f32..5.0),
-        yaw in 0.0f32..6.28,
+        yaw in 0.0f32..std::f32::consts::TAU,
         dt in 0.001f32..0.1,
     ) {
         let head = Vec3::new(hx, 0.3, hz);
