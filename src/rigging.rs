@@ -121,8 +121,10 @@ pub fn after_rigging(
             lock.lock_distance = 0.25;
             lock.blend_time = 0.12;
         }
-        if feet.iter().all(|f| f.iter().all(|p| p.local.is_finite())) {
+        if feet.iter().all(|f| !f.is_empty() && f.iter().all(|p| p.local.is_finite())) {
             entity.insert(FootProbe { feet, ball: ball_index });
+        } else {
+            warn!("the feet's sole points could not be measured from the rest pose: no foot metrics");
         }
         let arm = rig.arms[1];
         if let (Some(hand), Some(s), Some(e), Some(w)) = (humanoid.reaching_hand, rel(arm.upper), rel(arm.lower), rel(arm.hand)) {
