@@ -25,6 +25,24 @@ fn feet(skel: &Skeleton) -> [FootRig; 2] {
     [FootRig::from_flat_pose(&rest, LEFT).unwrap(), FootRig::from_flat_pose(&rest, RIGHT).unwrap()]
 }
 
+/// The feet, also probed at the heel (6 cm behind the ankle) and toe tip (8 cm past the ball).
+fn feet_with_heel_and_tip(skel: &Skeleton) -> [FootRig; 2] {
+    let rest = skel.rest_model();
+    feet(skel).map(|f| f.with_heel_and_tip(&rest, 0.06, 0.08))
+}
+
+/// A placement job on the biped's `rigs`, identity model-to-world, default settings, no shifts.
+fn job_for<'a>(skel: &'a Skeleton, rigs: &'a [FootRig]) -> FootPlacement<'a> {
+    FootPlacement {
+        parents: skel.parents(),
+        pelvis: PELVIS,
+        feet: rigs,
+        model_to_world: Xform::IDENTITY,
+        foot_shifts: &[],
+        settings: FootPlacementSettings::default(),
+    }
+}
+
 struct Run {
     model: Vec<Xform>,
     reports: [FootReport; 2],
@@ -357,18 +375,8 @@ fn a_toe_tip_over_a_higher_tread_lifts_the_planted_foot_onto_it() {
         let top = if o.x > 0.0 && o.z > ball_z + 0.05 { 0.2 } else { 0.0 };
         plane_hit(o, d, m, Vec3::Y * top, Vec3::Y)
     };
-    let rigs = [
-        FootRig::from_flat_pose(&rest, LEFT).unwrap().with_heel_and_tip(&rest, 0.06, 0.08),
-        FootRig::from_flat_pose(&rest, RIGHT).unwrap().with_heel_and_tip(&rest, 0.06, 0.08),
-    ];
-    let job = FootPlacement {
-        parents: skel.parents(),
-        pelvis: PELVIS,
-        feet: &rigs,
-        model_to_world: Xform::IDENTITY,
-        foot_shifts: &[],
-        settings: FootPlacementSettings::default(),
-    };
+    let rigs = feet_with_heel_and_tip(&skel);
+    let job = job_for(&skel, &rigs);
     let animated = standing(&skel, 0.0);
     let mut locals = animated.clone();
     let mut model = model_of(&skel, &locals);
@@ -390,18 +398,8 @@ fn the_sole_clears_a_nosing_or_a_crest_wherever_it_falls_between_probe_points() 
     // ground.
     let skel = biped();
     let rest = skel.rest_model();
-    let rigs = [
-        FootRig::from_flat_pose(&rest, LEFT).unwrap().with_heel_and_tip(&rest, 0.06, 0.08),
-        FootRig::from_flat_pose(&rest, RIGHT).unwrap().with_heel_and_tip(&rest, 0.06, 0.08),
-    ];
-    let job = FootPlacement {
-        parents: skel.parents(),
-        pelvis: PELVIS,
-        feet: &rigs,
-        model_to_world: Xform::IDENTITY,
-        foot_shifts: &[],
-        settings: FootPlacementSettings::default(),
-    };
+    let rigs = feet_with_heel_and_tip(&skel);
+    let job = job_for(&skel, &rigs);
     let (heel, tip) = (rigs[0].heel.unwrap(), rigs[0].tip.unwrap());
     let heel_z = rest[heel.bone].transform_point(heel.local).z;
     let tip_z = rest[tip.bone].transform_point(tip.local).z;
