@@ -749,3 +749,88 @@ pub fn solve_chains(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use bevy::time::TimeUpdateStrategy;
+
+    use super::*;
+    use crate::IkPlugin;
+
+    /// An arm (shoulder → upper arm → forearm → hand) under a turned root.
+    fn spawn_arm(world: &mut World, at: Vec3) -> [Entity; 4] {
+        let root = world.spawn(Transform::from_translation(at).with_rotation(Quat::from_rotation_y(0.4))).id();
+        let upper = world.spawn((Transform::from_xyz(0.2, 1.4, 0.0).with_rotation(Quat::from_rotation_z(-0.3)), ChildOf(root))).id();
+        let fore = world.spawn((Transform::from_xyz(0.0, -0.3, 0.0).with_rotation(Quat::from_rotation_x(0.5)), ChildOf(upper))).id();
+        let hand = world.spawn((Transform::from_xyz(0.0, -0.27, 0.0), ChildOf(fore))).id();
+        [root, upper, fore, hand]
+    }
+
+    fn app(parallel: bool) -> App {
+        let mut app = App::new();
+        app.add_plugins((MinimalPlugins, TransformPlugin, IkPlugin { settings: IkSettings { enabled: true, parallel } }));
+        app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(1.0 / 60.0)));
+        app
+    }
+
+    fn hand_error(app: &App, hand: Entity, target: Vec3) -> f32 {
+        app.world().get::<GlobalTransform>(hand).unwrap().translation().distance(target)
+    }
+
+    #[test]
+    fn marked_bones_are_written_by_the_parallel_pass_in_and_below_the_serial_threshold() {
+        // 300 arms (above the serial threshold) and then 3 (below it), on and off `parallel`.
+        for (count, parallel) in [(300, true), (3, true), (3, false)] {
+            let mut app = app(parallel);
+            let mut arms = Vec::new();
+            for i in 0..count {
+                let arm = spawn_arm(app.world_mut(), Vec3::new(i as f32 * 1.5, 0.0, 0.0));
+                let target = Vec3::new(i as f32 * 1.5 + 0.35, 1.1, 0.25);
+                let pole = Vec3::new(i as f32 * 1.5 + 0.3, 1.2, -1.0);
+                app.world_mut().entity_mut(arm[3]).insert((
+                    IkChain::two_bone(IkTarget::Position(target)),
+                    Pole::new(IkTarget::Position(pole)),
+                ));
+                arms.push((arm, target));
+            }
+            for frame in 0..4 {
+                app.update();
+                for &(arm, target) in &arms {
+                    let error = hand_error(&app, arm[3], target);
+                    assert!(error < 1e-4, "{count} arms, frame {frame}: hand misses by {error} m");
+                }
+            }
+            // After the first frame the upper arm and forearm carry their chain's marks (the
+            // hand, which never turns, does not), and the chain writes through them.
+            for &(arm, _) in &arms {
+                assert_eq!(app.world().get::<ChainBone>(arm[1]), Some(&ChainBone { owner: arm[3], slot: 0 }));
+                assert_eq!(app.world().get::<ChainBone>(arm[2]), Some(&ChainBone { owner: arm[3], slot: 1 }));
+                assert!(app.world().get::<ChainBone>(arm[3]).is_none());
+                assert_eq!(app.world().get::<IkChainState>(arm[3]).unwrap().ownership, Ownership::Owned);
+            }
+        }
+    }
+
+    #[test]
+    fn a_bone_two_chains_write_is_marked_once_and_the_other_chain_writes_serially() {
+        let mut app = app(true);
+        let [_, upper, fore, hand] = spawn_arm(app.world_mut(), Vec3::ZERO);
+        let finger = app.world_mut().spawn((Transform::from_xyz(0.0, -0.1, 0.0), ChildOf(hand))).id();
+        // The hand chain turns upper arm and forearm; the finger chain turns forearm and hand.
+        app.world_mut().entity_mut(hand).insert(IkChain::two_bone(IkTarget::Position(Vec3::new(0.3, 1.0, 0.3))));
+        app.world_mut().entity_mut(finger).insert(IkChain::two_bone(IkTarget::Position(Vec3::new(0.25, 0.95, 0.35))));
+        for _ in 0..4 {
+            app.update();
+            for e in [upper, fore, hand, finger] {
+                assert!(app.world().get::<Transform>(e).unwrap().is_finite());
+            }
+        }
+        let owners: Vec<Entity> = [upper, fore, hand].iter().filter_map(|&e| app.world().get::<ChainBone>(e)).map(|m| m.owner).collect();
+        assert_eq!(owners.len(), 3, "every written bone carries one mark");
+        let states: Vec<Ownership> = [hand, finger].iter().map(|&e| app.world().get::<IkChainState>(e).unwrap().ownership).collect();
+        assert!(states.contains(&Ownership::Serial), "the chain that lost the shared bone writes serially: {states:?}");
+        // (Where the two chains end up is not defined: both solve from the animated pose.)
+    }
+}
