@@ -39,7 +39,7 @@ use glam::{Quat, Vec3};
 
 use crate::leg::{LegChain, descends_from, refresh_model, soft_zone_start, unstraighten, validate_chain};
 use crate::sole::{Probe, SOLE_EDGES, SOLE_PROBES, SolePoint, find_edges, heel_and_tip, sole_float, sole_points};
-use crate::spring::{Spring, turn_towards};
+use crate::spring::Spring;
 use crate::{IkError, TwoBoneJob, Xform};
 
 /// Largest length setting honoured (longer ones are clamped), m.
@@ -367,6 +367,17 @@ impl FootPlacement<'_> {
         }
         let s = &self.settings;
         let max_tilt = s.max_tilt.clamp(0.0, 80f32.to_radians());
+        // A ground normal turned toward +Y until it is within `max_tilt` of it (the same as
+        // `turn_towards(Y, n, max_tilt) * Y`, without trigonometry per call).
+        let (cos_tilt, sin_tilt) = (max_tilt.cos(), max_tilt.sin());
+        let tilt_limit = |n: Vec3| -> Vec3 {
+            let n = n.normalize_or(Vec3::Y);
+            if n.y >= cos_tilt {
+                return n;
+            }
+            let across = Vec3::new(n.x, 0.0, n.z).normalize_or(Vec3::X);
+            Vec3::Y * cos_tilt + across * sin_tilt
+        };
         let (max_up, max_down) = (s.max_step_up.clamp(0.0, MAX_LENGTH), s.max_step_down.clamp(0.0, MAX_LENGTH));
         let ray_start = s.ray_start_height.clamp(-MAX_LENGTH, MAX_LENGTH);
         let ray_length = s.ray_length.clamp(0.0, MAX_LENGTH);
@@ -425,7 +436,7 @@ impl FootPlacement<'_> {
             // smoothed first, so heights below are worked out for the tilt actually applied.
             let goal_normal = if any_hit {
                 let normal_sum: Vec3 = hits.iter().flatten().map(|h| h.1.normalize_or(Vec3::Y)).sum();
-                let tilted = turn_towards(Vec3::Y, normal_sum.normalize_or(Vec3::Y), max_tilt) * Vec3::Y;
+                let tilted = tilt_limit(normal_sum);
                 Vec3::Y.lerp(tilted, planted).normalize_or(Vec3::Y)
             } else {
                 Vec3::Y
@@ -452,7 +463,7 @@ impl FootPlacement<'_> {
                 // Any foot, planted or swinging, is lifted at least so that no point ends below
                 // its ground (`clearance`). `n.y ≥ cos 80°`, so the division is safe.
                 let lift_to = |point: Vec3, height: f32, (hit, n): (Vec3, Vec3)| {
-                    let n = turn_towards(Vec3::Y, n, max_tilt) * Vec3::Y;
+                    let n = tilt_limit(n);
                     (height - (point - hit).dot(n)) / n.y.max(0.1)
                 };
                 let highest = |lifts: &mut dyn Iterator<Item = f32>| lifts.fold(f32::NEG_INFINITY, f32::max);
