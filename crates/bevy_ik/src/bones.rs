@@ -15,6 +15,8 @@ use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::skeleton::forward_kinematics;
 
+use crate::report::IkFault;
+
 /// Read access to every entity's local transform and parent.
 pub type Hierarchy<'w, 's> = Query<'w, 's, (&'static Transform, Option<&'static ChildOf>)>;
 
@@ -212,5 +214,24 @@ impl BoneSet {
             }
             self.written[i] = Some(new);
         }
+    }
+}
+
+/// After a fault, puts the animated pose back (unless the bones themselves are gone); returns
+/// whether there is something to write.
+pub(crate) fn restore_after_fault(bones: &mut Option<BoneSet>, outcome: &Result<(), IkFault>) -> bool {
+    match (bones.as_mut(), outcome) {
+        (_, Err(IkFault::MissingBone(_))) | (None, _) => false,
+        (Some(bones), _) => {
+            bones.restore_animated();
+            true
+        }
+    }
+}
+
+/// Multiplies a local-space correction onto a local rotation (identity leaves it bit-exact).
+pub(crate) fn apply_correction(local: &mut Xform, correction: Quat) {
+    if correction != Quat::IDENTITY {
+        local.rotation = (local.rotation * correction).normalize();
     }
 }

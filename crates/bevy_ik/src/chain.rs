@@ -5,16 +5,17 @@
 //! warm-starting from the previous frame's answer.
 
 use bevy::prelude::*;
-use bevy::utils::Parallel;
 use ik_core::fabrik::{ChainJob, ChainScratch, WarmStart};
 use ik_core::limits::{JointLimit as CoreLimit, LimitShape};
 use ik_core::{TwoBoneJob, Xform};
 
-use crate::IkSettings;
-use crate::bones::{BoneSet, Hierarchy, world_of, xform_of};
+use crate::bones::{BoneSet, Hierarchy, apply_correction, restore_after_fault, world_of, xform_of};
+use crate::chain_system::{ChainWorld, chain_entities, owns_all};
 use crate::fade::{IkFade, effective_weight};
 use crate::report::{FaultLatch, IkFault};
 use crate::target::IkTarget;
+
+pub use crate::chain_system::solve_chains;
 
 /// Which solver an [`IkChain`] uses.
 #[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -193,16 +194,16 @@ pub struct IkChainState {
     #[reflect(ignore)]
     faults: FaultLatch,
     #[reflect(ignore)]
-    dirty: bool,
+    pub(crate) dirty: bool,
     #[reflect(ignore)]
     iterative: IterativeBuffers,
     #[reflect(ignore)]
-    ownership: Ownership,
+    pub(crate) ownership: Ownership,
 }
 
 /// Whether a chain's bones carry its [`ChainBone`] marks, so the parallel pass writes them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum Ownership {
+pub(crate) enum Ownership {
     /// Not checked since the bone set was (re)built or marks were last requested.
     #[default]
     Unknown,
@@ -219,14 +220,14 @@ enum Ownership {
 /// for the first, and the other chain's writes go through the serial pass.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChainBone {
-    owner: Entity,
-    slot: u32,
+    pub(crate) owner: Entity,
+    pub(crate) slot: u32,
 }
 
 /// Marks [`solve_chains`] asked for, inserted by [`mark_chain_bones`] before the next frame's
 /// solve (so `solve_chains` itself defers nothing and needs no sync point).
 #[derive(Resource, Default, Debug)]
-pub struct PendingChainMarks(Vec<(Entity, ChainBone)>);
+pub struct PendingChainMarks(pub(crate) Vec<(Entity, ChainBone)>);
 
 /// Inserts the [`ChainBone`] marks asked for last frame (runs only when there are some).
 pub(crate) fn mark_chain_bones(mut pending: ResMut<PendingChainMarks>, mut commands: Commands) {
@@ -331,7 +332,7 @@ impl Limb {
         self.update_model();
     }
 
-    fn pending(&self, i: usize) -> Option<Xform> {
+    pub(crate) fn pending(&self, i: usize) -> Option<Xform> {
         let new = *self.locals.get(i)?;
         (new != self.current[i]).then_some(new)
     }
@@ -340,7 +341,7 @@ impl Limb {
         self.written = self.locals.map(Some);
     }
 
-    fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
+    pub(crate) fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
         for i in 0..3 {
             if let Some(new) = self.pending(i)
                 && let Ok(mut transform) = transforms.get_mut(self.entities[i])
@@ -362,7 +363,7 @@ impl IkChainState {
     }
 
     /// The bone in `slot` of the chain's joints.
-    fn bone_at(&self, slot: usize) -> Option<Entity> {
+    pub(crate) fn bone_at(&self, slot: usize) -> Option<Entity> {
         match (&self.limb, &self.bones) {
             (Some(limb), _) => limb.entities.get(slot).copied(),
             (None, Some(bones)) => bones.entities.get(slot).copied(),
@@ -371,7 +372,7 @@ impl IkChainState {
     }
 
     /// The new local of the bone in `slot`, when it differs from what its `Transform` holds.
-    fn pending(&self, slot: usize) -> Option<Xform> {
+    pub(crate) fn pending(&self, slot: usize) -> Option<Xform> {
         match (&self.limb, &self.bones) {
             (Some(limb), _) => limb.pending(slot),
             (None, Some(bones)) => bones.pending(slot),
@@ -380,7 +381,7 @@ impl IkChainState {
     }
 
     /// Writes the changed locals (serial path) and remembers them as IK's output.
-    fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
+    pub(crate) fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
         if let Some(limb) = &mut self.limb {
             limb.write_back(transforms);
         } else if let Some(bones) = &mut self.bones {
@@ -434,7 +435,7 @@ impl IkChainState {
         Ok(())
     }
 
-    fn solve(&mut self, tip: Entity, chain: &IkChain, pole: Option<&Pole>, fade: Option<&IkFade>, world: &ChainWorld) {
+    pub(crate) fn solve(&mut self, tip: Entity, chain: &IkChain, pole: Option<&Pole>, fade: Option<&IkFade>, world: &ChainWorld) {
         self.dirty = false;
         let outcome = self.try_solve(tip, chain, pole, fade, world);
         if outcome.is_err() {
@@ -463,14 +464,14 @@ impl IkChainState {
 
     /// The bones this chain may write, with their slots: every joint, except a two-bone
     /// chain's tip (only its root and middle joints turn).
-    fn written_bones(&self) -> impl Iterator<Item = (u32, Entity)> + '_ {
+    pub(crate) fn written_bones(&self) -> impl Iterator<Item = (u32, Entity)> + '_ {
         let limb = self.limb.iter().flat_map(|l| [(0, l.entities[0]), (1, l.entities[1])]);
         let set = self.bones.iter().flat_map(|b| b.entities.iter().enumerate().map(|(slot, &e)| (slot as u32, e)));
         limb.chain(set)
     }
 
     /// Whether the chain holds `bone` in `slot` (a mark still naming this chain).
-    fn lists(&self, bone: Entity, slot: u32) -> bool {
+    pub(crate) fn lists(&self, bone: Entity, slot: u32) -> bool {
         self.bone_at(slot as usize) == Some(bone)
     }
 
@@ -584,253 +585,5 @@ impl IkChainState {
         self.iterations = 1;
         self.dirty = true;
         Ok(())
-    }
-}
-
-/// After a fault, puts the animated pose back (unless the bones themselves are gone); returns
-/// whether there is something to write.
-pub(crate) fn restore_after_fault(bones: &mut Option<BoneSet>, outcome: &Result<(), IkFault>) -> bool {
-    match (bones.as_mut(), outcome) {
-        (_, Err(IkFault::MissingBone(_))) | (None, _) => false,
-        (Some(bones), _) => {
-            bones.restore_animated();
-            true
-        }
-    }
-}
-
-/// Multiplies a local-space correction onto a local rotation (identity leaves it bit-exact).
-pub(crate) fn apply_correction(local: &mut Xform, correction: Quat) {
-    if correction != Quat::IDENTITY {
-        local.rotation = (local.rotation * correction).normalize();
-    }
-}
-
-/// The joints of a chain ending at `tip`: `count` ancestors above it (or up to `root`), root first.
-fn chain_entities(tip: Entity, root: Option<Entity>, count: usize, hierarchy: &Hierarchy) -> Result<Vec<Entity>, IkFault> {
-    let mut joints = vec![tip];
-    let mut current = tip;
-    loop {
-        if root == Some(current) || (root.is_none() && joints.len() > count) {
-            break;
-        }
-        let (_, parent) = hierarchy
-            .get(current)
-            .map_err(|_| IkFault::MissingBone(format!("{current} has no Transform or was despawned")))?;
-        let Some(parent) = parent else {
-            return Err(IkFault::MissingBone(match root {
-                Some(r) => format!("chain root {r} is not an ancestor of tip {tip}"),
-                None => format!("tip {tip} has fewer than {count} ancestors"),
-            }));
-        };
-        current = parent.parent();
-        joints.push(current);
-        if joints.len() > 512 {
-            return Err(IkFault::MissingBone(format!("hierarchy above {tip} is broken")));
-        }
-    }
-    joints.reverse();
-    Ok(joints)
-}
-
-/// Fewer chains than this are solved on the system's own thread: waking the other threads
-/// (tens of µs on an idle virtual machine) costs more than it saves.
-const PARALLEL_MIN_CHAINS: usize = 256;
-
-/// What chains read besides their own components.
-struct ChainWorld<'a, 'w, 's> {
-    hierarchy: &'a Hierarchy<'w, 's>,
-    limits: &'a Query<'w, 's, &'static JointLimit>,
-    marks: &'a Query<'w, 's, &'static ChainBone>,
-}
-
-/// Whether every bone the chain writes carries this chain's mark with its slot.
-fn owns_all(tip: Entity, mut written: impl Iterator<Item = (u32, Entity)>, marks: &Query<&ChainBone>) -> bool {
-    written.all(|(slot, bone)| marks.get(bone).is_ok_and(|m| *m == ChainBone { owner: tip, slot }))
-}
-
-/// Solves every [`IkChain`] (in parallel when [`IkSettings::parallel`]) and writes the changed
-/// local rotations back: bones marked with their chain ([`ChainBone`]) in one parallel pass
-/// over the marked bones, the rest (a chain's first frame, bones two chains write) serially.
-/// With fewer than 256 chains everything runs on the system's own thread.
-#[allow(clippy::type_complexity, clippy::too_many_arguments)]
-pub fn solve_chains(
-    settings: Res<IkSettings>,
-    mut chains: ParamSet<(
-        Query<(Entity, &IkChain, Option<&Pole>, Option<&IkFade>, &mut IkChainState)>,
-        Query<&IkChainState>,
-    )>,
-    limits: Query<&'static JointLimit>,
-    marks: Query<&'static ChainBone>,
-    mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>, Query<(Entity, &ChainBone, &mut Transform)>)>,
-    mut serial: Local<Parallel<Vec<Entity>>>,
-    mut serial_list: Local<Vec<Entity>>,
-    pending: Option<ResMut<PendingChainMarks>>,
-) {
-    if !settings.enabled {
-        return;
-    }
-    // Below a few hundred chains, waking the other threads costs more than it saves.
-    let parallel = settings.parallel && chains.p0().count() >= PARALLEL_MIN_CHAINS;
-    {
-        let hierarchy = transforms.p0();
-        let world = ChainWorld { hierarchy: &hierarchy, limits: &limits, marks: &marks };
-        let serial = &*serial;
-        let solve = |(tip, chain, pole, fade, mut state): (Entity, &IkChain, Option<&Pole>, Option<&IkFade>, Mut<IkChainState>)| {
-            state.solve(tip, chain, pole, fade, &world);
-            if state.dirty && state.ownership == Ownership::Serial {
-                serial.borrow_local_mut().push(tip);
-            }
-        };
-        let mut chains = chains.p0();
-        if parallel {
-            chains.par_iter_mut().for_each(solve);
-        } else {
-            chains.iter_mut().for_each(solve);
-        }
-    }
-
-    // Parallel pass: every marked bone pulls its new local from its chain.
-    {
-        let states = chains.p1();
-        let mut marked = transforms.p2();
-        let write = |(bone, mark, mut transform): (Entity, &ChainBone, Mut<Transform>)| {
-            let Ok(state) = states.get(mark.owner) else { return };
-            if !state.dirty || state.ownership != Ownership::Owned {
-                return;
-            }
-            if state.bone_at(mark.slot as usize) != Some(bone) {
-                return;
-            }
-            if let Some(new) = state.pending(mark.slot as usize) {
-                transform.rotation = new.rotation;
-                transform.translation = new.translation;
-            }
-        };
-        if parallel {
-            marked.par_iter_mut().for_each(write);
-        } else {
-            marked.iter_mut().for_each(write);
-        }
-    }
-
-    // Serial pass: chains whose bones are not all marked for them; ask for the missing marks.
-    serial_list.clear();
-    serial.drain_into(&mut serial_list);
-    if serial_list.is_empty() {
-        return;
-    }
-    serial_list.sort_unstable();
-    let mut pending = pending;
-    for &tip in serial_list.iter() {
-        let mut asked = false;
-        let states = chains.p1();
-        if let (Some(pending), Ok(state)) = (pending.as_mut(), states.get(tip)) {
-            for (slot, bone) in state.written_bones() {
-                let free = match marks.get(bone) {
-                    Err(_) => true,
-                    Ok(m) if m.owner == tip => m.slot != slot,
-                    // Another chain's mark: free only when that chain no longer lists the bone.
-                    Ok(m) => !states.get(m.owner).is_ok_and(|other| other.lists(bone, m.slot)),
-                };
-                if free {
-                    pending.0.push((bone, ChainBone { owner: tip, slot }));
-                    asked = true;
-                }
-            }
-        }
-        let mut writer = transforms.p1();
-        if let Ok((.., mut state)) = chains.p0().get_mut(tip) {
-            let state = state.bypass_change_detection();
-            if asked {
-                state.ownership = Ownership::Unknown;
-            }
-            state.write_back(&mut writer);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use bevy::time::TimeUpdateStrategy;
-
-    use super::*;
-    use crate::IkPlugin;
-
-    /// An arm (shoulder → upper arm → forearm → hand) under a turned root.
-    fn spawn_arm(world: &mut World, at: Vec3) -> [Entity; 4] {
-        let root = world.spawn(Transform::from_translation(at).with_rotation(Quat::from_rotation_y(0.4))).id();
-        let upper = world.spawn((Transform::from_xyz(0.2, 1.4, 0.0).with_rotation(Quat::from_rotation_z(-0.3)), ChildOf(root))).id();
-        let fore = world.spawn((Transform::from_xyz(0.0, -0.3, 0.0).with_rotation(Quat::from_rotation_x(0.5)), ChildOf(upper))).id();
-        let hand = world.spawn((Transform::from_xyz(0.0, -0.27, 0.0), ChildOf(fore))).id();
-        [root, upper, fore, hand]
-    }
-
-    fn app(parallel: bool) -> App {
-        let mut app = App::new();
-        app.add_plugins((MinimalPlugins, TransformPlugin, IkPlugin { settings: IkSettings { enabled: true, parallel } }));
-        app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(1.0 / 60.0)));
-        app
-    }
-
-    fn hand_error(app: &App, hand: Entity, target: Vec3) -> f32 {
-        app.world().get::<GlobalTransform>(hand).unwrap().translation().distance(target)
-    }
-
-    #[test]
-    fn marked_bones_are_written_by_the_parallel_pass_in_and_below_the_serial_threshold() {
-        // 300 arms (above the serial threshold) and then 3 (below it), on and off `parallel`.
-        for (count, parallel) in [(300, true), (3, true), (3, false)] {
-            let mut app = app(parallel);
-            let mut arms = Vec::new();
-            for i in 0..count {
-                let arm = spawn_arm(app.world_mut(), Vec3::new(i as f32 * 1.5, 0.0, 0.0));
-                let target = Vec3::new(i as f32 * 1.5 + 0.35, 1.1, 0.25);
-                let pole = Vec3::new(i as f32 * 1.5 + 0.3, 1.2, -1.0);
-                app.world_mut().entity_mut(arm[3]).insert((
-                    IkChain::two_bone(IkTarget::Position(target)),
-                    Pole::new(IkTarget::Position(pole)),
-                ));
-                arms.push((arm, target));
-            }
-            for frame in 0..4 {
-                app.update();
-                for &(arm, target) in &arms {
-                    let error = hand_error(&app, arm[3], target);
-                    assert!(error < 1e-4, "{count} arms, frame {frame}: hand misses by {error} m");
-                }
-            }
-            // After the first frame the upper arm and forearm carry their chain's marks (the
-            // hand, which never turns, does not), and the chain writes through them.
-            for &(arm, _) in &arms {
-                assert_eq!(app.world().get::<ChainBone>(arm[1]), Some(&ChainBone { owner: arm[3], slot: 0 }));
-                assert_eq!(app.world().get::<ChainBone>(arm[2]), Some(&ChainBone { owner: arm[3], slot: 1 }));
-                assert!(app.world().get::<ChainBone>(arm[3]).is_none());
-                assert_eq!(app.world().get::<IkChainState>(arm[3]).unwrap().ownership, Ownership::Owned);
-            }
-        }
-    }
-
-    #[test]
-    fn a_bone_two_chains_write_is_marked_once_and_the_other_chain_writes_serially() {
-        let mut app = app(true);
-        let [_, upper, fore, hand] = spawn_arm(app.world_mut(), Vec3::ZERO);
-        let finger = app.world_mut().spawn((Transform::from_xyz(0.0, -0.1, 0.0), ChildOf(hand))).id();
-        // The hand chain turns upper arm and forearm; the finger chain turns forearm and hand.
-        app.world_mut().entity_mut(hand).insert(IkChain::two_bone(IkTarget::Position(Vec3::new(0.3, 1.0, 0.3))));
-        app.world_mut().entity_mut(finger).insert(IkChain::two_bone(IkTarget::Position(Vec3::new(0.25, 0.95, 0.35))));
-        for _ in 0..4 {
-            app.update();
-            for e in [upper, fore, hand, finger] {
-                assert!(app.world().get::<Transform>(e).unwrap().is_finite());
-            }
-        }
-        let owners: Vec<Entity> = [upper, fore, hand].iter().filter_map(|&e| app.world().get::<ChainBone>(e)).map(|m| m.owner).collect();
-        assert_eq!(owners.len(), 3, "every written bone carries one mark");
-        let states: Vec<Ownership> = [hand, finger].iter().map(|&e| app.world().get::<IkChainState>(e).unwrap().ownership).collect();
-        assert!(states.contains(&Ownership::Serial), "the chain that lost the shared bone writes serially: {states:?}");
-        // (Where the two chains end up is not defined: both solve from the animated pose.)
     }
 }

@@ -11,7 +11,7 @@ use ik_core::sole::SolePoint;
 
 use crate::IkSettings;
 use crate::bones::{BoneSet, Hierarchy};
-use crate::chain::restore_after_fault;
+use crate::bones::restore_after_fault;
 use crate::fade::{IkFade, effective_weight};
 use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
 use crate::ground::{GroundProbe, IkGround};

@@ -34,6 +34,7 @@
 
 pub mod bones;
 pub mod chain;
+mod chain_system;
 pub mod fade;
 pub mod feet;
 mod feet_system;
