@@ -42,6 +42,9 @@ use crate::sole::{Probe, SOLE_EDGES, SOLE_PROBES, SolePoint, find_edges, heel_an
 use crate::spring::Spring;
 use crate::{IkError, TwoBoneJob, Xform};
 
+mod settings;
+pub use settings::{FootPlacementSettings, KneePole};
+
 /// Largest length setting honoured (longer ones are clamped), m.
 const MAX_LENGTH: f32 = 1e4;
 
@@ -99,92 +102,6 @@ impl FootRig {
         self.heel = Some(SolePoint { bone: self.leg.ankle, local: heel, rest_height: 0.0 });
         self.tip = Some(SolePoint { bone: self.leg.toe.unwrap_or(self.leg.ankle), local: tip, rest_height: 0.0 });
         self
-    }
-}
-
-/// Which way the knees point when a leg is re-solved.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum KneePole {
-    /// Toward this model-space direction (e.g. `Vec3::Z`, the character's forward).
-    Forward(Vec3),
-    /// Keep each leg's current bend plane.
-    CurrentPlane,
-}
-
-/// Tuning of [`FootPlacement`]. Lengths in model units (metres; read clamped to ±10 km, and
-/// to ≥ 0 where negative makes no sense), angles in radians, times in seconds.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FootPlacementSettings {
-    /// How far above the ankle the ray starts. Default 0.5.
-    pub ray_start_height: f32,
-    /// Ray length from its start. Default 1.5.
-    pub ray_length: f32,
-    /// Largest upward foot correction. Default 0.5.
-    pub max_step_up: f32,
-    /// Largest downward foot correction, and largest pelvis drop. Default 0.5.
-    pub max_step_down: f32,
-    /// Sole height above the floor (in the animation) up to which a foot counts as fully
-    /// planted. Default 0.05.
-    pub planted_height: f32,
-    /// Height over which the planted weight fades from 1 to 0 above `planted_height`.
-    /// Default 0.1.
-    pub planted_fade: f32,
-    /// Largest foot tilt to the ground normal, clamped to `[0, 80°]`. Default 35° (0.61).
-    pub max_tilt: f32,
-    /// Half-life of the pelvis offset spring. Default 0.06. 0 = no smoothing.
-    pub pelvis_half_life: f32,
-    /// Half-life of each foot's correction spring. Default 0 (no smoothing: a planted foot
-    /// fades in through its planted weight already, and on a slope a smoothed correction lags
-    /// behind the moving character by about speed × slope × half-life).
-    pub foot_half_life: f32,
-    /// Half-life of each foot's ground-normal spring. Default 0.03. 0 = no smoothing.
-    pub tilt_half_life: f32,
-    /// Soft extension of the legs' two-bone solve (fraction of reach). Default 0.02.
-    pub soften: f32,
-    /// Knee direction for the re-solve. Default `Forward(+Z)`.
-    pub knee_pole: KneePole,
-}
-
-impl Default for FootPlacementSettings {
-    fn default() -> Self {
-        FootPlacementSettings {
-            ray_start_height: 0.5,
-            ray_length: 1.5,
-            max_step_up: 0.5,
-            max_step_down: 0.5,
-            planted_height: 0.05,
-            planted_fade: 0.1,
-            max_tilt: 35f32.to_radians(),
-            pelvis_half_life: 0.06,
-            foot_half_life: 0.0,
-            tilt_half_life: 0.03,
-            soften: 0.02,
-            knee_pole: KneePole::Forward(Vec3::Z),
-        }
-    }
-}
-
-impl FootPlacementSettings {
-    fn is_finite(&self) -> bool {
-        let pole = match self.knee_pole {
-            KneePole::Forward(d) => d.is_finite(),
-            KneePole::CurrentPlane => true,
-        };
-        pole && [
-            self.ray_start_height,
-            self.ray_length,
-            self.max_step_up,
-            self.max_step_down,
-            self.planted_height,
-            self.planted_fade,
-            self.max_tilt,
-            self.pelvis_half_life,
-            self.foot_half_life,
-            self.tilt_half_life,
-            self.soften,
-        ]
-        .iter()
-        .all(|v| v.is_finite())
     }
 }
 
