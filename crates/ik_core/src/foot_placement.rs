@@ -7,7 +7,8 @@
 //! `model_to_world` converts rays and hits). Between neighbouring points an edge search finds
 //! nosings, kerbs and crests ([`crate::sole::find_edges`]). The foot keeps its animated
 //! orientation turned by the (tilt-limited, smoothed) ground normal, about its ankle — or,
-//! when [`FootPlacement::foot_shifts`] moves it (foot locking), about its toe joint. Its
+//! when [`FootPlacement::foot_shifts`] are given (foot locking; even all zero), about its
+//! toe joint, so a locked toe stays put as the tilt changes. Its
 //! vertical correction, limited to `[−max_step_down, max_step_up]` and faded by the foot's
 //! *planted weight* (1 while the animated sole is within `planted_height` of the floor, fading
 //! to 0 over `planted_fade`, so swinging feet are not pulled down), puts the animation's
@@ -191,7 +192,8 @@ pub struct FootPlacement<'a> {
     pub model_to_world: Xform,
     /// Per foot, a horizontal shift (model x and z; y is ignored) of where the foot lands,
     /// e.g. from foot locking ([`crate::foot_lock`]): the foot is probed and placed there, at
-    /// the height the ground there asks for. Empty: no shifts.
+    /// the height the ground there asks for. Given (even all zero), feet with a toe tilt about
+    /// the toe joint instead of the ankle. Empty: no shifts.
     pub foot_shifts: &'a [Vec3],
     /// Tuning.
     pub settings: FootPlacementSettings,
@@ -317,7 +319,7 @@ impl FootPlacement<'_> {
             ankle.translation += shift;
             st.animated_rotation = ankle.rotation;
             let points = sole_points(foot, model).map(|p| p.map(|(at, rest)| (at + shift, rest)));
-            // The foot tilts about its ankle, or, when shifted (a locked toe), about its toe
+            // The foot tilts about its ankle, or, when shifts are given (locking), about its toe
             // joint, so tilting to the slope does not drag a locked toe along.
             let pivot = match (self.foot_shifts.is_empty(), foot.leg.toe) {
                 (false, Some(t)) => model[t].translation + shift,
