@@ -5,7 +5,9 @@
 //! no joint ever exceeds its limit; below the limits the eyes end on the target (±1e-4 rad).
 
 use ik_core::glam::{Quat, Vec3};
-use ik_core::look_at::{LookAtJob, LookAtJoint, LookAtTarget, local_forward_axis, spine_chest_neck_head, spread_turn};
+use ik_core::look_at::{
+    DEFAULT_ITERATIONS, LookAtJob, LookAtJoint, LookAtTarget, local_forward_axis, spine_chest_neck_head, spread_turn,
+};
 use ik_core::spring::quat_log_shortest;
 use ik_core::{IkError, Skeleton, Xform};
 
@@ -238,5 +240,39 @@ fn each_iteration_shrinks_the_error_from_the_eyes_moving() {
         assert!(residuals.windows(2).all(|w| w[1] <= w[0]), "each iteration helps");
         let bound = if distance < 1.0 { 2e-4 } else { 1e-5 };
         assert!(residuals[5] <= bound, "after the default 6 iterations: {} rad", residuals[5]);
+    }
+}
+
+#[test]
+fn the_solve_stops_once_converged_and_aims_as_the_full_iteration_count_would() {
+    let rig = rig();
+    let joints = spine_chest_neck_head();
+    for (distance, angle) in [(2.0f32, 100f32), (2.0, 30.0), (5.0, 60.0), (0.5, 100.0)] {
+        let phi = angle.to_radians();
+        let target = rig.eye + distance * Vec3::new(phi.sin(), -0.2, phi.cos());
+        let solve = |iterations| {
+            let job = LookAtJob { eye_offset: rig.eye_offset, iterations, ..LookAtJob::new(&joints, &rig.chain_model, rig.forward, target) };
+            let mut corrections = [Quat::IDENTITY; 4];
+            let solution = job.run(&mut corrections).unwrap();
+            (solution, corrections)
+        };
+        let (early, early_corrections) = solve(DEFAULT_ITERATIONS);
+        let (full, full_corrections) = solve(40);
+        // The angle between two close rotations, without acos's rounding near 1.
+        let apart = early_corrections
+            .iter()
+            .zip(&full_corrections)
+            .map(|(a, b)| 2.0 * (a.inverse() * *b).xyz().length().min(1.0).asin())
+            .fold(0.0f32, f32::max);
+        println!(
+            "target {distance} m at {angle}°: {} iterations (cap {DEFAULT_ITERATIONS}), {} with cap 40; corrections {apart:.1e} rad apart, residual {:.1e}",
+            early.iterations, full.iterations, early.residual
+        );
+        assert!(full.iterations < 40, "a converging solve stops before a cap of 40");
+        assert!(apart <= 2e-4, "stopping early changes the aim by {apart} rad");
+        assert!(early.residual <= full.residual + 2e-4, "stopping early leaves {} rad", early.residual);
+        if distance >= 2.0 {
+            assert!(early.iterations < DEFAULT_ITERATIONS, "a far target converges before the cap");
+        }
     }
 }
