@@ -459,11 +459,10 @@ impl FootPlacement<'_> {
         };
         if pelvis_local.is_finite() {
             locals[self.pelvis].translation = pelvis_local;
-            match self.parents[self.pelvis] {
-                Some(p) => model[self.pelvis] = model[p].mul_xform(&locals[self.pelvis]),
-                None => model[self.pelvis] = locals[self.pelvis],
+            if self.parents[self.pelvis].is_none() {
+                model[self.pelvis] = locals[self.pelvis];
             }
-            refresh_model(self.parents, locals, model, self.pelvis + 1);
+            refresh_model(self.parents, locals, model, self.pelvis);
         }
 
         // 3. Re-solve each leg to its ankle target, then tilt the foot.

@@ -175,14 +175,34 @@ pub(crate) fn descends_from(parents: &[Option<usize>], mut bone: usize, ancestor
     false
 }
 
-/// Recomputes `model[i] = model[parent] · locals[i]` for every bone from `from` on (roots are
-/// left alone). Parents come before children, so one pass is enough.
-pub(crate) fn refresh_model(parents: &[Option<usize>], locals: &[Xform], model: &mut [Xform], from: usize) {
-    for i in from..parents.len().min(locals.len()).min(model.len()) {
-        if let Some(p) = parents[i]
-            && p < i
-        {
-            model[i] = model[p].mul_xform(&locals[i]);
+/// Recomputes `model[root] = model[parent] · locals[root]` (a hierarchy root is left alone) and
+/// the same for every descendant of `root`, after `locals[root]` changed. Bones outside that
+/// subtree are not touched. Parents come before children, so one pass is enough: a bit per bone
+/// after `root` records which lie under it (past 128 bones every later bone is recomputed, which
+/// is harmless: `model` is the forward kinematics of `locals`).
+pub(crate) fn refresh_model(parents: &[Option<usize>], locals: &[Xform], model: &mut [Xform], root: usize) {
+    let n = parents.len().min(locals.len()).min(model.len());
+    if root >= n {
+        return;
+    }
+    if let Some(p) = parents[root]
+        && p < root
+    {
+        model[root] = model[p].mul_xform(&locals[root]);
+    }
+    let mut under: u128 = 1; // bit k: bone `root + k` lies under `root` (or is it)
+    for i in root + 1..n {
+        let Some(p) = parents[i] else { continue };
+        if p >= i || p < root {
+            continue;
+        }
+        let from_root = p - root;
+        if from_root < 128 && under >> from_root & 1 == 0 {
+            continue;
+        }
+        model[i] = model[p].mul_xform(&locals[i]);
+        if i - root < 128 {
+            under |= 1 << (i - root);
         }
     }
 }
@@ -388,4 +408,46 @@ pub fn solve_leg(
     let aim = if chain.toe.is_some() { toe_target } else { heel_target };
     let reached = (end - aim).length() <= 1e-3 * reach.max(f32::MIN_POSITIVE);
     Ok(LegSolution { rotations, corrections, toe_target, heel_target, toe_end_target, reached })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small tree: 0 root; 1 and 4 its children; 2, 3 under 1 (3 under 2); 5 under 4.
+    fn tree() -> (Vec<Option<usize>>, Vec<Xform>, Vec<Xform>) {
+        let parents = vec![None, Some(0), Some(1), Some(2), Some(0), Some(4)];
+        let locals: Vec<Xform> = (0..6)
+            .map(|i| Xform {
+                translation: Vec3::new(0.1 * i as f32, -0.4, 0.05),
+                rotation: Quat::from_rotation_x(0.2 * i as f32) * Quat::from_rotation_y(0.1),
+                scale: Vec3::ONE,
+            })
+            .collect();
+        let mut model = locals.clone();
+        refresh_model(&parents, &locals, &mut model, 0);
+        for i in 1..6 {
+            let fk = model[parents[i].unwrap()].mul_xform(&locals[i]);
+            assert!(model[i].translation.distance(fk.translation) < 1e-6, "bone {i} refreshed from its root");
+        }
+        (parents, locals, model)
+    }
+
+    #[test]
+    fn refresh_model_recomputes_the_turned_bone_and_its_descendants_only() {
+        let (parents, mut locals, mut model) = tree();
+        let before = model.clone();
+        locals[1].rotation = Quat::from_rotation_z(0.7) * locals[1].rotation;
+        // A sentinel in a bone outside the subtree shows whether it was touched.
+        model[5].translation = Vec3::splat(99.0);
+        refresh_model(&parents, &locals, &mut model, 1);
+        for i in [1, 2, 3] {
+            let fk = model[parents[i].unwrap()].mul_xform(&locals[i]);
+            assert!(model[i].translation.distance(fk.translation) < 1e-6, "bone {i} follows the turn");
+            assert!(model[i].translation.distance(before[i].translation) > 1e-3 || i == 1, "bone {i} moved");
+        }
+        assert_eq!(model[0], before[0]);
+        assert_eq!(model[4], before[4]);
+        assert_eq!(model[5].translation, Vec3::splat(99.0), "a bone outside the subtree is left alone");
+    }
 }
