@@ -246,7 +246,9 @@ pub(crate) fn chain_marks_pending(pending: Res<PendingChainMarks>) -> bool {
 /// The three joints of a two-bone chain (root, middle, tip), held inline: what a [`BoneSet`]
 /// holds for longer chains, in one block of the chain's component instead of nine heap blocks.
 /// Same rules: this frame's animated locals are read fresh, a bone still holding what IK wrote
-/// last frame keeps last frame's input, and the solve runs in the root's parent's space.
+/// last frame keeps last frame's input, and the solve runs in the root's parent's space. Kept
+/// small (the solve streams it every frame): model transforms are worked out when needed, and
+/// what a `Transform` held when read is either `read` or `written` (see `fresh`).
 #[derive(Clone, Debug)]
 struct Limb {
     /// Root, middle and tip entities.
@@ -257,12 +259,13 @@ struct Limb {
     read: [Xform; 3],
     /// Locals after solving: what is written.
     locals: [Xform; 3],
-    /// What each `Transform` held when read this frame.
-    current: [Xform; 3],
-    /// What IK left in each `Transform` last frame.
-    written: [Option<Xform>; 3],
-    /// Transforms in the root's parent's space.
-    model: [Xform; 3],
+    /// What IK left in each `Transform` last frame (meaningful where `has_written`).
+    written: [Xform; 3],
+    /// Whether IK has written each joint yet.
+    has_written: [bool; 3],
+    /// Whether each `Transform` held a fresh (animated) value when read this frame, so it held
+    /// `read`; otherwise it still held `written`.
+    fresh: [bool; 3],
     /// World transform of the root's parent this frame (identity without one).
     stop_world: Xform,
 }
@@ -284,15 +287,15 @@ impl Limb {
             parents,
             read: [Xform::IDENTITY; 3],
             locals: [Xform::IDENTITY; 3],
-            current: [Xform::IDENTITY; 3],
-            written: [None; 3],
-            model: [Xform::IDENTITY; 3],
+            written: [Xform::IDENTITY; 3],
+            has_written: [false; 3],
+            fresh: [true; 3],
             stop_world: Xform::IDENTITY,
         })
     }
 
-    /// Re-reads the locals (this frame's animated pose) and runs forward kinematics. Errors
-    /// when a joint was despawned or re-parented since the limb was built.
+    /// Re-reads the locals (this frame's animated pose). Errors when a joint was despawned or
+    /// re-parented since the limb was built.
     fn refresh(&mut self, hierarchy: &Hierarchy) -> Result<(), String> {
         for i in 0..3 {
             let entity = self.entities[i];
@@ -303,24 +306,24 @@ impl Limb {
                 return Err(format!("bone {entity} was re-parented"));
             }
             let current = xform_of(transform);
-            if self.written[i] != Some(current) {
+            self.fresh[i] = !(self.has_written[i] && self.written[i] == current);
+            if self.fresh[i] {
                 self.read[i] = current;
             }
-            self.current[i] = current;
         }
         self.stop_world = match self.parents[0] {
             Some(stop) => world_of(stop, hierarchy).ok_or_else(|| format!("root {stop} was despawned"))?,
             None => Xform::IDENTITY,
         };
         self.locals = self.read;
-        self.update_model();
         Ok(())
     }
 
-    fn update_model(&mut self) {
-        self.model[0] = self.locals[0];
-        self.model[1] = self.model[0].mul_xform(&self.locals[1]);
-        self.model[2] = self.model[1].mul_xform(&self.locals[2]);
+    /// The joints' transforms in the root's parent's space (forward kinematics of `locals`).
+    fn model(&self) -> [Xform; 3] {
+        let root = self.locals[0];
+        let mid = root.mul_xform(&self.locals[1]);
+        [root, mid, mid.mul_xform(&self.locals[2])]
     }
 
     fn changes_are_finite(&self) -> bool {
@@ -329,16 +332,18 @@ impl Limb {
 
     fn restore_animated(&mut self) {
         self.locals = self.read;
-        self.update_model();
     }
 
+    /// The new local of joint `i`, when it differs from what its `Transform` held when read.
     pub(crate) fn pending(&self, i: usize) -> Option<Xform> {
         let new = *self.locals.get(i)?;
-        (new != self.current[i]).then_some(new)
+        let held = if self.fresh[i] { self.read[i] } else { self.written[i] };
+        (new != held).then_some(new)
     }
 
     fn mark_written(&mut self) {
-        self.written = self.locals.map(Some);
+        self.written = self.locals;
+        self.has_written = [true; 3];
     }
 
     pub(crate) fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
@@ -357,7 +362,7 @@ impl Limb {
 impl IkChainState {
     /// World positions of the chain's joints after the last solve, root first.
     pub fn joint_positions(&self) -> impl Iterator<Item = Vec3> + '_ {
-        let limb = self.limb.iter().flat_map(|l| l.model.iter().map(|m| l.stop_world.transform_point(m.translation)));
+        let limb = self.limb.iter().flat_map(|l| l.model().map(|m| l.stop_world.transform_point(m.translation)));
         let set = self.bones.iter().flat_map(|b| self.joints.iter().map(move |&j| b.stop_world.transform_point(b.model[j].translation)));
         limb.chain(set)
     }
@@ -566,10 +571,11 @@ impl IkChainState {
         let limb = self.limb.as_mut().ok_or_else(|| IkFault::MissingBone("chain not built".into()))?;
         // Target and pole in the root's parent's space.
         let to_model = |p: Vec3| limb.stop_world.inverse_transform_point(p);
+        let model = limb.model();
         let job = TwoBoneJob {
             soften: chain.soften,
             weight,
-            ..TwoBoneJob::from_model(&limb.model, [0, 1, 2], to_model(target_world), pole_world.map(to_model))
+            ..TwoBoneJob::from_model(&model, [0, 1, 2], to_model(target_world), pole_world.map(to_model))
             .ok_or_else(|| IkFault::MissingBone("two-bone joints".into()))?
         };
         let solution = job.run().map_err(IkFault::Solver)?;
@@ -579,7 +585,6 @@ impl IkChainState {
         if !limb.changes_are_finite() {
             return Err(IkFault::NonFiniteResult);
         }
-        limb.update_model();
         self.reached = solution.reached;
         self.error = (limb.stop_world.transform_point(solution.tip) - target_world).length();
         self.iterations = 1;
