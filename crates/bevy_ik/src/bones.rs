@@ -219,8 +219,8 @@ impl BoneSet {
 
 /// After a fault, puts the animated pose back (unless the bones themselves are gone); returns
 /// whether there is something to write.
-pub(crate) fn restore_after_fault(bones: &mut Option<BoneSet>, outcome: &Result<(), IkFault>) -> bool {
-    match (bones.as_mut(), outcome) {
+pub(crate) fn restore_after_fault(bones: Option<&mut BoneSet>, outcome: &Result<(), IkFault>) -> bool {
+    match (bones, outcome) {
         (_, Err(IkFault::MissingBone(_))) | (None, _) => false,
         (Some(bones), _) => {
             bones.restore_animated();

@@ -182,8 +182,10 @@ pub struct IkChainState {
     pub iterations: u32,
     /// Warnings logged so far (one per distinct fault, not one per frame).
     pub warnings: u32,
+    /// A longer chain's bones. Boxed, like `iterative`, so a two-bone chain's component stays
+    /// small: the solve streams every chain's component each frame.
     #[reflect(ignore)]
-    bones: Option<BoneSet>,
+    bones: Option<Box<BoneSet>>,
     /// A two-bone chain's joints, inline (two-bone chains use this instead of `bones`).
     #[reflect(ignore)]
     limb: Option<Limb>,
@@ -196,7 +198,7 @@ pub struct IkChainState {
     #[reflect(ignore)]
     pub(crate) dirty: bool,
     #[reflect(ignore)]
-    iterative: IterativeBuffers,
+    iterative: Box<IterativeBuffers>,
     #[reflect(ignore)]
     pub(crate) ownership: Ownership,
 }
@@ -404,7 +406,7 @@ impl IkChainState {
             limb.restore_animated();
             return true;
         }
-        restore_after_fault(&mut self.bones, outcome)
+        restore_after_fault(self.bones.as_deref_mut(), outcome)
     }
 
     /// The last fault reported (None when the chain solved).
@@ -434,7 +436,7 @@ impl IkChainState {
         let parent = hierarchy.get(joints[0]).ok().and_then(|(_, p)| p.map(ChildOf::parent));
         let bones = BoneSet::build(&joints, parent, hierarchy).map_err(IkFault::MissingBone)?;
         self.joints = bones.keys.clone();
-        self.bones = Some(bones);
+        self.bones = Some(Box::new(bones));
         self.built_for = Some(key);
         self.ownership = Ownership::Unknown;
         Ok(())

@@ -61,7 +61,7 @@ pub fn place_feet(
             state.inner.dirty = false;
             let outcome = solve_character(root, placer, lock, fade, state, &hierarchy, &probe, dt);
             if outcome.is_err() {
-                state.inner.dirty = restore_after_fault(&mut state.inner.bones, &outcome);
+                state.inner.dirty = restore_after_fault(state.inner.bones.as_mut(), &outcome);
             }
             if state.inner.faults.report(root, "FootPlacer", outcome.err()) {
                 state.warnings += 1;

@@ -131,7 +131,7 @@ impl LookAtState {
         let outcome = self.try_solve(root, look, fade, hierarchy, dt);
         if outcome.is_err() {
             self.turned = 0.0;
-            self.dirty = restore_after_fault(&mut self.bones, &outcome);
+            self.dirty = restore_after_fault(self.bones.as_mut(), &outcome);
         }
         if self.faults.report(root, "LookAtSpread", outcome.err()) {
             self.warnings += 1;
