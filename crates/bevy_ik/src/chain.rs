@@ -257,17 +257,17 @@ struct Limb {
     entities: [Entity; 3],
     /// Each joint's parent when built (the root's is the stop entity, if any).
     parents: [Option<Entity>; 3],
-    /// This frame's animated locals: the solver's input.
+    /// This frame's animated locals of all three joints: the solver's input.
     read: [Xform; 3],
-    /// Locals after solving: what is written.
-    locals: [Xform; 3],
-    /// What IK left in each `Transform` last frame (meaningful where `has_written`).
-    written: [Xform; 3],
-    /// Whether IK has written each joint yet.
-    has_written: [bool; 3],
-    /// Whether each `Transform` held a fresh (animated) value when read this frame, so it held
-    /// `read`; otherwise it still held `written`.
-    fresh: [bool; 3],
+    /// Root and middle locals after solving: what is written (the tip never turns).
+    locals: [Xform; 2],
+    /// What IK left in the root's and middle's `Transform`s last frame (where `has_written`).
+    written: [Xform; 2],
+    /// Whether IK has written the root and the middle joint yet.
+    has_written: [bool; 2],
+    /// Whether the root's and middle's `Transform`s held fresh (animated) values when read this
+    /// frame, so they held `read`; otherwise they still held `written`.
+    fresh: [bool; 2],
     /// World transform of the root's parent this frame (identity without one).
     stop_world: Xform,
 }
@@ -288,10 +288,10 @@ impl Limb {
             entities: [*root, *mid, *tip],
             parents,
             read: [Xform::IDENTITY; 3],
-            locals: [Xform::IDENTITY; 3],
-            written: [Xform::IDENTITY; 3],
-            has_written: [false; 3],
-            fresh: [true; 3],
+            locals: [Xform::IDENTITY; 2],
+            written: [Xform::IDENTITY; 2],
+            has_written: [false; 2],
+            fresh: [true; 2],
             stop_world: Xform::IDENTITY,
         })
     }
@@ -308,6 +308,10 @@ impl Limb {
                 return Err(format!("bone {entity} was re-parented"));
             }
             let current = xform_of(transform);
+            if i == 2 {
+                self.read[2] = current;
+                continue;
+            }
             self.fresh[i] = !(self.has_written[i] && self.written[i] == current);
             if self.fresh[i] {
                 self.read[i] = current;
@@ -317,7 +321,7 @@ impl Limb {
             Some(stop) => world_of(stop, hierarchy).ok_or_else(|| format!("root {stop} was despawned"))?,
             None => Xform::IDENTITY,
         };
-        self.locals = self.read;
+        self.locals = [self.read[0], self.read[1]];
         Ok(())
     }
 
@@ -325,7 +329,7 @@ impl Limb {
     fn model(&self) -> [Xform; 3] {
         let root = self.locals[0];
         let mid = root.mul_xform(&self.locals[1]);
-        [root, mid, mid.mul_xform(&self.locals[2])]
+        [root, mid, mid.mul_xform(&self.read[2])]
     }
 
     fn changes_are_finite(&self) -> bool {
@@ -333,10 +337,11 @@ impl Limb {
     }
 
     fn restore_animated(&mut self) {
-        self.locals = self.read;
+        self.locals = [self.read[0], self.read[1]];
     }
 
-    /// The new local of joint `i`, when it differs from what its `Transform` held when read.
+    /// The new local of joint `i`, when it differs from what its `Transform` held when read
+    /// (never for the tip, which does not turn).
     pub(crate) fn pending(&self, i: usize) -> Option<Xform> {
         let new = *self.locals.get(i)?;
         let held = if self.fresh[i] { self.read[i] } else { self.written[i] };
@@ -345,11 +350,11 @@ impl Limb {
 
     fn mark_written(&mut self) {
         self.written = self.locals;
-        self.has_written = [true; 3];
+        self.has_written = [true; 2];
     }
 
     pub(crate) fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
-        for i in 0..3 {
+        for i in 0..2 {
             if let Some(new) = self.pending(i)
                 && let Ok(mut transform) = transforms.get_mut(self.entities[i])
             {
@@ -581,7 +586,7 @@ impl IkChainState {
             .ok_or_else(|| IkFault::MissingBone("two-bone joints".into()))?
         };
         let solution = job.run().map_err(IkFault::Solver)?;
-        let [root, mid, _] = &mut limb.locals;
+        let [root, mid] = &mut limb.locals;
         apply_correction(root, solution.root_correction);
         apply_correction(mid, solution.mid_correction);
         if !limb.changes_are_finite() {
