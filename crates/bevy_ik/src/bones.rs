@@ -43,6 +43,26 @@ pub fn world_of(entity: Entity, hierarchy: &Hierarchy) -> Option<Xform> {
     None
 }
 
+/// The world transform of the last entity asked for, kept for the next request for the same
+/// entity: chains solved one after another under the same stop (a character's two legs, its
+/// two arms) compose it once. Valid only while no `Transform` changes (one solve pass).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StopCache(Option<(Entity, Xform)>);
+
+impl StopCache {
+    /// [`world_of`], reusing the last answer when `entity` is the same.
+    pub fn world_of(&mut self, entity: Entity, hierarchy: &Hierarchy) -> Option<Xform> {
+        if let Some((last, world)) = self.0
+            && last == entity
+        {
+            return Some(world);
+        }
+        let world = world_of(entity, hierarchy)?;
+        self.0 = Some((entity, world));
+        Some(world)
+    }
+}
+
 /// The bones one IK component works on, with scratch buffers reused every frame.
 #[derive(Clone, Debug, Default)]
 pub struct BoneSet {

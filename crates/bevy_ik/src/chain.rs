@@ -9,7 +9,7 @@ use ik_core::fabrik::{ChainJob, ChainScratch, WarmStart};
 use ik_core::limits::{JointLimit as CoreLimit, LimitShape};
 use ik_core::{TwoBoneJob, Xform};
 
-use crate::bones::{BoneSet, Hierarchy, apply_correction, restore_after_fault, world_of, xform_of};
+use crate::bones::{BoneSet, Hierarchy, StopCache, apply_correction, restore_after_fault, xform_of};
 use crate::chain_system::{ChainWorld, chain_entities, owns_all};
 use crate::fade::{IkFade, effective_weight};
 use crate::report::{FaultLatch, IkFault};
@@ -268,6 +268,9 @@ struct Limb {
     /// Whether the root's and middle's `Transform`s held fresh (animated) values when read this
     /// frame, so they held `read`; otherwise they still held `written`.
     fresh: [bool; 2],
+    /// Whether the root's and middle's new locals differ from what their `Transform`s held
+    /// (decided by [`Limb::settle`] after each solve, before `written` is updated).
+    changed: [bool; 2],
     /// World transform of the root's parent this frame (identity without one).
     stop_world: Xform,
 }
@@ -292,13 +295,14 @@ impl Limb {
             written: [Xform::IDENTITY; 2],
             has_written: [false; 2],
             fresh: [true; 2],
+            changed: [false; 2],
             stop_world: Xform::IDENTITY,
         })
     }
 
     /// Re-reads the locals (this frame's animated pose). Errors when a joint was despawned or
     /// re-parented since the limb was built.
-    fn refresh(&mut self, hierarchy: &Hierarchy) -> Result<(), String> {
+    fn refresh(&mut self, hierarchy: &Hierarchy, stops: &mut StopCache) -> Result<(), String> {
         for i in 0..3 {
             let entity = self.entities[i];
             let Ok((transform, parent)) = hierarchy.get(entity) else {
@@ -318,7 +322,7 @@ impl Limb {
             }
         }
         self.stop_world = match self.parents[0] {
-            Some(stop) => world_of(stop, hierarchy).ok_or_else(|| format!("root {stop} was despawned"))?,
+            Some(stop) => stops.world_of(stop, hierarchy).ok_or_else(|| format!("root {stop} was despawned"))?,
             None => Xform::IDENTITY,
         };
         self.locals = [self.read[0], self.read[1]];
@@ -340,12 +344,20 @@ impl Limb {
         self.locals = [self.read[0], self.read[1]];
     }
 
+    /// Decides which joints have something to write: those whose new local differs from what
+    /// their `Transform` held when read. Once per solve, before [`Limb::mark_written`] (which
+    /// overwrites `written`, what a non-fresh `Transform` held).
+    fn settle(&mut self) {
+        for i in 0..2 {
+            let held = if self.fresh[i] { self.read[i] } else { self.written[i] };
+            self.changed[i] = self.locals[i] != held;
+        }
+    }
+
     /// The new local of joint `i`, when it differs from what its `Transform` held when read
-    /// (never for the tip, which does not turn).
+    /// (never for the tip, which does not turn). Valid after [`Limb::settle`].
     pub(crate) fn pending(&self, i: usize) -> Option<Xform> {
-        let new = *self.locals.get(i)?;
-        let held = if self.fresh[i] { self.read[i] } else { self.written[i] };
-        (new != held).then_some(new)
+        (*self.changed.get(i)?).then(|| self.locals[i])
     }
 
     fn mark_written(&mut self) {
@@ -447,9 +459,17 @@ impl IkChainState {
         Ok(())
     }
 
-    pub(crate) fn solve(&mut self, tip: Entity, chain: &IkChain, pole: Option<&Pole>, fade: Option<&IkFade>, world: &ChainWorld) {
+    /// Solves the chain from this frame's pose (`stops` shares a stop entity's world transform
+    /// with the next chain under the same one within this run).
+    pub(crate) fn solve(
+        &mut self,
+        tip: Entity,
+        (chain, pole, fade): (&IkChain, Option<&Pole>, Option<&IkFade>),
+        world: &ChainWorld,
+        stops: &mut StopCache,
+    ) {
         self.dirty = false;
-        let outcome = self.try_solve(tip, chain, pole, fade, world);
+        let outcome = self.try_solve(tip, chain, pole, fade, world, stops);
         if outcome.is_err() {
             self.reached = false;
             self.dirty = self.restore_after_fault(&outcome);
@@ -459,6 +479,9 @@ impl IkChainState {
         }
         if !self.dirty {
             return;
+        }
+        if let Some(limb) = &mut self.limb {
+            limb.settle();
         }
         if self.ownership == Ownership::Unknown {
             self.ownership =
@@ -494,6 +517,7 @@ impl IkChainState {
         pole: Option<&Pole>,
         fade: Option<&IkFade>,
         world: &ChainWorld,
+        stops: &mut StopCache,
     ) -> Result<(), IkFault> {
         let hierarchy = world.hierarchy;
         let weight = effective_weight(chain.weight, fade);
@@ -501,7 +525,7 @@ impl IkChainState {
         let pole = pole.map(|p| p.target.resolve(hierarchy)).transpose()?;
         self.ensure_bones(tip, chain, hierarchy)?;
         if chain.solver == IkSolver::TwoBone {
-            return self.try_solve_limb(tip, chain, weight, target, pole, hierarchy);
+            return self.try_solve_limb(tip, chain, weight, (target, pole), hierarchy, stops);
         }
         let refreshed = self.bones.as_mut().map(|b| b.refresh(hierarchy));
         if let Some(Err(_)) = refreshed {
@@ -564,16 +588,16 @@ impl IkChainState {
         tip: Entity,
         chain: &IkChain,
         weight: f32,
-        target_world: Vec3,
-        pole_world: Option<Vec3>,
+        (target_world, pole_world): (Vec3, Option<Vec3>),
         hierarchy: &Hierarchy,
+        stops: &mut StopCache,
     ) -> Result<(), IkFault> {
-        let refreshed = self.limb.as_mut().map(|l| l.refresh(hierarchy));
+        let refreshed = self.limb.as_mut().map(|l| l.refresh(hierarchy, stops));
         if let Some(Err(_)) = refreshed {
             // The hierarchy changed under us: rebuild once, then give up for this frame.
             self.limb = None;
             self.ensure_bones(tip, chain, hierarchy)?;
-            self.limb.as_mut().map(|l| l.refresh(hierarchy)).transpose().map_err(IkFault::MissingBone)?;
+            self.limb.as_mut().map(|l| l.refresh(hierarchy, stops)).transpose().map_err(IkFault::MissingBone)?;
         }
         let limb = self.limb.as_mut().ok_or_else(|| IkFault::MissingBone("chain not built".into()))?;
         // Target and pole in the root's parent's space.

@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use bevy::utils::Parallel;
 
 use crate::IkSettings;
-use crate::bones::Hierarchy;
+use crate::bones::{Hierarchy, StopCache};
 use crate::chain::*;
 use crate::fade::IkFade;
 use crate::report::IkFault;
@@ -90,17 +90,21 @@ pub fn solve_chains(
         let hierarchy = transforms.p0();
         let world = ChainWorld { hierarchy: &hierarchy, limits: &limits, marks: &marks };
         let serial = &*serial;
-        let solve = |(tip, chain, pole, fade, mut state): (Entity, &IkChain, Option<&Pole>, Option<&IkFade>, Mut<IkChainState>)| {
-            state.solve(tip, chain, pole, fade, &world);
+        let solve = |stops: &mut StopCache,
+                     (tip, chain, pole, fade, mut state): (Entity, &IkChain, Option<&Pole>, Option<&IkFade>, Mut<IkChainState>)| {
+            state.solve(tip, (chain, pole, fade), &world, stops);
             if state.dirty && state.ownership == Ownership::Serial {
                 serial.borrow_local_mut().push(tip);
             }
         };
         let mut chains = chains.p0();
+        // Transforms do not change during this pass, so a stop's world transform found for one
+        // chain holds for the next under the same stop (a character's two legs).
         if parallel {
-            chains.par_iter_mut().for_each(solve);
+            chains.par_iter_mut().for_each_init(StopCache::default, solve);
         } else {
-            chains.iter_mut().for_each(solve);
+            let mut stops = StopCache::default();
+            chains.iter_mut().for_each(|item| solve(&mut stops, item));
         }
     }
 
@@ -224,6 +228,34 @@ mod tests {
                 assert_eq!(app.world().get::<ChainBone>(arm[2]), Some(&ChainBone { owner: arm[3], slot: 1 }));
                 assert!(app.world().get::<ChainBone>(arm[3]).is_none());
                 assert_eq!(app.world().get::<IkChainState>(arm[3]).unwrap().ownership, Ownership::Owned);
+            }
+        }
+    }
+
+    #[test]
+    fn two_arms_under_one_moving_root_reach_every_frame_with_no_animation() {
+        // The second arm's chain reuses the stop's world transform found for the first (the
+        // same shoulder root); it must still be this frame's, as the root moves every frame.
+        // Nothing animates the arms, so each frame starts from what IK wrote the frame before
+        // (the marked pass must still see what the `Transform`s held).
+        let mut app = app(false);
+        let world = app.world_mut();
+        let root = world.spawn(Transform::from_xyz(1.0, 0.0, 2.0).with_rotation(Quat::from_rotation_y(0.4))).id();
+        let mut hands = Vec::new();
+        for side in [-1.0f32, 1.0] {
+            let upper = world.spawn((Transform::from_xyz(0.2 * side, 1.4, 0.0), ChildOf(root))).id();
+            let fore = world.spawn((Transform::from_xyz(0.0, -0.3, 0.0).with_rotation(Quat::from_rotation_x(0.5)), ChildOf(upper))).id();
+            let hand = world.spawn((Transform::from_xyz(0.0, -0.27, 0.0), ChildOf(fore))).id();
+            let target = Vec3::new(1.0 + 0.3 * side, 1.1, 2.3);
+            world.entity_mut(hand).insert(IkChain::two_bone(IkTarget::Position(target)));
+            hands.push((hand, target));
+        }
+        for frame in 0..5 {
+            app.world_mut().get_mut::<Transform>(root).unwrap().translation.y = 0.02 * frame as f32;
+            app.update();
+            for &(hand, target) in &hands {
+                let error = hand_error(&app, hand, target);
+                assert!(error < 1e-4, "frame {frame}: hand misses by {error} m");
             }
         }
     }
