@@ -41,8 +41,10 @@ pub fn place_feet(
         return;
     }
     let dt = time.delta_secs();
+    // Only look the rapier context up for rapier ground: without one, the failed lookup builds
+    // an error (with a backtrace) every frame, several µs.
     #[cfg(feature = "rapier")]
-    let context = rapier.single().ok();
+    let context = if matches!(*ground, IkGround::Rapier) { rapier.single().ok() } else { None };
     let probe = GroundProbe::new(
         &ground,
         #[cfg(feature = "rapier")]
