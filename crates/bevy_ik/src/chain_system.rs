@@ -101,7 +101,7 @@ pub fn solve_chains(
         // Transforms do not change during this pass, so a stop's world transform found for one
         // chain holds for the next under the same stop (a character's two legs).
         if parallel {
-            chains.par_iter_mut().for_each_init(StopCache::default, solve);
+            chains.par_iter_mut().batching_strategy(crate::batching()).for_each_init(StopCache::default, solve);
         } else {
             let mut stops = StopCache::default();
             chains.iter_mut().for_each(|item| solve(&mut stops, item));

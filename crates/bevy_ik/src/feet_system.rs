@@ -70,7 +70,7 @@ pub fn place_feet(
             }
         };
         if settings.parallel {
-            placers.par_iter_mut().for_each(solve);
+            placers.par_iter_mut().batching_strategy(crate::batching()).for_each(solve);
         } else {
             placers.iter_mut().for_each(solve);
         }

@@ -213,7 +213,7 @@ pub fn solve_look_at(
             state.solve(root, look, fade, &hierarchy, dt);
         };
         if settings.parallel {
-            looks.par_iter_mut().for_each(solve);
+            looks.par_iter_mut().batching_strategy(crate::batching()).for_each(solve);
         } else {
             looks.iter_mut().for_each(solve);
         }
