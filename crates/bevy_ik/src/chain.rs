@@ -9,7 +9,9 @@ use ik_core::fabrik::{ChainJob, ChainScratch, WarmStart};
 use ik_core::limits::{JointLimit as CoreLimit, LimitShape};
 use ik_core::{TwoBoneJob, Xform};
 
-use crate::bones::{BoneSet, Hierarchy, StopCache, apply_correction, restore_after_fault, xform_of};
+use crate::bones::{BoneSet, Hierarchy, StopCache, apply_correction, restore_after_fault};
+pub use crate::limb::ChainOutput;
+use crate::limb::Limb;
 use crate::chain_system::{ChainWorld, chain_entities, owns_all};
 use crate::fade::{IkFade, effective_weight};
 use crate::report::{FaultLatch, IkFault};
@@ -46,7 +48,7 @@ pub enum IkSolver {
 /// ```
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Default)]
-#[require(IkChainState)]
+#[require(IkChainState, ChainOutput)]
 pub struct IkChain {
     /// Where the tip should go.
     pub target: IkTarget,
@@ -245,145 +247,17 @@ pub(crate) fn chain_marks_pending(pending: Res<PendingChainMarks>) -> bool {
     !pending.0.is_empty()
 }
 
-/// The three joints of a two-bone chain (root, middle, tip), held inline: what a [`BoneSet`]
-/// holds for longer chains, in one block of the chain's component instead of nine heap blocks.
-/// Same rules: this frame's animated locals are read fresh, a bone still holding what IK wrote
-/// last frame keeps last frame's input, and the solve runs in the root's parent's space. Kept
-/// small (the solve streams it every frame): model transforms are worked out when needed, and
-/// what a `Transform` held when read is either `read` or `written` (see `fresh`).
-#[derive(Clone, Debug)]
-struct Limb {
-    /// Root, middle and tip entities.
-    entities: [Entity; 3],
-    /// Each joint's parent when built (the root's is the stop entity, if any).
-    parents: [Option<Entity>; 3],
-    /// This frame's animated locals of all three joints: the solver's input.
-    read: [Xform; 3],
-    /// Root and middle locals after solving: what is written (the tip never turns).
-    locals: [Xform; 2],
-    /// What IK left in the root's and middle's `Transform`s last frame (where `has_written`).
-    written: [Xform; 2],
-    /// Whether IK has written the root and the middle joint yet.
-    has_written: [bool; 2],
-    /// Whether the root's and middle's `Transform`s held fresh (animated) values when read this
-    /// frame, so they held `read`; otherwise they still held `written`.
-    fresh: [bool; 2],
-    /// Whether the root's and middle's new locals differ from what their `Transform`s held
-    /// (decided by [`Limb::settle`] after each solve, before `written` is updated).
-    changed: [bool; 2],
-    /// World transform of the root's parent this frame (identity without one).
-    stop_world: Xform,
-}
-
-impl Limb {
-    fn build(joints: &[Entity], hierarchy: &Hierarchy) -> Result<Limb, IkFault> {
-        let [root, mid, tip] = joints else {
-            return Err(IkFault::MissingBone(format!("a two-bone chain needs 3 joints, got {}", joints.len())));
-        };
-        let mut parents = [None; 3];
-        for (parent, &entity) in parents.iter_mut().zip(joints) {
-            let (_, child_of) = hierarchy
-                .get(entity)
-                .map_err(|_| IkFault::MissingBone(format!("{entity} has no Transform or was despawned")))?;
-            *parent = child_of.map(ChildOf::parent);
-        }
-        Ok(Limb {
-            entities: [*root, *mid, *tip],
-            parents,
-            read: [Xform::IDENTITY; 3],
-            locals: [Xform::IDENTITY; 2],
-            written: [Xform::IDENTITY; 2],
-            has_written: [false; 2],
-            fresh: [true; 2],
-            changed: [false; 2],
-            stop_world: Xform::IDENTITY,
-        })
-    }
-
-    /// Re-reads the locals (this frame's animated pose). Errors when a joint was despawned or
-    /// re-parented since the limb was built.
-    fn refresh(&mut self, hierarchy: &Hierarchy, stops: &mut StopCache) -> Result<(), String> {
-        for i in 0..3 {
-            let entity = self.entities[i];
-            let Ok((transform, parent)) = hierarchy.get(entity) else {
-                return Err(format!("bone {entity} was despawned or lost its Transform"));
-            };
-            if parent.map(ChildOf::parent) != self.parents[i] {
-                return Err(format!("bone {entity} was re-parented"));
-            }
-            let current = xform_of(transform);
-            if i == 2 {
-                self.read[2] = current;
-                continue;
-            }
-            self.fresh[i] = !(self.has_written[i] && self.written[i] == current);
-            if self.fresh[i] {
-                self.read[i] = current;
-            }
-        }
-        self.stop_world = match self.parents[0] {
-            Some(stop) => stops.world_of(stop, hierarchy).ok_or_else(|| format!("root {stop} was despawned"))?,
-            None => Xform::IDENTITY,
-        };
-        self.locals = [self.read[0], self.read[1]];
-        Ok(())
-    }
-
-    /// The joints' transforms in the root's parent's space (forward kinematics of `locals`).
-    fn model(&self) -> [Xform; 3] {
-        let root = self.locals[0];
-        let mid = root.mul_xform(&self.locals[1]);
-        [root, mid, mid.mul_xform(&self.read[2])]
-    }
-
-    fn changes_are_finite(&self) -> bool {
-        self.locals.iter().zip(&self.read).all(|(new, old)| new == old || new.is_finite())
-    }
-
-    fn restore_animated(&mut self) {
-        self.locals = [self.read[0], self.read[1]];
-    }
-
-    /// Decides which joints have something to write: those whose new local differs from what
-    /// their `Transform` held when read. Once per solve, before [`Limb::mark_written`] (which
-    /// overwrites `written`, what a non-fresh `Transform` held).
-    fn settle(&mut self) {
-        for i in 0..2 {
-            let held = if self.fresh[i] { self.read[i] } else { self.written[i] };
-            self.changed[i] = self.locals[i] != held;
-        }
-    }
-
-    /// The new local of joint `i`, when it differs from what its `Transform` held when read
-    /// (never for the tip, which does not turn). Valid after [`Limb::settle`].
-    pub(crate) fn pending(&self, i: usize) -> Option<Xform> {
-        (*self.changed.get(i)?).then(|| self.locals[i])
-    }
-
-    fn mark_written(&mut self) {
-        self.written = self.locals;
-        self.has_written = [true; 2];
-    }
-
-    pub(crate) fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
-        for i in 0..2 {
-            if let Some(new) = self.pending(i)
-                && let Ok(mut transform) = transforms.get_mut(self.entities[i])
-            {
-                transform.rotation = new.rotation;
-                transform.translation = new.translation;
-            }
-        }
-        self.mark_written();
-    }
-}
-
 impl IkChainState {
     /// World positions of the chain's joints after the last solve, root first.
     pub fn joint_positions(&self) -> impl Iterator<Item = Vec3> + '_ {
         let limb = self.limb.iter().flat_map(|l| l.model().map(|m| l.stop_world.transform_point(m.translation)));
         let set = self.bones.iter().flat_map(|b| self.joints.iter().map(move |&j| b.stop_world.transform_point(b.model[j].translation)));
         limb.chain(set)
+    }
+
+    /// Hands this frame's writes of a two-bone chain to its [`ChainOutput`].
+    pub(crate) fn fill_output(&self, output: &mut ChainOutput) {
+        output.set(self.limb.as_ref(), self.dirty && self.ownership == Ownership::Owned);
     }
 
     /// The bone in `slot` of the chain's joints.

@@ -7,6 +7,7 @@ use bevy::utils::Parallel;
 
 use crate::IkSettings;
 use crate::bones::{Hierarchy, StopCache};
+use crate::limb::ChainOutput;
 use crate::chain::*;
 use crate::fade::IkFade;
 use crate::report::IkFault;
@@ -70,8 +71,8 @@ pub(crate) fn owns_all(tip: Entity, mut written: impl Iterator<Item = (u32, Enti
 pub fn solve_chains(
     settings: Res<IkSettings>,
     mut chains: ParamSet<(
-        Query<(Entity, &IkChain, Option<&Pole>, Option<&IkFade>, &mut IkChainState)>,
-        Query<&IkChainState>,
+        Query<(Entity, &IkChain, Option<&Pole>, Option<&IkFade>, &mut IkChainState, &mut ChainOutput)>,
+        Query<(&IkChainState, &ChainOutput)>,
     )>,
     limits: Query<&'static JointLimit>,
     marks: Query<&'static ChainBone>,
@@ -90,9 +91,10 @@ pub fn solve_chains(
         let hierarchy = transforms.p0();
         let world = ChainWorld { hierarchy: &hierarchy, limits: &limits, marks: &marks };
         let serial = &*serial;
-        let solve = |stops: &mut StopCache,
-                     (tip, chain, pole, fade, mut state): (Entity, &IkChain, Option<&Pole>, Option<&IkFade>, Mut<IkChainState>)| {
+        type Item<'a> = (Entity, &'a IkChain, Option<&'a Pole>, Option<&'a IkFade>, Mut<'a, IkChainState>, Mut<'a, ChainOutput>);
+        let solve = |stops: &mut StopCache, (tip, chain, pole, fade, mut state, mut output): Item| {
             state.solve(tip, (chain, pole, fade), &world, stops);
+            state.fill_output(&mut output);
             if state.dirty && state.ownership == Ownership::Serial {
                 serial.borrow_local_mut().push(tip);
             }
@@ -113,14 +115,20 @@ pub fn solve_chains(
         let states = chains.p1();
         let mut marked = transforms.p2();
         let write = |(bone, mark, mut transform): (Entity, &ChainBone, Mut<Transform>)| {
-            let Ok(state) = states.get(mark.owner) else { return };
-            if !state.dirty || state.ownership != Ownership::Owned {
+            let Ok((state, output)) = states.get(mark.owner) else { return };
+            let slot = mark.slot as usize;
+            // Two-bone chains: from their compact output, without touching the state.
+            if output.limb {
+                if let Some((rotation, translation)) = output.pending(slot, bone) {
+                    transform.rotation = rotation;
+                    transform.translation = translation;
+                }
                 return;
             }
-            if state.bone_at(mark.slot as usize) != Some(bone) {
+            if !state.dirty || state.ownership != Ownership::Owned || state.bone_at(slot) != Some(bone) {
                 return;
             }
-            if let Some(new) = state.pending(mark.slot as usize) {
+            if let Some(new) = state.pending(slot) {
                 transform.rotation = new.rotation;
                 transform.translation = new.translation;
             }
@@ -143,13 +151,13 @@ pub fn solve_chains(
     for &tip in serial_list.iter() {
         let mut asked = false;
         let states = chains.p1();
-        if let (Some(pending), Ok(state)) = (pending.as_mut(), states.get(tip)) {
+        if let (Some(pending), Ok((state, _))) = (pending.as_mut(), states.get(tip)) {
             for (slot, bone) in state.written_bones() {
                 let free = match marks.get(bone) {
                     Err(_) => true,
                     Ok(m) if m.owner == tip => m.slot != slot,
                     // Another chain's mark: free only when that chain no longer lists the bone.
-                    Ok(m) => !states.get(m.owner).is_ok_and(|other| other.lists(bone, m.slot)),
+                    Ok(m) => !states.get(m.owner).is_ok_and(|(other, _)| other.lists(bone, m.slot)),
                 };
                 if free {
                     pending.0.push((bone, ChainBone { owner: tip, slot }));
@@ -158,7 +166,7 @@ pub fn solve_chains(
             }
         }
         let mut writer = transforms.p1();
-        if let Ok((.., mut state)) = chains.p0().get_mut(tip) {
+        if let Ok((.., mut state, _)) = chains.p0().get_mut(tip) {
             let state = state.bypass_change_detection();
             if asked {
                 state.ownership = Ownership::Unknown;

@@ -40,6 +40,7 @@ pub mod feet;
 mod feet_system;
 pub mod ground;
 pub mod humanoid;
+mod limb;
 #[cfg(feature = "gizmos")]
 pub mod gizmos;
 pub mod look_at;

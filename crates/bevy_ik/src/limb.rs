@@ -1,0 +1,200 @@
+//! The inline state of a two-bone [`IkChain`](crate::chain::IkChain) — its three joints, this
+//! frame's animated locals, the solved locals and what IK wrote last frame — and the compact
+//! [`ChainOutput`] the pass over the marked bones reads.
+
+use bevy::prelude::*;
+use ik_core::Xform;
+
+use crate::bones::{Hierarchy, StopCache, xform_of};
+use crate::report::IkFault;
+
+/// The three joints of a two-bone chain (root, middle, tip), held inline: what a
+/// [`BoneSet`](crate::bones::BoneSet) holds for longer chains, in one block of the chain's
+/// component instead of nine heap blocks.
+/// Same rules: this frame's animated locals are read fresh, a bone still holding what IK wrote
+/// last frame keeps last frame's input, and the solve runs in the root's parent's space. Kept
+/// small (the solve streams it every frame): model transforms are worked out when needed, and
+/// what a `Transform` held when read is either `read` or `written` (see `fresh`).
+#[derive(Clone, Debug)]
+pub(crate) struct Limb {
+    /// Root, middle and tip entities.
+    pub(crate) entities: [Entity; 3],
+    /// Each joint's parent when built (the root's is the stop entity, if any).
+    parents: [Option<Entity>; 3],
+    /// This frame's animated locals of all three joints: the solver's input.
+    read: [Xform; 3],
+    /// Root and middle locals after solving: what is written (the tip never turns).
+    pub(crate) locals: [Xform; 2],
+    /// What IK left in the root's and middle's `Transform`s last frame (where `has_written`).
+    written: [Xform; 2],
+    /// Whether IK has written the root and the middle joint yet.
+    has_written: [bool; 2],
+    /// Whether the root's and middle's `Transform`s held fresh (animated) values when read this
+    /// frame, so they held `read`; otherwise they still held `written`.
+    fresh: [bool; 2],
+    /// Whether the root's and middle's new locals differ from what their `Transform`s held
+    /// (decided by [`Limb::settle`] after each solve, before `written` is updated).
+    pub(crate) changed: [bool; 2],
+    /// World transform of the root's parent this frame (identity without one).
+    pub(crate) stop_world: Xform,
+}
+
+impl Limb {
+    pub(crate) fn build(joints: &[Entity], hierarchy: &Hierarchy) -> Result<Limb, IkFault> {
+        let [root, mid, tip] = joints else {
+            return Err(IkFault::MissingBone(format!("a two-bone chain needs 3 joints, got {}", joints.len())));
+        };
+        let mut parents = [None; 3];
+        for (parent, &entity) in parents.iter_mut().zip(joints) {
+            let (_, child_of) = hierarchy
+                .get(entity)
+                .map_err(|_| IkFault::MissingBone(format!("{entity} has no Transform or was despawned")))?;
+            *parent = child_of.map(ChildOf::parent);
+        }
+        Ok(Limb {
+            entities: [*root, *mid, *tip],
+            parents,
+            read: [Xform::IDENTITY; 3],
+            locals: [Xform::IDENTITY; 2],
+            written: [Xform::IDENTITY; 2],
+            has_written: [false; 2],
+            fresh: [true; 2],
+            changed: [false; 2],
+            stop_world: Xform::IDENTITY,
+        })
+    }
+
+    /// Re-reads the locals (this frame's animated pose). Errors when a joint was despawned or
+    /// re-parented since the limb was built.
+    pub(crate) fn refresh(&mut self, hierarchy: &Hierarchy, stops: &mut StopCache) -> Result<(), String> {
+        for i in 0..3 {
+            let entity = self.entities[i];
+            let Ok((transform, parent)) = hierarchy.get(entity) else {
+                return Err(format!("bone {entity} was despawned or lost its Transform"));
+            };
+            if parent.map(ChildOf::parent) != self.parents[i] {
+                return Err(format!("bone {entity} was re-parented"));
+            }
+            let current = xform_of(transform);
+            if i == 2 {
+                self.read[2] = current;
+                continue;
+            }
+            self.fresh[i] = !(self.has_written[i] && self.written[i] == current);
+            if self.fresh[i] {
+                self.read[i] = current;
+            }
+        }
+        self.stop_world = match self.parents[0] {
+            Some(stop) => stops.world_of(stop, hierarchy).ok_or_else(|| format!("root {stop} was despawned"))?,
+            None => Xform::IDENTITY,
+        };
+        self.locals = [self.read[0], self.read[1]];
+        Ok(())
+    }
+
+    /// The joints' transforms in the root's parent's space (forward kinematics of `locals`).
+    pub(crate) fn model(&self) -> [Xform; 3] {
+        let root = self.locals[0];
+        let mid = root.mul_xform(&self.locals[1]);
+        [root, mid, mid.mul_xform(&self.read[2])]
+    }
+
+    pub(crate) fn changes_are_finite(&self) -> bool {
+        self.locals.iter().zip(&self.read).all(|(new, old)| new == old || new.is_finite())
+    }
+
+    pub(crate) fn restore_animated(&mut self) {
+        self.locals = [self.read[0], self.read[1]];
+    }
+
+    /// Decides which joints have something to write: those whose new local differs from what
+    /// their `Transform` held when read. Once per solve, before [`Limb::mark_written`] (which
+    /// overwrites `written`, what a non-fresh `Transform` held).
+    pub(crate) fn settle(&mut self) {
+        for i in 0..2 {
+            let held = if self.fresh[i] { self.read[i] } else { self.written[i] };
+            self.changed[i] = self.locals[i] != held;
+        }
+    }
+
+    /// The new local of joint `i`, when it differs from what its `Transform` held when read
+    /// (never for the tip, which does not turn). Valid after [`Limb::settle`].
+    pub(crate) fn pending(&self, i: usize) -> Option<Xform> {
+        (*self.changed.get(i)?).then(|| self.locals[i])
+    }
+
+    pub(crate) fn mark_written(&mut self) {
+        self.written = self.locals;
+        self.has_written = [true; 2];
+    }
+
+    pub(crate) fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
+        for i in 0..2 {
+            if let Some(new) = self.pending(i)
+                && let Ok(mut transform) = transforms.get_mut(self.entities[i])
+            {
+                transform.rotation = new.rotation;
+                transform.translation = new.translation;
+            }
+        }
+        self.mark_written();
+    }
+}
+
+/// What a two-bone chain writes this frame, kept next to its [`IkChainState`]: filled by the
+/// solve, read by the pass over the marked bones ([`ChainBone`]), which so reads ~100 bytes of
+/// the chain instead of its whole state (a random access per bone: at 10 000 characters, cache
+/// misses dominate that pass).
+///
+/// [`IkChainState`]: crate::chain::IkChainState
+/// [`ChainBone`]: crate::chain::ChainBone
+#[derive(Component, Clone, Debug)]
+pub struct ChainOutput {
+    /// Whether the chain is a two-bone chain (otherwise the pass reads its state).
+    pub(crate) limb: bool,
+    /// Whether the chain solved this frame and owns the bones it writes.
+    active: bool,
+    /// Root and middle joint.
+    bones: [Entity; 2],
+    /// Whether each has a new local to write.
+    write: [bool; 2],
+    rotations: [Quat; 2],
+    translations: [Vec3; 2],
+}
+
+impl Default for ChainOutput {
+    fn default() -> Self {
+        ChainOutput {
+            limb: false,
+            active: false,
+            bones: [Entity::PLACEHOLDER; 2],
+            write: [false; 2],
+            rotations: [Quat::IDENTITY; 2],
+            translations: [Vec3::ZERO; 2],
+        }
+    }
+}
+
+impl ChainOutput {
+    /// This frame's output of a two-bone chain (`limb`, settled), or of another kind (`None`).
+    /// `active`: the chain solved and its bones are written by the marked pass.
+    pub(crate) fn set(&mut self, limb: Option<&Limb>, active: bool) {
+        self.limb = limb.is_some();
+        self.active = false;
+        let Some(limb) = limb else { return };
+        self.active = active;
+        if active {
+            self.bones = [limb.entities[0], limb.entities[1]];
+            self.write = limb.changed;
+            self.rotations = limb.locals.map(|l| l.rotation);
+            self.translations = limb.locals.map(|l| l.translation);
+        }
+    }
+
+    /// The new local rotation and translation of `bone` in `slot`, if this output writes it.
+    pub(crate) fn pending(&self, slot: usize, bone: Entity) -> Option<(Quat, Vec3)> {
+        let write = self.active && *self.bones.get(slot)? == bone && self.write[slot];
+        write.then(|| (self.rotations[slot], self.translations[slot]))
+    }
+}
