@@ -218,17 +218,18 @@ pub(crate) enum Ownership {
 }
 
 /// On a bone an [`IkChain`] writes: the chain (its tip entity) and the bone's slot in the
-/// chain's bone set. [`solve_chains`] writes every marked bone in one parallel pass over the
-/// marked bones, each pulling its new local from its chain's state, instead of a serial pass
-/// over the chains. Inserted by [`mark_chain_bones`]; a bone two chains write stays marked
-/// for the first, and the other chain's writes go through the serial pass.
+/// chain's bone set. [`solve_chains`] writes every marked bone in one pass over the marked
+/// bones (parallel from 6 000 chains), each pulling its new local from its chain's
+/// [`ChainOutput`] or state, instead of a serial pass over the chains. Inserted by a system in
+/// `First` (`mark_chain_bones`); a bone two chains write stays marked for the first, and the
+/// other chain's writes go through the serial pass.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChainBone {
     pub(crate) owner: Entity,
     pub(crate) slot: u32,
 }
 
-/// Marks [`solve_chains`] asked for, inserted by [`mark_chain_bones`] before the next frame's
+/// Marks [`solve_chains`] asked for, inserted by `mark_chain_bones` before the next frame's
 /// solve (so `solve_chains` itself defers nothing and needs no sync point).
 #[derive(Resource, Default, Debug)]
 pub struct PendingChainMarks(pub(crate) Vec<(Entity, ChainBone)>);

@@ -1,5 +1,6 @@
-//! Finding bones by name under a character: [`find_chain`], and humanoid [`RigProfile`]s that
-//! map roles (pelvis, spine, legs, arms…) to the bone names of common rigs.
+//! Finding bones by name under a character: [`find_chain`], and humanoid
+//! [`RigProfile`](ik_core::rig::RigProfile)s that map roles (pelvis, spine, legs, arms…) to the
+//! bone names of common rigs.
 
 use bevy::prelude::*;
 use core::fmt;
