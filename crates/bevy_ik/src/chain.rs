@@ -161,6 +161,30 @@ impl JointLimit {
     }
 }
 
+/// A FABRIK or CCD chain's joints: a bone set, the chain's joints in it, and the buffers the
+/// solve reuses every frame.
+#[derive(Clone, Debug)]
+struct IterativeChain {
+    bones: BoneSet,
+    /// Indices in `bones` of the chain's joints, root first.
+    joints: Vec<usize>,
+    buffers: IterativeBuffers,
+}
+
+/// A chain's joints as built for its solver.
+#[derive(Clone, Debug, Default)]
+#[allow(clippy::large_enum_variant)] // the two-bone limb is inline on purpose: the common case
+enum ChainJoints {
+    /// Not built yet (or dropped after the hierarchy changed).
+    #[default]
+    Unbuilt,
+    /// A two-bone chain: three joints, inline.
+    Limb(Limb),
+    /// A FABRIK or CCD chain, boxed so that two-bone chains' components stay small (the solve
+    /// streams every chain's component each frame).
+    Iterative(Box<IterativeChain>),
+}
+
 /// Buffers an iterative chain reuses every frame.
 #[derive(Clone, Debug, Default)]
 struct IterativeBuffers {
@@ -184,23 +208,14 @@ pub struct IkChainState {
     pub iterations: u32,
     /// Warnings logged so far (one per distinct fault, not one per frame).
     pub warnings: u32,
-    /// A longer chain's bones. Boxed, like `iterative`, so a two-bone chain's component stays
-    /// small: the solve streams every chain's component each frame.
     #[reflect(ignore)]
-    bones: Option<Box<BoneSet>>,
-    /// A two-bone chain's joints, inline (two-bone chains use this instead of `bones`).
-    #[reflect(ignore)]
-    limb: Option<Limb>,
-    #[reflect(ignore)]
-    joints: Vec<usize>,
+    joints: ChainJoints,
     #[reflect(ignore)]
     built_for: Option<(Option<Entity>, usize, IkSolver)>,
     #[reflect(ignore)]
     faults: FaultLatch,
     #[reflect(ignore)]
     pub(crate) dirty: bool,
-    #[reflect(ignore)]
-    iterative: Box<IterativeBuffers>,
     #[reflect(ignore)]
     pub(crate) ownership: Ownership,
 }
@@ -251,54 +266,65 @@ pub(crate) fn chain_marks_pending(pending: Res<PendingChainMarks>) -> bool {
 impl IkChainState {
     /// World positions of the chain's joints after the last solve, root first.
     pub fn joint_positions(&self) -> impl Iterator<Item = Vec3> + '_ {
-        let limb = self.limb.iter().flat_map(|l| l.model().map(|m| l.stop_world.transform_point(m.translation)));
-        let set = self.bones.iter().flat_map(|b| self.joints.iter().map(move |&j| b.stop_world.transform_point(b.model[j].translation)));
+        let (limb, iterative) = self.parts();
+        let limb = limb.into_iter().flat_map(|l| l.model().map(|m| l.stop_world.transform_point(m.translation)));
+        let set = iterative.into_iter().flat_map(|c| c.joints.iter().map(|&j| c.bones.stop_world.transform_point(c.bones.model[j].translation)));
         limb.chain(set)
+    }
+
+    /// The chain's joints as one of its two kinds (both `None` before they are built).
+    fn parts(&self) -> (Option<&Limb>, Option<&IterativeChain>) {
+        match &self.joints {
+            ChainJoints::Unbuilt => (None, None),
+            ChainJoints::Limb(limb) => (Some(limb), None),
+            ChainJoints::Iterative(chain) => (None, Some(chain)),
+        }
     }
 
     /// Hands this frame's writes of a two-bone chain to its [`ChainOutput`].
     pub(crate) fn fill_output(&self, output: &mut ChainOutput) {
-        output.set(self.limb.as_ref(), self.dirty && self.ownership == Ownership::Owned);
+        output.set(self.parts().0, self.dirty && self.ownership == Ownership::Owned);
     }
 
     /// The bone in `slot` of the chain's joints.
     pub(crate) fn bone_at(&self, slot: usize) -> Option<Entity> {
-        match (&self.limb, &self.bones) {
-            (Some(limb), _) => limb.entities.get(slot).copied(),
-            (None, Some(bones)) => bones.entities.get(slot).copied(),
-            (None, None) => None,
+        match &self.joints {
+            ChainJoints::Unbuilt => None,
+            ChainJoints::Limb(limb) => limb.entities.get(slot).copied(),
+            ChainJoints::Iterative(chain) => chain.bones.entities.get(slot).copied(),
         }
     }
 
     /// The new local of the bone in `slot`, when it differs from what its `Transform` holds.
     pub(crate) fn pending(&self, slot: usize) -> Option<Xform> {
-        match (&self.limb, &self.bones) {
-            (Some(limb), _) => limb.pending(slot),
-            (None, Some(bones)) => bones.pending(slot),
-            (None, None) => None,
+        match &self.joints {
+            ChainJoints::Unbuilt => None,
+            ChainJoints::Limb(limb) => limb.pending(slot),
+            ChainJoints::Iterative(chain) => chain.bones.pending(slot),
         }
     }
 
     /// Writes the changed locals (serial path) and remembers them as IK's output.
     pub(crate) fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
-        if let Some(limb) = &mut self.limb {
-            limb.write_back(transforms);
-        } else if let Some(bones) = &mut self.bones {
-            bones.write_back(transforms);
+        match &mut self.joints {
+            ChainJoints::Unbuilt => {}
+            ChainJoints::Limb(limb) => limb.write_back(transforms),
+            ChainJoints::Iterative(chain) => chain.bones.write_back(transforms),
         }
     }
 
     /// After a fault, puts the animated pose back (unless the bones themselves are gone);
     /// returns whether there is something to write.
     fn restore_after_fault(&mut self, outcome: &Result<(), IkFault>) -> bool {
-        if let Some(limb) = &mut self.limb {
-            if matches!(outcome, Err(IkFault::MissingBone(_))) {
-                return false;
+        match &mut self.joints {
+            ChainJoints::Unbuilt => false,
+            ChainJoints::Limb(_) if matches!(outcome, Err(IkFault::MissingBone(_))) => false,
+            ChainJoints::Limb(limb) => {
+                limb.restore_animated();
+                true
             }
-            limb.restore_animated();
-            return true;
+            ChainJoints::Iterative(chain) => restore_after_fault(Some(&mut chain.bones), outcome),
         }
-        restore_after_fault(self.bones.as_deref_mut(), outcome)
     }
 
     /// The last fault reported (None when the chain solved).
@@ -309,26 +335,21 @@ impl IkChainState {
     fn ensure_bones(&mut self, tip: Entity, chain: &IkChain, hierarchy: &Hierarchy) -> Result<(), IkFault> {
         let count = if chain.solver == IkSolver::TwoBone { 2 } else { chain.bones.max(1) };
         let key = (chain.root, count, chain.solver);
-        if (self.bones.is_some() || self.limb.is_some()) && self.built_for == Some(key) {
+        if !matches!(self.joints, ChainJoints::Unbuilt) && self.built_for == Some(key) {
             return Ok(());
         }
-        self.bones = None;
-        self.limb = None;
+        self.joints = ChainJoints::Unbuilt;
         let joints = chain_entities(tip, if chain.solver == IkSolver::TwoBone { None } else { chain.root }, count, hierarchy)?;
-        if chain.solver == IkSolver::TwoBone {
-            self.limb = Some(Limb::build(&joints, hierarchy)?);
-            self.joints.clear();
-            self.joints.extend([0, 1, 2]);
-            self.built_for = Some(key);
-            self.ownership = Ownership::Unknown;
-            return Ok(());
-        }
-        // Only the chain's own joints are gathered: the solve runs in the space of the chain
-        // root's parent, whose world transform is composed fresh each frame.
-        let parent = hierarchy.get(joints[0]).ok().and_then(|(_, p)| p.map(ChildOf::parent));
-        let bones = BoneSet::build(&joints, parent, hierarchy).map_err(IkFault::MissingBone)?;
-        self.joints = bones.keys.clone();
-        self.bones = Some(Box::new(bones));
+        self.joints = if chain.solver == IkSolver::TwoBone {
+            ChainJoints::Limb(Limb::build(&joints, hierarchy)?)
+        } else {
+            // Only the chain's own joints are gathered: the solve runs in the space of the
+            // chain root's parent, whose world transform is composed fresh each frame.
+            let parent = hierarchy.get(joints[0]).ok().and_then(|(_, p)| p.map(ChildOf::parent));
+            let bones = BoneSet::build(&joints, parent, hierarchy).map_err(IkFault::MissingBone)?;
+            let joints = bones.keys.clone();
+            ChainJoints::Iterative(Box::new(IterativeChain { bones, joints, buffers: IterativeBuffers::default() }))
+        };
         self.built_for = Some(key);
         self.ownership = Ownership::Unknown;
         Ok(())
@@ -355,7 +376,7 @@ impl IkChainState {
         if !self.dirty {
             return;
         }
-        if let Some(limb) = &mut self.limb {
+        if let ChainJoints::Limb(limb) = &mut self.joints {
             limb.settle();
         }
         if self.ownership == Ownership::Unknown {
@@ -364,10 +385,10 @@ impl IkChainState {
         }
         if self.ownership == Ownership::Owned {
             // The parallel pass writes these locals; remember them as IK's output now.
-            if let Some(limb) = &mut self.limb {
-                limb.mark_written();
-            } else if let Some(bones) = &mut self.bones {
-                bones.mark_written();
+            match &mut self.joints {
+                ChainJoints::Unbuilt => {}
+                ChainJoints::Limb(limb) => limb.mark_written(),
+                ChainJoints::Iterative(chain) => chain.bones.mark_written(),
             }
         }
     }
@@ -375,8 +396,9 @@ impl IkChainState {
     /// The bones this chain may write, with their slots: every joint, except a two-bone
     /// chain's tip (only its root and middle joints turn).
     pub(crate) fn written_bones(&self) -> impl Iterator<Item = (u32, Entity)> + '_ {
-        let limb = self.limb.iter().flat_map(|l| [(0, l.entities[0]), (1, l.entities[1])]);
-        let set = self.bones.iter().flat_map(|b| b.entities.iter().enumerate().map(|(slot, &e)| (slot as u32, e)));
+        let (limb, iterative) = self.parts();
+        let limb = limb.into_iter().flat_map(|l| [(0, l.entities[0]), (1, l.entities[1])]);
+        let set = iterative.into_iter().flat_map(|c| c.bones.entities.iter().enumerate().map(|(slot, &e)| (slot as u32, e)));
         limb.chain(set)
     }
 
@@ -402,53 +424,45 @@ impl IkChainState {
         if chain.solver == IkSolver::TwoBone {
             return self.try_solve_limb(tip, chain, weight, (target, pole), hierarchy, stops);
         }
-        let refreshed = self.bones.as_mut().map(|b| b.refresh(hierarchy));
-        if let Some(Err(_)) = refreshed {
+        if let ChainJoints::Iterative(c) = &mut self.joints
+            && c.bones.refresh(hierarchy).is_err()
+        {
             // The hierarchy changed under us: rebuild once, then give up for this frame.
-            self.bones = None;
+            self.joints = ChainJoints::Unbuilt;
             self.ensure_bones(tip, chain, hierarchy)?;
-            self.bones.as_mut().map(|b| b.refresh(hierarchy)).transpose().map_err(IkFault::MissingBone)?;
-        }
-        let bones = self.bones.as_mut().ok_or_else(|| IkFault::MissingBone("chain not built".into()))?;
-        let joints = &self.joints;
-        let target = bones.world_to_model(target);
-        match chain.solver {
-            // Two-bone chains are solved by `try_solve_limb`.
-            IkSolver::TwoBone => return Err(IkFault::MissingBone("two-bone chain without its limb".into())),
-            IkSolver::Fabrik | IkSolver::Ccd => {
-                let buffers = &mut self.iterative;
-                let n = joints.len();
-                buffers.joints.clear();
-                buffers.joints.extend(joints.iter().map(|&j| bones.model[j]));
-                buffers.locals.clear();
-                buffers.locals.extend(joints.iter().map(|&j| bones.locals[j].rotation));
-                buffers.limits.clear();
-                buffers.limits.extend(
-                    joints.iter().map(|&j| world.limits.get(bones.entities[j]).ok().map(JointLimit::to_core)),
-                );
-                buffers.corrections.resize(n, Quat::IDENTITY);
-                let job = ChainJob {
-                    tolerance: chain.tolerance,
-                    max_iterations: chain.max_iterations,
-                    ..ChainJob::new(&buffers.joints, target)
-                }
-                .with_limits(&buffers.locals, &buffers.limits);
-                let warm = if chain.warm_start { Some(&mut buffers.warm) } else { None };
-                let solved = match chain.solver {
-                    IkSolver::Ccd => ik_core::ccd::solve(&job, &mut buffers.scratch, warm, &mut buffers.corrections),
-                    _ => ik_core::fabrik::solve(&job, &mut buffers.scratch, warm, &mut buffers.corrections),
-                }
-                .map_err(IkFault::Solver)?;
-                for (&j, &c) in joints.iter().zip(&buffers.corrections) {
-                    let c = if weight < 1.0 { Quat::IDENTITY.slerp(c, weight) } else { c };
-                    apply_correction(&mut bones.locals[j], c);
-                }
-                self.reached = solved.reached;
-                // The solve ran in the root's parent's space: back to world units.
-                self.error = solved.error * bones.stop_world.scale.abs().max_element();
-                self.iterations = solved.iterations;
+            if let ChainJoints::Iterative(c) = &mut self.joints {
+                c.bones.refresh(hierarchy).map_err(IkFault::MissingBone)?;
             }
         }
+        let ChainJoints::Iterative(iterative) = &mut self.joints else {
+            return Err(IkFault::MissingBone("chain not built".into()));
+        };
+        let IterativeChain { bones, joints, buffers } = &mut **iterative;
+        let target = bones.world_to_model(target);
+        let n = joints.len();
+        buffers.joints.clear();
+        buffers.joints.extend(joints.iter().map(|&j| bones.model[j]));
+        buffers.locals.clear();
+        buffers.locals.extend(joints.iter().map(|&j| bones.locals[j].rotation));
+        buffers.limits.clear();
+        buffers.limits.extend(joints.iter().map(|&j| world.limits.get(bones.entities[j]).ok().map(JointLimit::to_core)));
+        buffers.corrections.resize(n, Quat::IDENTITY);
+        let job = ChainJob { tolerance: chain.tolerance, max_iterations: chain.max_iterations, ..ChainJob::new(&buffers.joints, target) }
+            .with_limits(&buffers.locals, &buffers.limits);
+        let warm = if chain.warm_start { Some(&mut buffers.warm) } else { None };
+        let solved = match chain.solver {
+            IkSolver::Ccd => ik_core::ccd::solve(&job, &mut buffers.scratch, warm, &mut buffers.corrections),
+            _ => ik_core::fabrik::solve(&job, &mut buffers.scratch, warm, &mut buffers.corrections),
+        }
+        .map_err(IkFault::Solver)?;
+        for (&j, &c) in joints.iter().zip(&buffers.corrections) {
+            let c = if weight < 1.0 { Quat::IDENTITY.slerp(c, weight) } else { c };
+            apply_correction(&mut bones.locals[j], c);
+        }
+        self.reached = solved.reached;
+        // The solve ran in the root's parent's space: back to world units.
+        self.error = solved.error * bones.stop_world.scale.abs().max_element();
+        self.iterations = solved.iterations;
         if !bones.changes_are_finite() {
             return Err(IkFault::NonFiniteResult);
         }
@@ -467,14 +481,19 @@ impl IkChainState {
         hierarchy: &Hierarchy,
         stops: &mut StopCache,
     ) -> Result<(), IkFault> {
-        let refreshed = self.limb.as_mut().map(|l| l.refresh(hierarchy, stops));
-        if let Some(Err(_)) = refreshed {
+        if let ChainJoints::Limb(limb) = &mut self.joints
+            && limb.refresh(hierarchy, stops).is_err()
+        {
             // The hierarchy changed under us: rebuild once, then give up for this frame.
-            self.limb = None;
+            self.joints = ChainJoints::Unbuilt;
             self.ensure_bones(tip, chain, hierarchy)?;
-            self.limb.as_mut().map(|l| l.refresh(hierarchy, stops)).transpose().map_err(IkFault::MissingBone)?;
+            if let ChainJoints::Limb(limb) = &mut self.joints {
+                limb.refresh(hierarchy, stops).map_err(IkFault::MissingBone)?;
+            }
         }
-        let limb = self.limb.as_mut().ok_or_else(|| IkFault::MissingBone("chain not built".into()))?;
+        let ChainJoints::Limb(limb) = &mut self.joints else {
+            return Err(IkFault::MissingBone("chain not built".into()));
+        };
         // Target and pole in the root's parent's space.
         let to_model = |p: Vec3| limb.stop_world.inverse_transform_point(p);
         let model = limb.model();

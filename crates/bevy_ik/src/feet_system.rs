@@ -10,8 +10,7 @@ use ik_core::leg::LegChain;
 use ik_core::sole::SolePoint;
 
 use crate::IkSettings;
-use crate::bones::{BoneSet, Hierarchy};
-use crate::bones::restore_after_fault;
+use crate::bones::{BoneSet, Hierarchy, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
 use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
 use crate::ground::{GroundProbe, IkGround};
