@@ -20,6 +20,7 @@ use std::time::Instant;
 
 use bevy::prelude::*;
 use bevy_rapier3d::prelude::*;
+use ik_core::sole::bracket_edge;
 
 use crate::locomotion::Locomotion;
 use crate::rigging::FootProbe;
@@ -178,23 +179,12 @@ const EDGE_STEP: f32 = 0.005;
 
 /// The two sole points, 1/256 of the way apart, that bracket the ground edge between sole
 /// points `a` and `b` (each with its ground height), with the ground under each: a bisection
-/// that keeps whichever side's ground height a sample is nearer to.
+/// ([`ik_core::sole::bracket_edge`]) keeping whichever side's ground height a sample is nearer to.
 fn edge_samples(context: &RapierContext, a: (Vec3, f32), b: (Vec3, f32)) -> impl Iterator<Item = (Vec3, f32)> {
-    let (mut lo, mut hi) = (0.0f32, 1.0f32);
-    let (mut near_a, mut near_b) = (None, None);
-    for _ in 0..8 {
-        let t = 0.5 * (lo + hi);
+    let sample = |t: f32| {
         let p = a.0.lerp(b.0, t);
-        match ground_height(context, p) {
-            Some(g) if (g - a.1).abs() <= (g - b.1).abs() => {
-                lo = t;
-                near_a = Some((p, g));
-            }
-            g => {
-                hi = t;
-                near_b = g.map(|g| (p, g)).or(near_b);
-            }
-        }
-    }
+        ground_height(context, p).map(|g| (p, g))
+    };
+    let (near_a, near_b) = bracket_edge(8, sample, |&(_, g): &(Vec3, f32)| (g - a.1).abs() <= (g - b.1).abs());
     near_a.into_iter().chain(near_b)
 }

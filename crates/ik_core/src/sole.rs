@@ -94,6 +94,34 @@ fn plane_height((point, normal): (Vec3, Vec3), p: Vec3) -> f32 {
     point.y - ((p.x - point.x) * n.x + (p.z - point.z) * n.z) / n.y
 }
 
+/// Bisects `t ∈ [0, 1]` for the edge between two sides: `sample(t)` measures there (`None`:
+/// nothing found, counted as the second side), `on_a_side` says whether a sample belongs to the
+/// first. Returns the last sample found on the first side and the first found on the second —
+/// the pair bracketing the edge to within `2^-iterations`. Used for ground edges under a sole
+/// here, and by anyone measuring one (the demo's metrics).
+pub fn bracket_edge<S>(
+    iterations: usize,
+    mut sample: impl FnMut(f32) -> Option<S>,
+    mut on_a_side: impl FnMut(&S) -> bool,
+) -> (Option<S>, Option<S>) {
+    let (mut lo, mut hi) = (0.0f32, 1.0f32);
+    let (mut last_a, mut first_b) = (None, None);
+    for _ in 0..iterations {
+        let t = 0.5 * (lo + hi);
+        match sample(t) {
+            Some(s) if on_a_side(&s) => {
+                lo = t;
+                last_a = Some(s);
+            }
+            s => {
+                hi = t;
+                first_b = s.or(first_b);
+            }
+        }
+    }
+    (last_a, first_b)
+}
+
 /// Finds where the ground pokes up most into the sole between neighbouring probe points:
 /// stair nosings, kerbs, the crest of a ramp. Walking the sole heel → ankle → toe → tip,
 /// wherever the ground under one point leaves the ground plane under its neighbour by more
@@ -126,21 +154,12 @@ pub fn find_edges(
             let hit = cast(p)?;
             Some((hit.0.y - (p.y - rest), (p, ka + (kb - ka) * t, rest, hit)))
         };
-        let (mut lo, mut hi) = (0.0f32, 1.0f32);
-        let (mut last_a, mut first_b) = (None, None);
-        for _ in 0..EDGE_ITERATIONS {
-            let t = 0.5 * (lo + hi);
-            match sample(t) {
-                Some(s) if (s.1 .3 .0.y - plane_height(ha, s.1 .0)).abs() <= (s.1 .3 .0.y - plane_height(hb, s.1 .0)).abs() => {
-                    lo = t;
-                    last_a = Some(s);
-                }
-                s => {
-                    hi = t;
-                    first_b = s.or(first_b);
-                }
-            }
-        }
+        // A sample stays on the first point's side while its ground is nearer that plane.
+        let on_a_side = |s: &(f32, Probe)| {
+            let (p, ground) = (s.1 .0, s.1 .3 .0.y);
+            (ground - plane_height(ha, p)).abs() <= (ground - plane_height(hb, p)).abs()
+        };
+        let (last_a, first_b) = bracket_edge(EDGE_ITERATIONS, &mut sample, on_a_side);
         let ends = (ha.0.y - (pa.y - ra)).max(hb.0.y - (pb.y - rb));
         let best = [last_a, first_b].into_iter().flatten().fold(None, |m: Option<(f32, Probe)>, s| match m {
             Some(m) if m.0 >= s.0 => Some(m),
