@@ -1,19 +1,42 @@
-//! Humanoid rig profiles: which bone plays which role (pelvis, spine, legs, arms, head) in the
-//! naming schemes of common rigs, and detection of the best-fitting scheme from a list of names.
+//! Humanoid rigs: which bone plays which role (pelvis, spine, legs, arms, head), found from
+//! the bone names of any common convention, from the skeleton's shape alone, or from a user map.
 //!
-//! **Method.** A [`RigProfile`] lists, per [`Role`], the bone names that can play it. A name
-//! matches when it equals a candidate ignoring ASCII case, after stripping any namespace prefix
-//! up to the last `:` or `|` (so `mixamorig:LeftUpLeg`, `mixamorig1:LeftUpLeg` and
-//! `Armature|LeftUpLeg` all match `LeftUpLeg`). [`detect`] tries each profile and keeps the one
-//! with every required role found; failing that, it reports the profile that came closest and
-//! the roles it missed.
+//! **Entry point.** [`rig_humanoid`] takes every bone (handle, name, parent index, rest position
+//! in model space) and an optional user map, and returns a [`RigReport`]: the [`HumanoidRig`],
+//! how it was found, the character's [`RigFrame`] (up, forward, left, height, leg length) and a
+//! printable `role = bone` mapping — or one [`RigError`] message that names the missing roles,
+//! the bones that could play them, and how to write a map.
 //!
-//! **Inputs.** `(handle, name)` pairs for every bone — the handle is whatever identifies a bone
-//! to the caller (an index in a glTF file, a Bevy `Entity`).
+//! **Name conventions** (case-insensitive, any namespace prefix such as `mixamorig:`,
+//! `mixamorig1:` or `Armature|`): Unreal (`pelvis`, `spine_01`, `thigh_l`, `calf_l`, …), Mixamo
+//! (`Hips`, `LeftUpLeg`, `LeftLeg`, `LeftToeBase`, …), Blender/Rigify (`thigh.L`, `shin.L`,
+//! `upper_arm.L`, `spine.001`, with side markers `.L`, `_L`, `.l`, `-L`, `L_`, `Left…`/`…Left`),
+//! asset-pack (`UpperLeg.L`, `LowerArm.L`, `UpperChest`, …) and VRM (`leftUpperLeg`,
+//! `upperChest`, …). See the tokenising matcher's notes in `names.rs` for the method: side
+//! marker and namespace removed, then one synonym table per role; exact stems before partial
+//! ones; helper, control, twist, end and finger bones never match; chains must fit the
+//! hierarchy.
 //!
-//! **Outputs.** A [`HumanoidRig`] of handles, or a [`RigMatchError`] naming the missing roles.
+//! **Shape fallback** (see `topology.rs`): with no usable names, the pelvis is the bone from
+//! which two equal chains hang to the lowest bones while a third rises; the head tops the
+//! rising chain; the arms are its two opposite sideways branches. Every threshold is relative to
+//! the skeleton's size; up, forward and sides come from the rest pose.
+//!
+//! **Lower-level API** (kept for existing callers): a [`RigProfile`] lists, per [`Role`], exact
+//! bone names; [`match_profile`] and [`detect`] match profiles against `(handle, name)` pairs.
 
 use core::fmt;
+
+mod error;
+mod frame;
+mod names;
+mod report;
+mod topology;
+mod tree;
+
+pub use error::{MAP_HINT, MapMiss, RigError};
+pub use frame::{ForwardSource, RigFrame};
+pub use report::{RigReport, SkeletonBone, rig_humanoid};
 
 /// Body side of a paired role.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,6 +81,34 @@ impl Role {
     /// are optional; at least one spine bone is required).
     pub fn is_required(self) -> bool {
         !matches!(self, Role::Clavicle(_) | Role::Ball(_) | Role::Neck) && !matches!(self, Role::Spine(n) if n > 0)
+    }
+}
+
+impl Role {
+    /// The role's key in a user map: `pelvis`, `spine_0`, `neck`, `head`, `thigh_l`, `calf_r`…
+    /// ([`parse_role`] reads it back).
+    ///
+    /// ```
+    /// use ik_core::rig::{Role, Side, parse_role};
+    /// assert_eq!(Role::Calf(Side::Right).key(), "calf_r");
+    /// assert_eq!(parse_role(&Role::Spine(2).key()), Some(Role::Spine(2)));
+    /// ```
+    pub fn key(self) -> String {
+        let s = |s: Side| if s == Side::Left { "l" } else { "r" };
+        match self {
+            Role::Pelvis => "pelvis".into(),
+            Role::Spine(n) => format!("spine_{n}"),
+            Role::Neck => "neck".into(),
+            Role::Head => "head".into(),
+            Role::Clavicle(x) => format!("clavicle_{}", s(x)),
+            Role::UpperArm(x) => format!("upperarm_{}", s(x)),
+            Role::LowerArm(x) => format!("lowerarm_{}", s(x)),
+            Role::Hand(x) => format!("hand_{}", s(x)),
+            Role::Thigh(x) => format!("thigh_{}", s(x)),
+            Role::Calf(x) => format!("calf_{}", s(x)),
+            Role::Foot(x) => format!("foot_{}", s(x)),
+            Role::Ball(x) => format!("ball_{}", s(x)),
+        }
     }
 }
 
@@ -314,7 +365,12 @@ pub fn match_profile<T: Copy>(bones: &[(T, &str)], profile: &RigProfile) -> Resu
     // Every required role was found above, so the `?`s below never fail.
     let side_bones = |i: usize, s: Side| {
         let (upper, lower, hand, thigh, calf, foot) = limbs[i];
-        let arm = ArmBones { clavicle: find_role(bones, profile, Role::Clavicle(s)), upper: upper?, lower: lower?, hand: hand? };
+        let arm = ArmBones {
+            clavicle: find_role(bones, profile, Role::Clavicle(s)),
+            upper: upper?,
+            lower: lower?,
+            hand: hand?,
+        };
         let leg = LegBones { thigh: thigh?, calf: calf?, foot: foot?, ball: find_role(bones, profile, Role::Ball(s)) };
         Some((arm, leg))
     };
@@ -356,9 +412,29 @@ mod tests {
     use super::*;
 
     const UNREAL: [&str; 23] = [
-        "root", "pelvis", "spine_01", "spine_02", "spine_03", "neck_01", "head", "clavicle_l", "upperarm_l",
-        "lowerarm_l", "hand_l", "clavicle_r", "upperarm_r", "lowerarm_r", "hand_r", "thigh_l", "calf_l", "foot_l",
-        "ball_l", "thigh_r", "calf_r", "foot_r", "ball_r",
+        "root",
+        "pelvis",
+        "spine_01",
+        "spine_02",
+        "spine_03",
+        "neck_01",
+        "head",
+        "clavicle_l",
+        "upperarm_l",
+        "lowerarm_l",
+        "hand_l",
+        "clavicle_r",
+        "upperarm_r",
+        "lowerarm_r",
+        "hand_r",
+        "thigh_l",
+        "calf_l",
+        "foot_l",
+        "ball_l",
+        "thigh_r",
+        "calf_r",
+        "foot_r",
+        "ball_r",
     ];
 
     fn indexed<'a>(names: &[&'a str]) -> Vec<(usize, &'a str)> {
@@ -377,9 +453,28 @@ mod tests {
     #[test]
     fn mixamo_names_match_with_any_namespace() {
         let names: Vec<String> = [
-            "Hips", "Spine", "Spine1", "Spine2", "Neck", "Head", "LeftShoulder", "LeftArm", "LeftForeArm", "LeftHand",
-            "RightShoulder", "RightArm", "RightForeArm", "RightHand", "LeftUpLeg", "LeftLeg", "LeftFoot",
-            "LeftToeBase", "RightUpLeg", "RightLeg", "RightFoot", "RightToeBase",
+            "Hips",
+            "Spine",
+            "Spine1",
+            "Spine2",
+            "Neck",
+            "Head",
+            "LeftShoulder",
+            "LeftArm",
+            "LeftForeArm",
+            "LeftHand",
+            "RightShoulder",
+            "RightArm",
+            "RightForeArm",
+            "RightHand",
+            "LeftUpLeg",
+            "LeftLeg",
+            "LeftFoot",
+            "LeftToeBase",
+            "RightUpLeg",
+            "RightLeg",
+            "RightFoot",
+            "RightToeBase",
         ]
         .iter()
         .map(|n| format!("mixamorig1:{n}"))

@@ -1,0 +1,96 @@
+//! The character's frame in model space, measured from a rig's rest positions: which way is
+//! up, forward and left, how tall the character is and how long its legs are.
+
+use glam::Vec3;
+
+use super::HumanoidRig;
+use super::tree::Tree;
+
+/// What the forward direction of a [`RigFrame`] was measured from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ForwardSource {
+    /// The feet: ankle → ball of the foot, both feet summed (the most reliable cue).
+    Toes,
+    /// The knees' slight forward bend off the hip–ankle line (rigs without toe bones).
+    Knees,
+    /// The elbows' slight backward bend off the shoulder–hand line.
+    Elbows,
+    /// The side names: left is where the bones named left are (name matches only).
+    Names,
+    /// Nothing showed it; the convention was assumed: the model's +Z when up is mostly ±Y or
+    /// ±X (glTF), −Y when up is mostly ±Z (Blender). Sides found by shape alone may be swapped.
+    Assumed,
+}
+
+/// The character's frame: unit vectors in the given model space and sizes in its units.
+///
+/// `left = up × forward`, so for +Y up and +Z forward, left is +X.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RigFrame {
+    /// Up: the pelvis → head direction (+Y when that is degenerate).
+    pub up: Vec3,
+    /// Forward, perpendicular to `up`.
+    pub forward: Vec3,
+    /// The character's left: `up × forward`.
+    pub left: Vec3,
+    /// What `forward` was measured from.
+    pub forward_from: ForwardSource,
+    /// Lowest bone of the legs to the highest bone of the head (the head-top end bone if the
+    /// rig has one, else the head joint), along `up`.
+    pub height: f32,
+    /// Thigh → calf → foot bone lengths, the mean of both legs.
+    pub leg_length: f32,
+}
+
+/// The forward direction the convention assumes for an up direction (see [`ForwardSource::Assumed`]).
+pub(crate) fn assumed_forward(up: Vec3) -> Vec3 {
+    let a = up.abs();
+    let f = if a.z > a.y && a.z >= a.x { Vec3::NEG_Y } else { Vec3::Z };
+    let f = f - up * f.dot(up);
+    if f.length_squared() > 1e-6 { f.normalize() } else { up.any_orthonormal_vector() }
+}
+
+/// The part of `v` perpendicular to every unit vector in `axes` (applied in order).
+fn reject(v: Vec3, axes: &[Vec3]) -> Vec3 {
+    axes.iter().fold(v, |v, a| v - *a * v.dot(*a))
+}
+
+/// The offset of `mid` from the line `a → b`.
+fn bend(tree: &Tree, a: usize, mid: usize, b: usize) -> Vec3 {
+    let (pa, pm, pb) = (tree.pos[a], tree.pos[mid], tree.pos[b]);
+    let ab = pb - pa;
+    let t = if ab.length_squared() > 0.0 { (pm - pa).dot(ab) / ab.length_squared() } else { 0.0 };
+    pm - (pa + ab * t)
+}
+
+/// Measures the frame of `rig` (bone indices into `tree`). `sided` says whether the rig's
+/// `[left, right]` order is known (from names) and may give forward when nothing else does.
+pub(crate) fn measure(tree: &Tree, rig: &HumanoidRig<usize>, sided: bool) -> RigFrame {
+    let p = |b: usize| tree.pos[b];
+    let up = (p(rig.head) - p(rig.pelvis)).try_normalize().unwrap_or(Vec3::Y);
+    let leg_length = rig.legs.iter().map(|l| tree.seg(l.thigh, l.calf) + tree.seg(l.calf, l.foot)).sum::<f32>() / 2.0;
+    let across = (p(rig.legs[0].thigh) - p(rig.legs[1].thigh)).try_normalize();
+    let lateral = across.map(|a| reject(a, &[up]).try_normalize().unwrap_or(Vec3::ZERO)).unwrap_or(Vec3::ZERO);
+    let small = leg_length.max(f32::MIN_POSITIVE);
+
+    let toes: Vec3 = rig.legs.iter().filter_map(|l| l.ball.map(|b| reject(p(b) - p(l.foot), &[up]))).sum();
+    let knees: Vec3 = rig.legs.iter().map(|l| reject(bend(tree, l.thigh, l.calf, l.foot), &[up, lateral])).sum();
+    let elbows: Vec3 = rig.arms.iter().map(|a| reject(bend(tree, a.upper, a.lower, a.hand), &[up, lateral])).sum();
+    let (forward, forward_from) = if toes.length() > 0.05 * small {
+        (toes, ForwardSource::Toes)
+    } else if knees.length() > 0.005 * small {
+        (knees, ForwardSource::Knees)
+    } else if elbows.length() > 0.005 * small {
+        (-elbows, ForwardSource::Elbows)
+    } else if sided && lateral != Vec3::ZERO {
+        (lateral.cross(up), ForwardSource::Names)
+    } else {
+        (assumed_forward(up), ForwardSource::Assumed)
+    };
+    let forward = reject(forward, &[up]).try_normalize().unwrap_or_else(|| assumed_forward(up));
+    let left = up.cross(forward).normalize_or_zero();
+
+    let top = tree.subtree(rig.head).iter().map(|&b| p(b).dot(up)).fold(f32::MIN, f32::max);
+    let bottom = rig.legs.iter().flat_map(|l| tree.subtree(l.thigh)).map(|b| p(b).dot(up)).fold(f32::MAX, f32::min);
+    RigFrame { up, forward, left, forward_from, height: (top - bottom).max(0.0), leg_length }
+}
