@@ -1,0 +1,555 @@
+//! `rig_humanoid` on one synthetic 1.8 m humanoid, named in every supported convention, with
+//! arbitrary names, shuffled, scaled, turned Z-up or to face −Z, and without toes. Each case
+//! asserts the exact role → bone mapping (left is the character's left), the up and forward
+//! directions within 1° and the height within 1 %.
+
+use ik_core::glam::{Quat, Vec3};
+use ik_core::rig::{ArmBones, ForwardSource, HumanoidRig, LegBones, RigError, RigProfile, SkeletonBone, rig_humanoid};
+
+/// Bone keys, parent keys and rest positions (metres, +Y up, facing +Z, left = +X). Arms in
+/// T-pose; `a_pose` swings them 45° down about the shoulder.
+fn skeleton(a_pose: bool, toes: bool) -> Vec<(&'static str, Option<&'static str>, Vec3)> {
+    let v = Vec3::new;
+    let mut out = vec![
+        ("root", None, v(0.0, 0.0, 0.0)),
+        ("pelvis", Some("root"), v(0.0, 0.95, 0.0)),
+        ("spine0", Some("pelvis"), v(0.0, 1.05, 0.0)),
+        ("spine1", Some("spine0"), v(0.0, 1.17, 0.0)),
+        ("spine2", Some("spine1"), v(0.0, 1.30, 0.0)),
+        ("neck", Some("spine2"), v(0.0, 1.50, 0.0)),
+        ("head", Some("neck"), v(0.0, 1.60, 0.0)),
+        ("head_end", Some("head"), v(0.0, 1.80, 0.0)),
+    ];
+    for (s, x) in [("l", 1.0f32), ("r", -1.0)] {
+        let side = |k: &str| -> &'static str { Box::leak(format!("{k}_{s}").into_boxed_str()) };
+        let shoulder = v(0.17 * x, 1.45, 0.0);
+        let turn = Quat::from_rotation_z(if a_pose { -x * std::f32::consts::FRAC_PI_4 } else { 0.0 });
+        let arm = |d: Vec3| shoulder + turn * v(d.x * x, d.y, d.z);
+        out.extend([
+            (side("clav"), Some("spine2"), v(0.04 * x, 1.44, 0.02)),
+            (side("upper"), Some(side("clav")), arm(v(0.0, 0.0, 0.0))),
+            (side("upper_twist"), Some(side("upper")), arm(v(0.14, 0.0, -0.005))),
+            (side("lower"), Some(side("upper")), arm(v(0.28, 0.0, -0.01))),
+            (side("hand"), Some(side("lower")), arm(v(0.54, 0.0, 0.0))),
+            (side("index1"), Some(side("hand")), arm(v(0.625, 0.0, 0.025))),
+            (side("index2"), Some(side("index1")), arm(v(0.66, 0.0, 0.025))),
+            (side("middle1"), Some(side("hand")), arm(v(0.63, 0.0, 0.0))),
+            (side("middle2"), Some(side("middle1")), arm(v(0.67, 0.0, 0.0))),
+            (side("thumb1"), Some(side("hand")), arm(v(0.56, -0.01, 0.03))),
+            (side("thigh"), Some("pelvis"), v(0.1 * x, 0.93, 0.0)),
+            (side("thigh_twist"), Some(side("thigh")), v(0.1 * x, 0.72, 0.007)),
+            (side("calf"), Some(side("thigh")), v(0.1 * x, 0.50, 0.015)),
+            (side("foot"), Some(side("calf")), v(0.1 * x, 0.08, -0.01)),
+        ]);
+        if toes {
+            out.push((side("ball"), Some(side("foot")), v(0.1 * x, 0.02, 0.13)));
+            out.push((side("toe_end"), Some(side("ball")), v(0.1 * x, 0.02, 0.20)));
+        }
+    }
+    out
+}
+
+/// A key's stem and whether it is a left bone. Namers return `None` to drop a bone (a
+/// convention without that helper).
+fn sided(key: &str) -> (&str, bool) {
+    key.strip_suffix("_l").map(|k| (k, true)).unwrap_or_else(|| (key.strip_suffix("_r").unwrap_or(key), false))
+}
+
+fn unreal(key: &str) -> Option<String> {
+    let (k, left) = sided(key);
+    let s = if left { "l" } else { "r" };
+    Some(match k {
+        "root" | "pelvis" | "head" => k.to_string(),
+        "spine0" => "spine_01".into(),
+        "spine1" => "spine_02".into(),
+        "spine2" => "spine_03".into(),
+        "neck" => "neck_01".into(),
+        "head_end" => return None,
+        "clav" => format!("clavicle_{s}"),
+        "upper" => format!("upperarm_{s}"),
+        "upper_twist" => format!("upperarm_twist_01_{s}"),
+        "lower" => format!("lowerarm_{s}"),
+        "index1" => format!("index_01_{s}"),
+        "index2" => format!("index_02_{s}"),
+        "middle1" => format!("middle_01_{s}"),
+        "middle2" => format!("middle_02_{s}"),
+        "thumb1" => format!("thumb_01_{s}"),
+        "thigh_twist" => format!("thigh_twist_01_{s}"),
+        "toe_end" => return None,
+        other => format!("{other}_{s}"),
+    })
+}
+
+fn mixamo(key: &str) -> Option<String> {
+    let (k, left) = sided(key);
+    let s = if left { "Left" } else { "Right" };
+    let name = match k {
+        "root" => "Armature".into(),
+        "pelvis" => "Hips".into(),
+        "spine0" => "Spine".into(),
+        "spine1" => "Spine1".into(),
+        "spine2" => "Spine2".into(),
+        "neck" => "Neck".into(),
+        "head" => "Head".into(),
+        "head_end" => "HeadTop_End".into(),
+        "clav" => format!("{s}Shoulder"),
+        "upper" => format!("{s}Arm"),
+        "upper_twist" => return None,
+        "lower" => format!("{s}ForeArm"),
+        "hand" => format!("{s}Hand"),
+        "index1" => format!("{s}HandIndex1"),
+        "index2" => format!("{s}HandIndex2"),
+        "middle1" => format!("{s}HandMiddle1"),
+        "middle2" => format!("{s}HandMiddle2"),
+        "thumb1" => format!("{s}HandThumb1"),
+        "thigh" => format!("{s}UpLeg"),
+        "thigh_twist" => return None,
+        "calf" => format!("{s}Leg"),
+        "foot" => format!("{s}Foot"),
+        "ball" => format!("{s}ToeBase"),
+        "toe_end" => format!("{s}Toe_End"),
+        _ => return None,
+    };
+    Some(format!("mixamorig1:{name}"))
+}
+
+/// Blender/Rigify-style stems; `marker` places the side.
+fn rigify_with(key: &str, marker: fn(&str, bool) -> String) -> Option<String> {
+    let (k, left) = sided(key);
+    let stem = match k {
+        "root" => return Some("Armature|root".into()),
+        "pelvis" => return Some("hips".into()),
+        "spine0" => return Some("spine".into()),
+        "spine1" => return Some("spine.001".into()),
+        "spine2" => return Some("chest".into()),
+        "neck" | "head" => return Some(k.into()),
+        "head_end" => return Some("head_end".into()),
+        "clav" => "shoulder",
+        "upper" => "upper_arm",
+        "upper_twist" => "upper_arm_twist",
+        "lower" => "forearm",
+        "index1" => "f_index.01",
+        "index2" => "f_index.02",
+        "middle1" => "f_middle.01",
+        "middle2" => "f_middle.02",
+        "thumb1" => "thumb.01",
+        "thigh_twist" => "thigh_twist",
+        "calf" => "shin",
+        "ball" => "toe",
+        "toe_end" => "toe_end",
+        other => other,
+    };
+    Some(marker(stem, left))
+}
+
+fn asset_pack(key: &str) -> Option<String> {
+    let (k, left) = sided(key);
+    let s = if left { "L" } else { "R" };
+    let name = match k {
+        "root" => return Some("Root".into()),
+        "pelvis" => return Some("Hips".into()),
+        "spine0" => return Some("Spine".into()),
+        "spine1" => return Some("Chest".into()),
+        "spine2" => return Some("UpperChest".into()),
+        "neck" => return Some("Neck".into()),
+        "head" => return Some("Head".into()),
+        "head_end" => return Some("Head_end".into()),
+        "clav" => "Shoulder",
+        "upper" => "UpperArm",
+        "upper_twist" => return None,
+        "lower" => "LowerArm",
+        "hand" => "Hand",
+        "index1" => "Index_Proximal",
+        "index2" => "Index_Intermediate",
+        "middle1" => "Middle_Proximal",
+        "middle2" => "Middle_Intermediate",
+        "thumb1" => "Thumb_Proximal",
+        "thigh" => "UpperLeg",
+        "thigh_twist" => return None,
+        "calf" => "LowerLeg",
+        "foot" => "Foot",
+        "ball" => "Toes",
+        "toe_end" => "Toes_end",
+        _ => return None,
+    };
+    Some(format!("{name}.{s}"))
+}
+
+fn vrm(key: &str) -> Option<String> {
+    let (k, left) = sided(key);
+    let s = if left { "left" } else { "right" };
+    let name = match k {
+        "root" => return Some("Root".into()),
+        "pelvis" => return Some("hips".into()),
+        "spine0" => return Some("spine".into()),
+        "spine1" => return Some("chest".into()),
+        "spine2" => return Some("upperChest".into()),
+        "neck" | "head" => return Some(k.into()),
+        "head_end" => return None,
+        "clav" => "Shoulder",
+        "upper" => "UpperArm",
+        "lower" => "LowerArm",
+        "hand" => "Hand",
+        "index1" => "IndexProximal",
+        "index2" => "IndexIntermediate",
+        "middle1" => "MiddleProximal",
+        "middle2" => "MiddleIntermediate",
+        "thumb1" => "ThumbProximal",
+        "thigh" => "UpperLeg",
+        "calf" => "LowerLeg",
+        "foot" => "Foot",
+        "ball" => "Toes",
+        _ => return None,
+    };
+    Some(format!("{s}{name}"))
+}
+
+/// How a test case turns the canonical skeleton.
+#[derive(Clone, Copy)]
+struct Case {
+    a_pose: bool,
+    toes: bool,
+    shuffle: bool,
+    scale: f32,
+    turn: Quat,
+}
+
+const PLAIN: Case = Case { a_pose: false, toes: true, shuffle: false, scale: 1.0, turn: Quat::IDENTITY };
+
+/// The bones as `rig_humanoid` input; handles are the canonical keys' indices.
+struct Built {
+    keys: Vec<&'static str>,
+    names: Vec<String>,
+    parents: Vec<Option<usize>>,
+    rest: Vec<Vec3>,
+    handles: Vec<usize>,
+}
+
+fn build(namer: &dyn Fn(&str) -> Option<String>, case: Case) -> Built {
+    let canon: Vec<_> = skeleton(case.a_pose, case.toes).into_iter().filter(|(k, _, _)| namer(k).is_some()).collect();
+    let keys: Vec<&'static str> = canon.iter().map(|c| c.0).collect();
+    let n = canon.len();
+    // slot[i]: where canonical bone i goes in the input slice.
+    let mut order: Vec<usize> = (0..n).collect();
+    if case.shuffle {
+        let mut seed = 0x2545_f491u32;
+        for i in (1..n).rev() {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            order.swap(i, (seed >> 8) as usize % (i + 1));
+        }
+    }
+    let mut slot = vec![0; n];
+    for (pos, &i) in order.iter().enumerate() {
+        slot[i] = pos;
+    }
+    let index_of = |k: &str| keys.iter().position(|x| *x == k);
+    let mut built = Built { keys: keys.clone(), names: vec![], parents: vec![], rest: vec![], handles: vec![] };
+    for &i in &order {
+        let (k, parent, p) = canon[i];
+        built.names.push(namer(k).unwrap_or_default());
+        built.parents.push(parent.and_then(index_of).map(|pi| slot[pi]));
+        built.rest.push(case.turn * (p * case.scale));
+        built.handles.push(i);
+    }
+    built
+}
+
+fn bones(b: &Built) -> Vec<SkeletonBone<'_, usize>> {
+    (0..b.names.len())
+        .map(|i| SkeletonBone { handle: b.handles[i], name: &b.names[i], parent: b.parents[i], rest: b.rest[i] })
+        .collect()
+}
+
+/// The rig the canonical keys describe, in handles (canonical indices).
+fn expected(b: &Built, toes: bool) -> HumanoidRig<usize> {
+    let k = |key: &str| b.keys.iter().position(|x| *x == key).unwrap();
+    let arm = |s: &str| ArmBones {
+        clavicle: Some(k(&format!("clav_{s}"))),
+        upper: k(&format!("upper_{s}")),
+        lower: k(&format!("lower_{s}")),
+        hand: k(&format!("hand_{s}")),
+    };
+    let leg = |s: &str| LegBones {
+        thigh: k(&format!("thigh_{s}")),
+        calf: k(&format!("calf_{s}")),
+        foot: k(&format!("foot_{s}")),
+        ball: toes.then(|| k(&format!("ball_{s}"))),
+    };
+    HumanoidRig {
+        profile: String::new(),
+        pelvis: k("pelvis"),
+        spine: vec![k("spine0"), k("spine1"), k("spine2")],
+        neck: Some(k("neck")),
+        head: k("head"),
+        arms: [arm("l"), arm("r")],
+        legs: [leg("l"), leg("r")],
+    }
+}
+
+fn angle_deg(a: Vec3, b: Vec3) -> f32 {
+    a.angle_between(b).to_degrees()
+}
+
+/// Rigs the case and checks mapping, frame and height; returns `found_by`.
+fn check(namer: &dyn Fn(&str) -> Option<String>, case: Case) -> String {
+    let b = build(namer, case);
+    let report = rig_humanoid(&bones(&b), None).unwrap_or_else(|e| panic!("{e}"));
+    let want = HumanoidRig { profile: report.found_by.clone(), ..expected(&b, case.toes) };
+    assert_eq!(report.rig, want, "mapping:\n{}", report.mapping());
+    assert_eq!(report.rig.profile, report.found_by);
+    let f = report.frame;
+    assert!(angle_deg(f.up, case.turn * Vec3::Y) < 1.0, "up {:?}", f.up);
+    assert!(angle_deg(f.forward, case.turn * Vec3::Z) < 1.0, "forward {:?} from {:?}", f.forward, f.forward_from);
+    assert!(angle_deg(f.left, case.turn * Vec3::X) < 1.0, "left {:?}", f.left);
+    let canon = skeleton(case.a_pose, case.toes);
+    let kept: Vec<_> = canon.iter().filter(|c| namer(c.0).is_some()).collect();
+    let top = kept.iter().filter(|c| c.0.starts_with("head")).map(|c| c.2.y).fold(f32::MIN, f32::max);
+    let bottom = kept.iter().filter(|c| c.2.y > 0.0 && c.2.y < 0.5).map(|c| c.2.y).fold(f32::MAX, f32::min);
+    let height = (top - bottom) * case.scale;
+    assert!((f.height - height).abs() < 0.01 * height, "height {} vs {height}", f.height);
+    assert!((f.leg_length - 0.851 * case.scale).abs() < 0.01 * case.scale, "leg {}", f.leg_length);
+    report.found_by
+}
+
+#[test]
+fn unreal_names_rig_in_t_and_a_pose() {
+    assert_eq!(check(&unreal, PLAIN), "unreal");
+    assert_eq!(check(&unreal, Case { a_pose: true, ..PLAIN }), "unreal");
+}
+
+#[test]
+fn mixamo_names_rig_with_any_namespace() {
+    assert_eq!(check(&mixamo, PLAIN), "mixamo");
+    let plain = |k: &str| mixamo(k).map(|n| n.replace("mixamorig1:", "mixamorig:"));
+    assert_eq!(check(&plain, Case { a_pose: true, ..PLAIN }), "mixamo");
+}
+
+#[test]
+fn rigify_names_rig_with_every_side_marker() {
+    let markers: [fn(&str, bool) -> String; 8] = [
+        |s, l| format!("{s}.{}", if l { "L" } else { "R" }),
+        |s, l| format!("{s}_{}", if l { "L" } else { "R" }),
+        |s, l| format!("{s}.{}", if l { "l" } else { "r" }),
+        |s, l| format!("{s}-{}", if l { "L" } else { "R" }),
+        |s, l| format!("{}_{s}", if l { "L" } else { "R" }),
+        |s, l| format!("{}{s}", if l { "Left" } else { "Right" }),
+        |s, l| format!("{s}{}", if l { "Left" } else { "Right" }),
+        |s, l| format!("DEF-{s}.{}", if l { "L" } else { "R" }),
+    ];
+    for marker in markers {
+        let namer = move |k: &str| rigify_with(k, marker);
+        assert_eq!(check(&namer, Case { a_pose: true, ..PLAIN }), "names", "{:?}", namer("thigh_l"));
+    }
+}
+
+#[test]
+fn asset_pack_and_vrm_names_rig() {
+    assert_eq!(check(&asset_pack, PLAIN), "names");
+    assert_eq!(check(&vrm, Case { a_pose: true, ..PLAIN }), "names");
+}
+
+#[test]
+fn names_survive_shuffles_scales_z_up_and_turns() {
+    let z_up = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
+    let facing_back = Quat::from_rotation_y(std::f32::consts::PI);
+    for case in [
+        Case { shuffle: true, ..PLAIN },
+        Case { scale: 0.01, ..PLAIN },
+        Case { scale: 100.0, ..PLAIN },
+        Case { turn: z_up, ..PLAIN },
+        Case { turn: facing_back, a_pose: true, ..PLAIN },
+    ] {
+        assert_eq!(check(&mixamo, case), "mixamo");
+        assert_eq!(check(&vrm, case), "names");
+    }
+}
+
+/// Arbitrary names (`bone_017`), shuffled: only the shape can say which bone is which.
+fn arbitrary(key: &str) -> Option<String> {
+    let h = key.bytes().fold(7u32, |h, c| h.wrapping_mul(31).wrapping_add(u32::from(c)));
+    Some(if key.ends_with("_l") { format!("leg_joint_L_{}", h % 97) } else { format!("bone_{:03}", h % 1000) })
+}
+
+#[test]
+fn the_shape_alone_rigs_arbitrary_names_in_every_pose_scale_and_frame() {
+    let z_up = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
+    let facing_back = Quat::from_rotation_y(std::f32::consts::PI);
+    for case in [
+        Case { shuffle: true, ..PLAIN },
+        Case { shuffle: true, a_pose: true, ..PLAIN },
+        Case { scale: 0.01, ..PLAIN },
+        Case { scale: 100.0, a_pose: true, ..PLAIN },
+        Case { turn: z_up, shuffle: true, ..PLAIN },
+        Case { turn: facing_back, ..PLAIN },
+        Case { turn: z_up * facing_back, scale: 0.01, a_pose: true, ..PLAIN },
+    ] {
+        assert_eq!(check(&arbitrary, case), "topology");
+    }
+}
+
+#[test]
+fn without_toes_forward_comes_from_the_knees() {
+    let case = Case { toes: false, shuffle: true, ..PLAIN };
+    assert_eq!(check(&arbitrary, case), "topology");
+    assert_eq!(check(&unreal, case), "unreal");
+    let b = build(&arbitrary, case);
+    assert_eq!(rig_humanoid(&bones(&b), None).unwrap().frame.forward_from, ForwardSource::Knees);
+}
+
+#[test]
+fn control_and_finger_bones_do_not_steal_roles() {
+    // Mixamo plus IK targets under the root named like the feet.
+    let mut b = build(&mixamo, Case { shuffle: true, ..PLAIN });
+    let root = b.names.iter().position(|n| n.ends_with("Armature")).unwrap();
+    for (i, name) in ["LeftFootIK", "foot_ctrl_l", "mixamorig1:RightFootIK", "RightHand_IK"].into_iter().enumerate() {
+        b.names.push(name.into());
+        b.parents.push(Some(root));
+        b.rest.push(Vec3::new(0.1, 0.08, 0.0));
+        b.handles.push(1000 + i);
+    }
+    let report = rig_humanoid(&bones(&b), None).unwrap();
+    let want = HumanoidRig { profile: report.found_by.clone(), ..expected(&b, true) };
+    assert_eq!(report.rig, want);
+}
+
+#[test]
+fn the_mapping_prints_one_role_per_line_in_map_syntax() {
+    let b = build(&unreal, PLAIN);
+    let report = rig_humanoid(&bones(&b), None).unwrap();
+    let text = report.mapping();
+    assert!(text.starts_with("pelvis = pelvis\nspine_0 = spine_01\n"), "{text}");
+    assert!(text.contains("thigh_l = thigh_l\n") && text.contains("ball_r = ball_r\n"));
+    assert_eq!(text.lines().count(), report.bone_names.len());
+    // The printed mapping is itself a valid map.
+    let pairs: Vec<(String, String)> =
+        text.lines().map(|l| l.split_once(" = ").map(|(r, b)| (r.to_string(), b.to_string())).unwrap()).collect();
+    let map = RigProfile::from_map("printed", pairs.iter().map(|(r, b)| (r.as_str(), b.as_str()))).unwrap();
+    let again = rig_humanoid(&bones(&b), Some(&map)).unwrap();
+    assert_eq!(again.indices.legs, report.indices.legs);
+    assert_eq!(again.found_by, "printed");
+}
+
+#[test]
+fn missing_roles_are_named_with_candidates_and_the_map_hint() {
+    // The right leg ends at the knee; a stray bone hangs there instead of a foot.
+    let mut b = build(&unreal, PLAIN);
+    let cut: Vec<usize> =
+        ["foot_r", "ball_r", "thigh_twist_01_r"].iter().map(|n| b.names.iter().position(|x| x == n).unwrap()).collect();
+    let calf = b.names.iter().position(|x| x == "calf_r").unwrap();
+    let foot = cut[0];
+    b.names[foot] = "Bone.007".into();
+    b.rest[foot] = b.rest[calf] + Vec3::new(0.0, -0.02, 0.05);
+    for &i in &cut[1..] {
+        b.names[i] = format!("stray_{i}");
+        b.parents[i] = None;
+        b.rest[i] = Vec3::new(3.0, 0.5, 0.0);
+    }
+    let err = rig_humanoid(&bones(&b), None).unwrap_err();
+    let RigError::MissingRoles { missing, candidates, .. } = &err else { panic!("{err}") };
+    assert_eq!(missing, &["foot_r".to_string()]);
+    assert_eq!(candidates.first().map(String::as_str), Some("Bone.007"));
+    let text = err.to_string();
+    assert!(!text.contains('\n'), "one message: {text}");
+    for part in ["foot_r", "Bone.007", "`role = bone`", "--rig-map FILE", "RigChoice::Map", "thigh_l", "ball_l"] {
+        assert!(text.contains(part), "{part} in: {text}");
+    }
+}
+
+#[test]
+fn a_typo_in_the_map_names_the_closest_bone() {
+    let b = build(&mixamo, PLAIN);
+    let map = RigProfile::from_map(
+        "user map",
+        [("pelvis", "Hips"), ("spine_0", "Spine"), ("head", "Head"), ("thigh_l", "LeftUpLg"), ("calf_l", "LeftLeg")],
+    )
+    .unwrap();
+    let err = rig_humanoid(&bones(&b), Some(&map)).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("the map says thigh_l = LeftUpLg, but no bone has that name; closest: mixamorig1:LeftUpLeg"),
+        "{text}"
+    );
+    assert!(text.contains("--rig-map FILE"));
+    // A map without typos that leaves roles out names them.
+    let map = RigProfile::from_map("user map", [("pelvis", "Hips"), ("head", "Head")]).unwrap();
+    let err = rig_humanoid(&bones(&b), Some(&map)).unwrap_err();
+    let RigError::MissingRoles { missing, .. } = &err else { panic!("{err}") };
+    assert!(missing.contains(&"spine_0".to_string()) && missing.contains(&"foot_r".to_string()), "{err}");
+}
+
+#[test]
+fn a_foot_under_a_control_bone_is_refused_by_name_and_by_map() {
+    let mut b = build(&mixamo, PLAIN);
+    let root = b.names.iter().position(|n| n.ends_with("Armature")).unwrap();
+    let foot = b.names.iter().position(|n| n.ends_with("LeftFoot")).unwrap();
+    b.names.push("FootControl".into());
+    b.parents.push(Some(root));
+    b.rest.push(b.rest[foot]);
+    b.handles.push(999);
+    b.parents[foot] = Some(b.names.len() - 1);
+    let err = rig_humanoid(&bones(&b), None).unwrap_err();
+    let text = err.to_string();
+    for part in ["mixamorig1:LeftFoot", "FootControl", "mixamorig1:LeftLeg", "not supported", "deform skeleton"] {
+        assert!(text.contains(part), "{part} in: {text}");
+    }
+    assert!(matches!(err, RigError::FootNotUnderShin { .. }));
+    let map = RigProfile::from_map(
+        "user map",
+        [
+            ("pelvis", "Hips"),
+            ("spine_0", "Spine"),
+            ("head", "Head"),
+            ("upperarm_l", "LeftArm"),
+            ("lowerarm_l", "LeftForeArm"),
+            ("hand_l", "LeftHand"),
+            ("upperarm_r", "RightArm"),
+            ("lowerarm_r", "RightForeArm"),
+            ("hand_r", "RightHand"),
+            ("thigh_l", "LeftUpLeg"),
+            ("calf_l", "LeftLeg"),
+            ("foot_l", "LeftFoot"),
+            ("thigh_r", "RightUpLeg"),
+            ("calf_r", "RightLeg"),
+            ("foot_r", "RightFoot"),
+        ],
+    )
+    .unwrap();
+    let err = rig_humanoid(&bones(&b), Some(&map)).unwrap_err();
+    assert!(matches!(&err, RigError::FootNotUnderShin { parent: Some(p), .. } if p == "FootControl"), "{err}");
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let bone = |name, parent, rest| SkeletonBone { handle: 0u8, name, parent, rest };
+    assert!(matches!(rig_humanoid::<u8>(&[], None), Err(RigError::BadSkeleton { .. })));
+    let cycle = [bone("a", Some(1), Vec3::ZERO), bone("b", Some(0), Vec3::Y)];
+    assert!(rig_humanoid(&cycle, None).unwrap_err().to_string().contains("cycle"));
+    let nan = [bone("a", None, Vec3::NAN)];
+    assert!(rig_humanoid(&nan, None).unwrap_err().to_string().contains("`a`"));
+    let out_of_range = [bone("a", Some(5), Vec3::ZERO)];
+    assert!(matches!(rig_humanoid(&out_of_range, None), Err(RigError::BadSkeleton { .. })));
+    let one_point = [bone("a", None, Vec3::ZERO), bone("b", Some(0), Vec3::ZERO)];
+    assert!(matches!(rig_humanoid(&one_point, None), Err(RigError::MissingRoles { .. })));
+    // Random trees and positions: never a panic, and any rig found has a finite frame.
+    let mut seed = 12345u32;
+    let mut next = || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        seed >> 8
+    };
+    for _ in 0..200 {
+        let n = (next() % 40) as usize + 1;
+        let names: Vec<String> =
+            (0..n).map(|i| ["Hips", "thigh_l", "LeftLeg", "foot.R", "head", "x"][i % 6].to_string()).collect();
+        let list: Vec<SkeletonBone<'_, usize>> = (0..n)
+            .map(|i| SkeletonBone {
+                handle: i,
+                name: &names[i],
+                parent: (i > 0).then(|| next() as usize % (i + 1)),
+                rest: Vec3::new(next() as f32, next() as f32, next() as f32) / 1e5,
+            })
+            .collect();
+        if let Ok(report) = rig_humanoid(&list, None) {
+            assert!(report.frame.up.is_finite() && report.frame.height.is_finite());
+        }
+    }
+}
