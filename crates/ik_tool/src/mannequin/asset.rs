@@ -69,15 +69,7 @@ pub fn sidecar(clips: &[Clip]) -> String {
 /// The `.glb` bytes for the rig, body, skin and clips.
 pub fn glb(rig: &Rig, body: &BodyMesh, skin: &SkinWeights, clips: &[Clip]) -> Vec<u8> {
     let mut b = GlbBuilder::new("ik_tool mannequin");
-    let materials =
-        [("mannequin_body", [0.78, 0.76, 0.72, 1.0], 0.55), ("mannequin_accent", [0.16, 0.17, 0.19, 1.0], 0.4)];
-    for (name, color, roughness) in materials {
-        let pbr = Json::obj()
-            .with("baseColorFactor", color.to_vec())
-            .with("metallicFactor", 0.0f32)
-            .with("roughnessFactor", roughness);
-        b.add_material(Json::obj().with("name", name).with("pbrMetallicRoughness", pbr));
-    }
+    add_materials(&mut b);
     let primitives: Vec<Json> = [BODY, ACCENT].iter().map(|&m| primitive(&mut b, body, skin, m)).collect();
     let mesh = b.add_mesh(Json::obj().with("name", "mannequin").with("primitives", primitives));
 
@@ -132,8 +124,21 @@ pub fn glb(rig: &Rig, body: &BodyMesh, skin: &SkinWeights, clips: &[Clip]) -> Ve
     b.to_glb()
 }
 
+/// Adds the two materials, [`BODY`] (light grey) then [`ACCENT`] (dark grey).
+pub fn add_materials(b: &mut GlbBuilder) {
+    let materials =
+        [("mannequin_body", [0.78, 0.76, 0.72, 1.0], 0.55), ("mannequin_accent", [0.16, 0.17, 0.19, 1.0], 0.4)];
+    for (name, color, roughness) in materials {
+        let pbr = Json::obj()
+            .with("baseColorFactor", color.to_vec())
+            .with("metallicFactor", 0.0f32)
+            .with("roughnessFactor", roughness);
+        b.add_material(Json::obj().with("name", name).with("pbrMetallicRoughness", pbr));
+    }
+}
+
 /// Adds a `LINEAR` sampler and the channel that drives `node`'s `path` with it.
-fn push_channel(
+pub fn push_channel(
     samplers: &mut Vec<Json>,
     channels: &mut Vec<Json>,
     input: usize,
@@ -146,8 +151,9 @@ fn push_channel(
     channels.push(Json::obj().with("sampler", samplers.len() - 1).with("target", target));
 }
 
-/// One primitive: the vertices of every part with this material, re-indexed.
-fn primitive(b: &mut GlbBuilder, body: &BodyMesh, skin: &SkinWeights, material: usize) -> Json {
+/// One primitive: the vertices of every part with this material, re-indexed (`POSITION`
+/// with bounds, `NORMAL`, `JOINTS_0`, `WEIGHTS_0`, indices, the material).
+pub fn primitive(b: &mut GlbBuilder, body: &BodyMesh, skin: &SkinWeights, material: usize) -> Json {
     let parts: Vec<_> = body.parts.iter().filter(|p| p.material == material).collect();
     let (mut positions, mut normals, mut joints, mut weights, mut indices) = (vec![], vec![], vec![], vec![], vec![]);
     for part in parts {

@@ -5,7 +5,9 @@
 //! (nearest bone, side of the joint by projection, linear falloff inside a binding radius,
 //! ≤ 4 influences); [`clips`] samples `Idle`, `Walk` and `Jog` by moving the feet along
 //! [`ik_core::gait`] paths and solving the legs with [`ik_core::TwoBoneJob`]; [`asset`] writes
-//! the glTF binary and the contact-label sidecar.
+//! the glTF binary and the contact-label sidecar. [`convention`] and [`convert`] re-author the
+//! same character the ways user characters come (names, units, axes, facing, rest pose,
+//! hierarchy, node order, clips), with [`jump`] for a clip that is not a walk.
 //!
 //! Outputs: [`Mannequin`] — the `.glb` bytes, the sidecar JSON text and the clips.
 //!
@@ -21,6 +23,9 @@
 
 pub mod asset;
 pub mod clips;
+pub mod convention;
+pub mod convert;
+pub mod jump;
 pub mod loft;
 pub mod mesh;
 pub mod skeleton;
@@ -31,6 +36,9 @@ use std::path::{Path, PathBuf};
 use ik_core::IkError;
 
 use crate::ToolError;
+
+pub use convention::{Convention, conventions};
+pub use convert::{ConventionAsset, generate_convention, write_convention};
 
 /// The generated asset.
 #[derive(Clone, Debug)]
