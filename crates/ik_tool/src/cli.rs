@@ -31,6 +31,14 @@ commands:
   mannequin --out <path.glb>   write the skinned mannequin with Idle/Walk/Jog clips to <path.glb>
                                and its contact labels to <path>.ik.json (default
                                assets/mannequin.glb)
+  mannequin --convention NAME [--out <path.glb>]
+                               write the same character in another convention (bone names,
+                               units, axes, facing, rest pose, hierarchy, node order, clips;
+                               default out assets/conventions/NAME.glb); NAME is one of
+                               unreal, mixamo, mixamo_cm, blender_zup, asset_pack,
+                               asset_pack_feet_under_root, vrm_minus_z,
+                               arbitrary_shuffled_a_pose, robot_100, everything
+  mannequin --list-conventions print the convention names and what each one exercises
   contacts IN.glb [--clip NAME] [--plot OUT.png] [--json OUT.json]
                                label foot contacts of every clip (or one), print a summary per
                                foot, plot ball height, speed and labels of one clip, write the
@@ -81,7 +89,11 @@ pub enum Command {
     Mannequin {
         /// Output path of the glTF binary.
         out: PathBuf,
+        /// A preset of [`crate::mannequin::conventions`] (`None`: the mannequin itself).
+        convention: Option<String>,
     },
+    /// List the mannequin conventions.
+    Conventions,
     /// Label contacts.
     Contacts {
         /// Input `.glb`.
@@ -147,15 +159,26 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
     let (command, rest) = args.split_first().ok_or("missing command")?;
     match command.as_str() {
         "mannequin" => {
-            let mut out = PathBuf::from("assets/mannequin.glb");
+            let (mut out, mut convention, mut list) = (None, None, false);
             let mut it = rest.iter();
             while let Some(flag) = it.next() {
                 match flag.as_str() {
-                    "--out" | "-o" => out = PathBuf::from(it.next().ok_or("--out needs a path")?),
+                    "--out" | "-o" => out = Some(PathBuf::from(it.next().ok_or("--out needs a path")?)),
+                    "--convention" => convention = Some(it.next().ok_or("--convention needs a name")?.clone()),
+                    "--list-conventions" => list = true,
                     other => return Err(format!("unknown option `{other}`")),
                 }
             }
-            Ok(Command::Mannequin { out })
+            use crate::mannequin::convention;
+            if let Some(name) = convention.as_deref().filter(|n| convention::find(n).is_none()) {
+                return Err(format!("unknown convention `{name}` (known: {})", convention::names()));
+            }
+            if list {
+                return Ok(Command::Conventions);
+            }
+            let default = |c: &String| PathBuf::from(format!("assets/conventions/{c}.glb"));
+            let out = out.unwrap_or_else(|| convention.as_ref().map_or("assets/mannequin.glb".into(), default));
+            Ok(Command::Mannequin { out, convention })
         }
         "contacts" | "clean" => {
             let mut input = None;
@@ -208,10 +231,17 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
 /// Runs a parsed command; returns the lines to print.
 pub fn run(command: &Command) -> Result<String, ToolError> {
     match command {
-        Command::Mannequin { out } => {
+        Command::Mannequin { out, convention: None } => {
             let (glb, sidecar) = crate::mannequin::write(out)?;
             Ok(format!("wrote {}\nwrote {}", glb.display(), sidecar.display()))
         }
+        Command::Mannequin { out, convention: Some(name) } => {
+            let preset = crate::mannequin::convention::find(name)
+                .ok_or_else(|| ToolError::Input(format!("unknown convention `{name}`")))?;
+            let written = crate::mannequin::write_convention(&preset, out)?;
+            Ok(written.iter().map(|p| format!("wrote {}", p.display())).collect::<Vec<_>>().join("\n"))
+        }
+        Command::Conventions => Ok(crate::mannequin::convention::describe()),
         Command::Contacts { input, clip, plot, json, shared } => {
             run_contacts(input, clip.as_deref(), plot.as_deref(), json.as_deref(), shared)
         }
@@ -385,7 +415,19 @@ mod tests {
 
     #[test]
     fn parses_commands_and_rejects_bad_arguments() {
-        assert_eq!(parse(&args(&["mannequin", "--out", "x/m.glb"])), Ok(Command::Mannequin { out: "x/m.glb".into() }));
+        assert_eq!(
+            parse(&args(&["mannequin", "--out", "x/m.glb"])),
+            Ok(Command::Mannequin { out: "x/m.glb".into(), convention: None })
+        );
+        assert_eq!(
+            parse(&args(&["mannequin", "--convention", "mixamo_cm"])),
+            Ok(Command::Mannequin {
+                out: "assets/conventions/mixamo_cm.glb".into(),
+                convention: Some("mixamo_cm".into())
+            })
+        );
+        assert!(parse(&args(&["mannequin", "--convention", "nope"])).unwrap_err().contains("mixamo_cm"));
+        assert_eq!(parse(&args(&["mannequin", "--list-conventions"])), Ok(Command::Conventions));
         assert!(parse(&args(&[])).is_err());
         assert!(parse(&args(&["mannequin", "--out"])).is_err());
         assert!(parse(&args(&["mannequin", "--size", "2"])).is_err());
