@@ -8,6 +8,16 @@
 //! (3) Optionally, [`smooth_contacts`] turns the labels into a 0..1 signal with a Gaussian blur
 //! (useful as a weight, or thresholded at ½ for a softer edge).
 //!
+//! **Robust labelling** ([`label_contacts_hysteresis`], used by `ik_tool`): hysteresis instead
+//! of one threshold pair — a foot *enters* contact only where it is lower than
+//! [`HysteresisSettings::enter_height`] and slower than [`HysteresisSettings::enter_speed`],
+//! and *leaves* only where it rises above [`HysteresisSettings::leave_height`] or moves faster
+//! than [`HysteresisSettings::leave_speed`] (speeds of the step to the next frame, so the
+//! incoming swing does not blur the landing frame) — then gaps shorter than
+//! [`HysteresisSettings::min_gap`] frames are closed and spans shorter than
+//! [`HysteresisSettings::min_span`] frames removed. Heights are measured above the floor
+//! given; the caller scales the thresholds to the character (e.g. by leg length).
+//!
 //! **Inputs.** Toe positions, one per frame, in *world* space (root motion applied: an in-place
 //! clip's planted toe slides backward and would never be labelled), at a fixed frame rate, and
 //! the floor height. **Outputs** go to caller-owned slices of the same length; nothing allocates.
@@ -41,7 +51,11 @@ pub struct ContactSettings {
 
 impl Default for ContactSettings {
     fn default() -> Self {
-        ContactSettings { velocity_threshold: 0.3, height_threshold: 0.1, vote_window: 3 }
+        ContactSettings {
+            velocity_threshold: 0.3,
+            height_threshold: 0.1,
+            vote_window: 3,
+        }
     }
 }
 
@@ -49,11 +63,19 @@ impl Default for ContactSettings {
 pub const MAX_VOTE_WINDOW: usize = 127;
 
 fn check_lengths(expected: usize, got: usize) -> Result<(), IkError> {
-    if expected == got { Ok(()) } else { Err(IkError::LengthMismatch { expected, got }) }
+    if expected == got {
+        Ok(())
+    } else {
+        Err(IkError::LengthMismatch { expected, got })
+    }
 }
 
 fn check_rate(frame_rate: f32) -> Result<(), IkError> {
-    if frame_rate.is_finite() && frame_rate > 0.0 { Ok(()) } else { Err(IkError::NonFiniteInput) }
+    if frame_rate.is_finite() && frame_rate > 0.0 {
+        Ok(())
+    } else {
+        Err(IkError::NonFiniteInput)
+    }
 }
 
 /// Toe speed at frame `i`, m/s: central difference, one-sided at the ends, 0 for one frame.
@@ -136,10 +158,128 @@ pub fn label_contacts(
     Ok(())
 }
 
+/// Thresholds of [`label_contacts_hysteresis`] (heights above the floor, m; speeds, m/s;
+/// spans, frames). `enter_*` should not exceed the matching `leave_*`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HysteresisSettings {
+    /// A free foot lands only below this height.
+    pub enter_height: f32,
+    /// A planted foot lifts off above this height.
+    pub leave_height: f32,
+    /// A free foot lands only below this speed.
+    pub enter_speed: f32,
+    /// A planted foot lifts off above this speed.
+    pub leave_speed: f32,
+    /// Contact spans shorter than this many frames are dropped.
+    pub min_span: usize,
+    /// Gaps between contacts shorter than this many frames are closed (before spans are
+    /// dropped).
+    pub min_gap: usize,
+}
+
+impl Default for HysteresisSettings {
+    /// Thresholds for a leg of about 0.85 m at 60 Hz: enter below 5 cm and 0.15 m/s, leave above
+    /// 8 cm or 0.35 m/s, spans of at least 3 frames, gaps of 3 frames closed.
+    fn default() -> Self {
+        HysteresisSettings {
+            enter_height: 0.05,
+            leave_height: 0.08,
+            enter_speed: 0.15,
+            leave_speed: 0.35,
+            min_span: 3,
+            min_gap: 3,
+        }
+    }
+}
+
+/// Robust labels (see the module docs): hysteresis on the height above `floor_height` and on
+/// the *step speed* (frame `i` → `i + 1`, the last frame's step backward: a frame is planted
+/// when the foot stays put until the next one), then short gaps closed and short spans dropped.
+/// `labels` must be as long as `positions`.
+pub fn label_contacts_hysteresis(
+    positions: &[Vec3],
+    frame_rate: f32,
+    floor_height: f32,
+    settings: &HysteresisSettings,
+    labels: &mut [bool],
+) -> Result<(), IkError> {
+    check_lengths(positions.len(), labels.len())?;
+    check_rate(frame_rate)?;
+    let s = settings;
+    let values = [
+        s.enter_height,
+        s.leave_height,
+        s.enter_speed,
+        s.leave_speed,
+        floor_height,
+    ];
+    if values.iter().any(|v| !v.is_finite()) || positions.iter().any(|p| !p.is_finite()) {
+        return Err(IkError::NonFiniteInput);
+    }
+    let mut planted = false;
+    for (i, label) in labels.iter_mut().enumerate() {
+        let h = positions[i].y - floor_height;
+        let v = step_speed(positions, frame_rate, i);
+        planted = if planted {
+            h <= s.leave_height && v <= s.leave_speed
+        } else {
+            h < s.enter_height && v < s.enter_speed
+        };
+        *label = planted;
+    }
+    tidy_spans(labels, s.min_gap, s.min_span);
+    Ok(())
+}
+
+/// Speed of the step from frame `i` to `i + 1` (the last frame: from `i − 1`), m/s; 0 for one
+/// frame; saturates at `f32::MAX`.
+pub fn step_speed(positions: &[Vec3], frame_rate: f32, i: usize) -> f32 {
+    let n = positions.len();
+    if n < 2 || i >= n {
+        return 0.0;
+    }
+    let (a, b) = if i + 1 < n { (i, i + 1) } else { (i - 1, i) };
+    let speed = (positions[b] - positions[a]).length() * frame_rate;
+    if speed.is_finite() { speed } else { f32::MAX }
+}
+
+/// Closes interior gaps shorter than `min_gap` frames, then drops contact spans shorter than
+/// `min_span` frames.
+pub fn tidy_spans(labels: &mut [bool], min_gap: usize, min_span: usize) {
+    fill_runs(labels, false, min_gap);
+    fill_runs(labels, true, min_span);
+}
+
+/// Flips interior runs of `value` shorter than `min` frames (runs touching an end are kept when
+/// `value` is `false`, so a clip starting in the air keeps its start).
+fn fill_runs(labels: &mut [bool], value: bool, min: usize) {
+    let n = labels.len();
+    let mut i = 0;
+    while i < n {
+        if labels[i] != value {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < n && labels[i] == value {
+            i += 1;
+        }
+        let interior = start > 0 && i < n;
+        if i - start < min && (value || interior) {
+            labels[start..i].iter_mut().for_each(|l| *l = !value);
+        }
+    }
+}
+
 /// Smooths labels into a 0..1 contact signal with a Gaussian blur of standard deviation
 /// `sigma` seconds (window ±3σ, renormalized at the clip's ends). `sigma ≤ 0` copies the labels
 /// as 0/1. `signal` must be as long as `labels`.
-pub fn smooth_contacts(labels: &[bool], frame_rate: f32, sigma: f32, signal: &mut [f32]) -> Result<(), IkError> {
+pub fn smooth_contacts(
+    labels: &[bool],
+    frame_rate: f32,
+    sigma: f32,
+    signal: &mut [f32],
+) -> Result<(), IkError> {
     check_lengths(labels.len(), signal.len())?;
     check_rate(frame_rate)?;
     if sigma.is_nan() {
@@ -158,7 +298,12 @@ pub fn smooth_contacts(labels: &[bool], frame_rate: f32, sigma: f32, signal: &mu
     for (i, s) in signal.iter_mut().enumerate() {
         let (mut sum, mut weight) = (0.0f32, 0.0f32);
         let lo = i.saturating_sub(reach);
-        for (j, &label) in labels.iter().enumerate().take((i + reach).min(n - 1) + 1).skip(lo) {
+        for (j, &label) in labels
+            .iter()
+            .enumerate()
+            .take((i + reach).min(n - 1) + 1)
+            .skip(lo)
+        {
             let k = j as f32 - i as f32;
             let w = (k * k * inv).exp();
             weight += w;
@@ -166,7 +311,13 @@ pub fn smooth_contacts(labels: &[bool], frame_rate: f32, sigma: f32, signal: &mu
                 sum += w;
             }
         }
-        *s = if weight > 0.0 { (sum / weight).clamp(0.0, 1.0) } else if labels[i] { 1.0 } else { 0.0 };
+        *s = if weight > 0.0 {
+            (sum / weight).clamp(0.0, 1.0)
+        } else if labels[i] {
+            1.0
+        } else {
+            0.0
+        };
     }
     Ok(())
 }
