@@ -25,7 +25,9 @@
 
 use glam::{Quat, Vec3, Vec4};
 use ik_core::leg::{LegChain, LegMinHeights, LegSettings, solve_leg};
-use ik_core::slide_removal::{SlideFoot, SlideRemovalSettings, remove_foot_slide, toe_contact_travel};
+use ik_core::slide_removal::{
+    SlideFoot, SlideRemovalSettings, remove_foot_slide, toe_contact_travel,
+};
 use ik_core::{IkError, Xform};
 
 use crate::ToolError;
@@ -34,7 +36,8 @@ use crate::gltf_read::{Clip, Document, Property};
 use crate::json::Json;
 use crate::legs::Legs;
 use crate::motion::{
-    ContactOptions, RootMotion, Sampled, add_travel, label_feet, root_motion, sample_clip, sequence, world_frames,
+    ContactOptions, ContactPoint, RootMotion, Sampled, add_travel, contact_points, label_feet,
+    root_motion, sample_clip, sequence, world_frames,
 };
 use crate::sample::pose_at;
 
@@ -63,25 +66,44 @@ fn close_loop(
     let mut model = vec![Xform::IDENTITY; bones];
     let fk = ik_core::skeleton::forward_kinematics;
     let points = |model: &[Xform]| -> Vec<Vec3> {
-        std::iter::once(pelvis).chain(feet.iter().filter_map(|f| f.chain.toe)).map(|b| model[b].translation).collect()
+        std::iter::once(pelvis)
+            .chain(feet.iter().filter_map(|f| f.chain.toe))
+            .map(|b| model[b].translation)
+            .collect()
     };
     let last = frames - 1;
-    fk(parents, &locals[last * bones..], &Xform::IDENTITY, &mut model)?;
+    fk(
+        parents,
+        &locals[last * bones..],
+        &Xform::IDENTITY,
+        &mut model,
+    )?;
     let end = points(&model);
     fk(parents, &locals[..bones], &Xform::IDENTITY, &mut model)?;
-    let drift: Vec<Vec3> = end.iter().zip(points(&model)).map(|(e, s)| *e - s).collect();
+    let drift: Vec<Vec3> = end
+        .iter()
+        .zip(points(&model))
+        .map(|(e, s)| *e - s)
+        .collect();
     for f in 1..last {
         let share = f as f32 / last as f32;
         let frame = &mut locals[f * bones..(f + 1) * bones];
         fk(parents, frame, &Xform::IDENTITY, &mut model)?;
-        let targets: Vec<Vec3> = points(&model).iter().zip(&drift).map(|(p, d)| *p - *d * share).collect();
+        let targets: Vec<Vec3> = points(&model)
+            .iter()
+            .zip(&drift)
+            .map(|(p, d)| *p - *d * share)
+            .collect();
         frame[pelvis].translation = match parents[pelvis] {
             Some(p) => model[p].inverse_transform_point(targets[0]),
             None => targets[0],
         };
         fk(parents, frame, &Xform::IDENTITY, &mut model)?;
         for (foot, target) in feet.iter().zip(&targets[1..]) {
-            let settings = LegSettings { min_heights: Some(foot.min_heights), ..*leg };
+            let settings = LegSettings {
+                min_heights: Some(foot.min_heights),
+                ..*leg
+            };
             solve_leg(parents, frame, &mut model, &foot.chain, *target, &settings)?;
         }
     }
@@ -109,7 +131,13 @@ impl Default for CleanOptions {
         CleanOptions {
             scale: 1.0,
             root_speed: None,
-            slide: SlideRemovalSettings { leg: LegSettings { soften: SOFTEN, ..slide.leg }, ..slide },
+            slide: SlideRemovalSettings {
+                leg: LegSettings {
+                    soften: SOFTEN,
+                    ..slide.leg
+                },
+                ..slide
+            },
             contacts: ContactOptions::default(),
         }
     }
@@ -132,6 +160,8 @@ pub struct FootReport {
     pub reach: f32,
     /// Largest change of a local rotation of thigh, calf, foot or ball, radians.
     pub max_joint_change: f32,
+    /// Largest turn of the foot bone between consecutive frames before / after, radians.
+    pub max_foot_turn: [f32; 2],
 }
 
 /// What cleaning one clip did.
@@ -159,6 +189,10 @@ pub struct ClipReport {
     pub pelvis_change: f32,
     /// `[left, right]`.
     pub feet: [FootReport; 2],
+    /// The clip had nothing to fix and was left as it is.
+    pub nothing_to_fix: bool,
+    /// Limits hit, with frame numbers.
+    pub warnings: Vec<String>,
 }
 
 impl ClipReport {
@@ -173,12 +207,19 @@ impl ClipReport {
             self.speed_source,
             self.frames,
             self.rate,
-            if self.resampled { " (resampled, cubic)" } else { "" },
+            if self.resampled {
+                " (resampled, cubic)"
+            } else {
+                ""
+            },
             if self.looping { ", looping" } else { "" },
             self.iterations,
         );
-        out.push_str("| foot | contact frames | ball travel in contact, before (cm) | after (cm) | reduction | max hip–ball, before (cm) | after (cm) | leg reach (cm) | max joint change (°) |\n");
-        out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        if self.nothing_to_fix {
+            out.push_str("Nothing to fix: the planted feet stand still and every leg reaches; the clip is left as it is.\n\n");
+        }
+        out.push_str("| foot | contact frames | contact travel, before (cm) | after (cm) | reduction | max hip–contact, before (cm) | after (cm) | leg reach (cm) | max joint change (°) | max foot turn per frame, before (°) | after (°) |\n");
+        out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for f in &self.feet {
             let reduction = if f.travel[0] > 1e-3 {
                 format!("{:.1} %", 100.0 * (1.0 - f.travel[1] / f.travel[0]))
@@ -186,7 +227,7 @@ impl ClipReport {
                 "–".into()
             };
             out.push_str(&format!(
-                "| {} ({}) | {} | {:.2} | {:.2} | {} | {:.1} | {:.1} | {:.1} | {:.2} |\n",
+                "| {} ({}) | {} | {:.2} | {:.2} | {} | {:.1} | {:.1} | {:.1} | {:.2} | {:.1} | {:.1} |\n",
                 f.side,
                 f.key,
                 f.contact_frames,
@@ -197,9 +238,18 @@ impl ClipReport {
                 100.0 * f.stretch[1],
                 100.0 * f.reach,
                 f.max_joint_change.to_degrees(),
+                f.max_foot_turn[0].to_degrees(),
+                f.max_foot_turn[1].to_degrees(),
             ));
         }
-        out.push_str(&format!("\nThe pelvis moved by at most {:.1} cm.\n", 100.0 * self.pelvis_change));
+        out.push_str(&format!(
+            "\nThe pelvis moved by at most {:.1} cm.\n",
+            100.0 * self.pelvis_change
+        ));
+        for w in &self.warnings {
+            out.push_str(w);
+            out.push('\n');
+        }
         out
     }
 }
@@ -221,28 +271,256 @@ fn angle(a: Quat, b: Quat) -> f32 {
 
 /// The knee's hinge axis in its local space, when both legs agree within 10° (else `None`: the
 /// solve keeps each frame's bend plane). Taken on the most bent knee of the clip.
-fn knee_side(sampled: &Sampled, world: &[Xform], legs: &Legs, frames: usize) -> Option<Vec3> {
-    let bones = sampled.bones();
+fn knee_side(bones: usize, world: &[Xform], chains: &[LegChain], frames: usize) -> Option<Vec3> {
     let mut sides = Vec::new();
-    for leg in &legs.legs {
-        let [hip, knee, ankle] = [leg.thigh, leg.calf, leg.foot].map(|n| sampled.bone_of_node[n]);
-        let best = (0..frames).map(|f| {
-            let (h, k, a) = (
-                world[f * bones + hip].translation,
-                world[f * bones + knee].translation,
-                world[f * bones + ankle].translation,
-            );
-            let d = a - h;
-            let offset = (k - h) - d * ((k - h).dot(d) / d.length_squared().max(1e-12));
-            (offset.length(), f, offset.cross(d))
-        });
-        let (bend, f, side) = best.max_by(|a, b| a.0.total_cmp(&b.0))?;
+    for chain in chains {
+        let (bend, f, side) = (0..frames)
+            .map(|f| knee_bend(world, bones, chain, f))
+            .max_by(|a, b| a.0.total_cmp(&b.0))?;
         if bend < 1e-3 {
             return None;
         }
-        sides.push(world[f * bones + knee].rotation.inverse() * side.try_normalize()?);
+        sides.push(world[f * bones + chain.knee].rotation.inverse() * side.try_normalize()?);
     }
-    (sides[0].angle_between(sides[1]) < 10f32.to_radians()).then(|| (sides[0] + sides[1]).normalize())
+    (sides[0].angle_between(sides[1]) < 10f32.to_radians())
+        .then(|| (sides[0] + sides[1]).normalize())
+}
+
+/// How far the knee sits off the hip→ankle line on frame `f`, the frame and the (unnormalized)
+/// hinge direction `offset × (ankle − hip)` in model space.
+fn knee_bend(world: &[Xform], bones: usize, chain: &LegChain, f: usize) -> (f32, usize, Vec3) {
+    let at = |b: usize| world[f * bones + b].translation;
+    let (h, k, a) = (at(chain.hip), at(chain.knee), at(chain.ankle));
+    let d = a - h;
+    let offset = (k - h) - d * ((k - h).dot(d) / d.length_squared().max(1e-12));
+    (offset.length(), f, offset.cross(d))
+}
+
+/// Per frame, the knee's hinge axis of the source pose in the knee's local space (the pole the
+/// re-solve keeps the knee on): frames where the source leg is nearly straight take the nearest
+/// bent frame's, or `fallback` when no frame is bent.
+fn source_poles(
+    world: &[Xform],
+    bones: usize,
+    chain: &LegChain,
+    frames: usize,
+    fallback: Option<Vec3>,
+) -> Vec<Option<Vec3>> {
+    let reach = |f: usize| {
+        let at = |b: usize| world[f * bones + b].translation;
+        (at(chain.knee) - at(chain.hip)).length() + (at(chain.ankle) - at(chain.knee)).length()
+    };
+    let own: Vec<Option<Vec3>> = (0..frames)
+        .map(|f| {
+            let (bend, _, side) = knee_bend(world, bones, chain, f);
+            (bend > 0.005 * reach(f))
+                .then(|| world[f * bones + chain.knee].rotation.inverse() * side)
+                .and_then(Vec3::try_normalize)
+        })
+        .collect();
+    (0..frames)
+        .map(|f| {
+            (0..frames)
+                .flat_map(|d| [f.checked_sub(d), Some(f + d)])
+                .flatten()
+                .filter(|&g| g < frames)
+                .find_map(|g| own[g])
+                .or(fallback)
+        })
+        .collect()
+}
+
+/// Largest turn of a foot between consecutive frames, radians, for which a re-solved frame is
+/// accepted without a fall back (unless the source itself turns more).
+pub const MAX_FOOT_TURN: f32 = 15.0 * std::f32::consts::PI / 180.0;
+/// A contact point moving less than this in total during contacts, and a pelvis needing no
+/// move, leave the clip as it is ("nothing to fix"), m.
+pub const NOTHING_TO_FIX: f32 = 2e-3;
+/// A frame whose solved pelvis and contact point are this close to the source's keeps the
+/// source leg, m.
+const KEEP_SOURCE: f32 = 1e-4;
+
+/// The skeleton the solve runs on: the file's bones plus, for each foot without a ball, a
+/// virtual sole bone below the foot bone (the toe particle of the solve).
+struct SolveRig {
+    parents: Vec<Option<usize>>,
+    bones: usize,
+    added: Vec<Xform>,
+}
+
+impl SolveRig {
+    fn new(parents: &[Option<usize>], points: &[ContactPoint; 2]) -> (SolveRig, [usize; 2]) {
+        let mut rig = SolveRig {
+            parents: parents.to_vec(),
+            bones: parents.len(),
+            added: Vec::new(),
+        };
+        let toes = points.map(|p| match p.ball {
+            Some(b) => b,
+            None => {
+                rig.parents.push(Some(p.foot));
+                rig.added.push(Xform {
+                    translation: p.sole,
+                    ..Xform::IDENTITY
+                });
+                rig.parents.len() - 1
+            }
+        });
+        (rig, toes)
+    }
+
+    fn total(&self) -> usize {
+        self.parents.len()
+    }
+
+    /// `frames × bones` locals extended with the virtual bones.
+    fn extend(&self, locals: &[Xform]) -> Vec<Xform> {
+        if self.added.is_empty() {
+            return locals.to_vec();
+        }
+        locals
+            .chunks_exact(self.bones)
+            .flat_map(|f| f.iter().chain(&self.added).copied())
+            .collect()
+    }
+
+    /// The file's bones of extended locals.
+    fn strip(&self, locals: &[Xform]) -> Vec<Xform> {
+        if self.added.is_empty() {
+            return locals.to_vec();
+        }
+        locals
+            .chunks_exact(self.total())
+            .flat_map(|f| f[..self.bones].iter().copied())
+            .collect()
+    }
+}
+
+/// Re-poses every frame of `source` (`frames × bones`, travelling) onto the solved pelvis and
+/// toe targets: each leg re-solved with its source pole; a leg whose foot would turn more than
+/// [`MAX_FOOT_TURN`] (beyond the source's own turn) from the previous frame, or whose knee
+/// would swap sides, is solved again toward a blend of source and target that does not, or
+/// left as in the source. Returns the locals and the frames where a limit was hit, per foot.
+#[allow(clippy::too_many_arguments)]
+fn repose(
+    parents: &[Option<usize>],
+    pelvis: usize,
+    feet: &[SlideFoot<'_>],
+    poles: &[Vec<Option<Vec3>>],
+    source: &[Xform],
+    solved_pelvis: &[Vec3],
+    toe_targets: &[Vec<Vec3>],
+    leg: &LegSettings,
+) -> Result<(Vec<Xform>, Vec<Vec<usize>>), IkError> {
+    let bones = parents.len();
+    let frames = source.len() / bones;
+    let fk = ik_core::skeleton::forward_kinematics;
+    let mut out = source.to_vec();
+    let mut src_model = vec![Xform::IDENTITY; bones];
+    let mut model = vec![Xform::IDENTITY; bones];
+    let mut hits = vec![Vec::new(); feet.len()];
+    let mut previous: Vec<Option<(Quat, Quat)>> = vec![None; feet.len()];
+    for f in 0..frames {
+        let range = f * bones..(f + 1) * bones;
+        fk(
+            parents,
+            &source[range.clone()],
+            &Xform::IDENTITY,
+            &mut src_model,
+        )?;
+        let frame = &mut out[range];
+        frame[pelvis].translation = match parents[pelvis] {
+            Some(p) => src_model[p].inverse_transform_point(solved_pelvis[f]),
+            None => solved_pelvis[f],
+        };
+        fk(parents, frame, &Xform::IDENTITY, &mut model)?;
+        let pelvis_kept = solved_pelvis[f].distance(src_model[pelvis].translation) < KEEP_SOURCE;
+        for (k, foot) in feet.iter().enumerate() {
+            let c = foot.chain;
+            let toe = c.toe.unwrap_or(c.ankle);
+            let source_toe = src_model[toe].translation;
+            let target = toe_targets[k][f];
+            let src_foot = src_model[c.ankle].rotation;
+            let src_bend = knee_bend(&src_model, bones, &c, 0).2;
+            if pelvis_kept && target.distance(source_toe) < KEEP_SOURCE {
+                previous[k] = Some((src_foot, model[c.ankle].rotation));
+                continue;
+            }
+            let settings = LegSettings {
+                min_heights: Some(foot.min_heights),
+                knee_side: poles[k][f],
+                ..*leg
+            };
+            let saved: Vec<Xform> = frame.to_vec();
+            let acceptable = |frame: &[Xform], model: &[Xform]| -> bool {
+                let new_foot = model[c.ankle].rotation;
+                let turn_ok = previous[k].is_none_or(|(src_prev, out_prev)| {
+                    angle(new_foot, out_prev)
+                        <= MAX_FOOT_TURN.max(angle(src_foot, src_prev) + 5f32.to_radians())
+                });
+                let bend = knee_bend(model, bones, &c, 0).2;
+                let side_ok =
+                    bend.length() < 1e-6 || src_bend.length() < 1e-6 || bend.dot(src_bend) > 0.0;
+                turn_ok && side_ok && frame.iter().all(Xform::is_finite)
+            };
+            let solve = |frame: &mut [Xform], model: &mut [Xform], w: f32| -> bool {
+                frame.copy_from_slice(&saved);
+                if fk(parents, frame, &Xform::IDENTITY, model).is_err() {
+                    return false;
+                }
+                solve_leg(
+                    parents,
+                    frame,
+                    model,
+                    &c,
+                    source_toe.lerp(target, w),
+                    &settings,
+                )
+                .is_ok()
+                    && acceptable(frame, model)
+            };
+            if !solve(frame, &mut model, 1.0) {
+                hits[k].push(f);
+                // The largest blend toward the target that is acceptable (bisection), else the
+                // source leg.
+                let (mut good, mut bad) = (None, 1.0f32);
+                let mut w = 0.5;
+                for _ in 0..12 {
+                    if solve(frame, &mut model, w) {
+                        good = Some(w);
+                        w = 0.5 * (w + bad);
+                    } else {
+                        bad = w;
+                        w = 0.5 * (good.unwrap_or(0.0) + w);
+                    }
+                }
+                match good {
+                    Some(w) => {
+                        solve(frame, &mut model, w);
+                    }
+                    None => {
+                        frame.copy_from_slice(&saved);
+                        fk(parents, frame, &Xform::IDENTITY, &mut model)?;
+                    }
+                }
+            }
+            previous[k] = Some((src_foot, model[c.ankle].rotation));
+        }
+    }
+    Ok((out, hits))
+}
+
+/// Largest turn of the foot bone between consecutive frames of `world`, radians.
+fn max_foot_turn(world: &[Xform], bones: usize, foot: usize) -> f32 {
+    let frames = world.len() / bones.max(1);
+    (1..frames)
+        .map(|f| {
+            angle(
+                world[f * bones + foot].rotation,
+                world[(f - 1) * bones + foot].rotation,
+            )
+        })
+        .fold(0.0, f32::max)
 }
 
 /// Cleans one clip (see the module docs). `sidecar` is the `.ik.json` next to the file.
@@ -256,36 +534,55 @@ pub fn clean_clip(
 ) -> Result<CleanedClip, ToolError> {
     let ik = |e: IkError| doc.bad(format!("animation \"{}\": {e}", clip.name));
     if !(options.scale.is_finite() && options.scale >= 0.0) {
-        return Err(ToolError::Input("--root-speed-scale must be a finite number ≥ 0".into()));
+        return Err(ToolError::Input(
+            "--root-speed-scale must be a finite number ≥ 0".into(),
+        ));
     }
     let sampled = sample_clip(doc, clip);
-    let motion: RootMotion = root_motion(doc, clip, &sampled, legs, options.root_speed, sidecar).map_err(ik)?;
+    let motion: RootMotion =
+        root_motion(doc, clip, &sampled, legs, options.root_speed, sidecar).map_err(ik)?;
     let feet = label_feet(doc, &sampled, legs, &motion, &options.contacts).map_err(ik)?;
-    let (bones, n, dt) = (sampled.bones(), sampled.timeline.frames, 1.0 / sampled.timeline.rate);
+    let points = contact_points(doc, &sampled, legs).map_err(ik)?;
+    let (n, dt) = (sampled.timeline.frames, 1.0 / sampled.timeline.rate);
     let bone = |node: usize| sampled.bone_of_node[node];
     let pelvis = bone(legs.pelvis);
     let top = sampled.top_of(pelvis);
     let added = motion.added_velocity(options.scale);
     // An in-place clip travels from outside (its top node moves; taken out again after the
     // solve); a clip with root motion gets it scaled inside, on its top-most translated bone.
-    let carrier = if motion.in_place { top } else { root_motion_bone(&sampled, clip, pelvis) };
-    let (first_seq, keep) = sequence(&sampled.locals, bones, sampled.looping);
+    let carrier = if motion.in_place {
+        top
+    } else {
+        root_motion_bone(&sampled, clip, pelvis)
+    };
+    let (rig, toes) = SolveRig::new(&sampled.parents, &points);
+    let parents = &rig.parents;
+    let bones = rig.total();
+    let source_locals = rig.extend(&sampled.locals);
+    let (first_seq, keep) = sequence(&source_locals, bones, sampled.looping);
     let seq_frames = first_seq.len() / bones;
     let cycle = if sampled.looping { n - 1 } else { seq_frames };
-    let labels: Vec<Vec<bool>> =
-        feet.iter().map(|f| (0..seq_frames).map(|j| f.contacts[j % cycle]).collect()).collect();
+    let labels: Vec<Vec<bool>> = feet
+        .iter()
+        .map(|f| (0..seq_frames).map(|j| f.contacts[j % cycle]).collect())
+        .collect();
     let mut travelling = first_seq.clone();
-    add_travel(&sampled.parents, &mut travelling, carrier, added, dt).map_err(ik)?;
-    let world = world_frames(&sampled.parents, &travelling, dt, top, Vec3::ZERO).map_err(ik)?;
-    let lowest = |b: usize| (0..seq_frames).map(|f| world[f * bones + b].translation.y).fold(f32::INFINITY, f32::min);
+    add_travel(parents, &mut travelling, carrier, added, dt).map_err(ik)?;
+    let world = world_frames(parents, &travelling, dt, top, Vec3::ZERO).map_err(ik)?;
+    let lowest = |b: usize| {
+        (0..seq_frames)
+            .map(|f| world[f * bones + b].translation.y)
+            .fold(f32::INFINITY, f32::min)
+    };
     let chains: Vec<LegChain> = legs
         .legs
         .iter()
-        .map(|l| LegChain {
+        .zip(toes)
+        .map(|(l, toe)| LegChain {
             hip: bone(l.thigh),
             knee: bone(l.calf),
             ankle: bone(l.foot),
-            toe: Some(bone(l.ball)),
+            toe: Some(toe),
             toe_end: l.toe_end.map(bone),
         })
         .collect();
@@ -304,35 +601,95 @@ pub fn clean_clip(
         })
         .collect();
     let mut settings = options.slide;
-    settings.leg.knee_side = knee_side(&sampled, &world, legs, seq_frames);
+    let clip_side = knee_side(bones, &world, &chains, seq_frames);
+    settings.leg.knee_side = clip_side;
+    // Poles per frame from the source pose (the sequence's frames repeat the clip's).
+    let poles: Vec<Vec<Option<Vec3>>> = chains
+        .iter()
+        .map(|c| source_poles(&world, bones, c, seq_frames, clip_side))
+        .collect();
 
-    // Passes: solve the travelling sequence, keep one copy with the travel taken out. For a
-    // loop, the copy's drift against the travel (its last frame's pelvis minus its first's) is
-    // spread linearly over the cycle so the copy closes, and the next pass cleans the slide
-    // that spreading left; the last frame is then set to the first.
+    // Nothing to fix: the contact points stand still during contacts (travelling at the scaled
+    // speed): the clip is left exactly as it is.
+    let track = |b: usize| {
+        (0..seq_frames)
+            .map(|f| world[f * bones + b].translation)
+            .collect::<Vec<_>>()
+    };
+    let still = chains.iter().zip(&labels).all(|(c, l)| {
+        toe_contact_travel(&track(c.toe.unwrap_or(c.ankle)), l)
+            < NOTHING_TO_FIX * if sampled.looping { 3.0 } else { 1.0 }
+    });
+    let mut warnings = Vec::new();
+    let mut out = sampled.locals.clone();
     let passes = if sampled.looping { MAX_LOOP_PASSES } else { 1 };
     let per_pass = settings.iterations + seq_frames;
-    let mut source = sampled.locals.clone();
-    let mut out = source.clone();
-    for pass in 0..passes {
-        let (mut seq, _) = sequence(&source, bones, sampled.looping);
-        add_travel(&sampled.parents, &mut seq, carrier, added, dt).map_err(ik)?;
-        let mut report = |done: usize, _: usize| progress(pass * per_pass + done, passes * per_pass);
-        let result =
-            remove_foot_slide(&sampled.parents, pelvis, &slide_feet, &seq, &settings, &mut report).map_err(ik)?;
-        out = result.locals[keep * bones..(keep + n) * bones].to_vec();
-        if motion.in_place {
-            for (f, frame) in out.chunks_exact_mut(bones).enumerate() {
-                frame[top].translation -= added * ((keep + f) as f32 * dt);
+    let nothing_to_fix = still;
+    if !nothing_to_fix {
+        // Passes: solve the travelling sequence, keep one copy with the travel taken out. For a
+        // loop, the copy's drift against the travel (its last frame's pelvis minus its first's)
+        // is spread linearly over the cycle so the copy closes, and the next pass cleans the
+        // slide that spreading left; the last frame is then set to the first.
+        let mut source = source_locals.clone();
+        let mut ext_out = source.clone();
+        let mut hit_frames: Vec<std::collections::BTreeSet<usize>> = vec![Default::default(); 2];
+        for pass in 0..passes {
+            let (mut seq, _) = sequence(&source, bones, sampled.looping);
+            add_travel(parents, &mut seq, carrier, added, dt).map_err(ik)?;
+            let mut report =
+                |done: usize, _: usize| progress(pass * per_pass + done, passes * per_pass);
+            let result =
+                remove_foot_slide(parents, pelvis, &slide_feet, &seq, &settings, &mut report)
+                    .map_err(ik)?;
+            let (posed, hits) = repose(
+                parents,
+                pelvis,
+                &slide_feet,
+                &poles,
+                &seq,
+                &result.pelvis,
+                &result.toe_targets,
+                &settings.leg,
+            )
+            .map_err(ik)?;
+            for (k, list) in hits.iter().enumerate() {
+                hit_frames[k].extend(
+                    list.iter()
+                        .filter(|&&f| f >= keep && f < keep + n)
+                        .map(|&f| f - keep),
+                );
+            }
+            ext_out = posed[keep * bones..(keep + n) * bones].to_vec();
+            if motion.in_place {
+                for (f, frame) in ext_out.chunks_exact_mut(bones).enumerate() {
+                    frame[top].translation -= added * ((keep + f) as f32 * dt);
+                }
+            }
+            if !sampled.looping {
+                break;
+            }
+            let loop_leg = LegSettings {
+                knee_side: None,
+                ..settings.leg
+            };
+            let drift =
+                close_loop(parents, pelvis, &slide_feet, &loop_leg, &mut ext_out, n).map_err(ik)?;
+            source.clone_from(&ext_out);
+            if drift < LOOP_DRIFT_DONE {
+                break;
             }
         }
-        if !sampled.looping {
-            break;
-        }
-        let drift = close_loop(&sampled.parents, pelvis, &slide_feet, &settings.leg, &mut out, n).map_err(ik)?;
-        source.clone_from(&out);
-        if drift < LOOP_DRIFT_DONE {
-            break;
+        out = rig.strip(&ext_out);
+        for (k, frames) in hit_frames.iter().enumerate() {
+            if !frames.is_empty() {
+                let list: Vec<String> = frames.iter().map(usize::to_string).collect();
+                warnings.push(format!(
+                    "warning: {} foot: the re-solve would turn the foot more than {:.0}° in one frame or swap the knee's side on frame(s) {}; those frames are blended toward the source pose",
+                    legs.legs[k].side,
+                    MAX_FOOT_TURN.to_degrees(),
+                    list.join(", ")
+                ));
+            }
         }
     }
     progress(passes * per_pass, passes * per_pass);
@@ -340,9 +697,26 @@ pub fn clean_clip(
         return Err(ik(IkError::NonFiniteInput));
     }
 
-    let channels = changed_channels(doc, clip, &sampled, legs, &out);
+    let channels = if nothing_to_fix {
+        Vec::new()
+    } else {
+        changed_channels(doc, clip, &sampled, legs, &out)
+    };
     let after_added = if motion.in_place { added } else { Vec3::ZERO };
-    let report = measure(&sampled, legs, &feet, &motion, options, &out, top, [added, after_added]).map_err(ik)?;
+    let mut report = measure(
+        &sampled,
+        legs,
+        &points,
+        &feet,
+        &motion,
+        options,
+        &out,
+        top,
+        [added, after_added],
+    )
+    .map_err(ik)?;
+    report.nothing_to_fix = nothing_to_fix;
+    report.warnings = warnings;
     let note = Json::obj()
         .with("root_speed", motion.velocity.length() * options.scale)
         .with("root_speed_scale", options.scale)
@@ -354,14 +728,20 @@ pub fn clean_clip(
             "the character travels at root_velocity (m/s, world): move the clip's top node at node_velocity \
              on top of the root motion the clip carries, and the feet stay planted",
         );
-    Ok(CleanedClip { report, channels, note })
+    Ok(CleanedClip {
+        report,
+        channels,
+        note,
+    })
 }
 
 /// The top-most bone from the pelvis up that the clip translates (the pelvis when none is).
 fn root_motion_bone(sampled: &Sampled, clip: &Clip, pelvis: usize) -> usize {
     let translated = |bone: usize| {
         let node = sampled.node_of_bone[bone];
-        clip.channels.iter().any(|c| c.node == node && c.property == Property::Translation)
+        clip.channels
+            .iter()
+            .any(|c| c.node == node && c.property == Property::Translation)
     };
     let mut best = pelvis;
     let mut bone = Some(pelvis);
@@ -376,7 +756,13 @@ fn root_motion_bone(sampled: &Sampled, clip: &Clip, pelvis: usize) -> usize {
 
 /// Channels of the pelvis, its ancestors and the leg bones whose frames differ from what the
 /// file plays at the frame times.
-fn changed_channels(doc: &Document, clip: &Clip, sampled: &Sampled, legs: &Legs, out: &[Xform]) -> Vec<NewChannel> {
+fn changed_channels(
+    doc: &Document,
+    clip: &Clip,
+    sampled: &Sampled,
+    legs: &Legs,
+    out: &[Xform],
+) -> Vec<NewChannel> {
     let bones = sampled.bones();
     let n = sampled.timeline.frames;
     let rest: Vec<Xform> = doc.nodes.iter().map(|x| x.rest).collect();
@@ -393,7 +779,7 @@ fn changed_channels(doc: &Document, clip: &Clip, sampled: &Sampled, legs: &Legs,
         up = doc.nodes[p].parent;
     }
     for leg in &legs.legs {
-        nodes.extend([leg.thigh, leg.calf, leg.foot, leg.ball]);
+        nodes.extend([leg.thigh, leg.calf, leg.foot].into_iter().chain(leg.ball));
         nodes.extend(leg.toe_end);
     }
     let times: Vec<f32> = (0..n).map(|f| sampled.timeline.time(f)).collect();
@@ -402,8 +788,15 @@ fn changed_channels(doc: &Document, clip: &Clip, sampled: &Sampled, legs: &Legs,
         let b = sampled.bone_of_node[node];
         let frames = || (0..n).map(|f| (file_frames[f * bones + b], out[f * bones + b]));
         if frames().any(|(a, z)| a.translation.distance(z.translation) > 1e-5) {
-            let values = (0..n).map(|f| out[f * bones + b].translation.extend(0.0)).collect();
-            channels.push(NewChannel { node, property: Property::Translation, times: times.clone(), values });
+            let values = (0..n)
+                .map(|f| out[f * bones + b].translation.extend(0.0))
+                .collect();
+            channels.push(NewChannel {
+                node,
+                property: Property::Translation,
+                times: times.clone(),
+                values,
+            });
         }
         if frames().any(|(a, z)| angle(a.rotation, z.rotation) > 1e-4) {
             let mut values: Vec<Vec4> = Vec::with_capacity(n);
@@ -412,11 +805,23 @@ fn changed_channels(doc: &Document, clip: &Clip, sampled: &Sampled, legs: &Legs,
                 let flip = values.last().is_some_and(|p: &Vec4| p.dot(q) < 0.0);
                 values.push(if flip { -q } else { q });
             }
-            channels.push(NewChannel { node, property: Property::Rotation, times: times.clone(), values });
+            channels.push(NewChannel {
+                node,
+                property: Property::Rotation,
+                times: times.clone(),
+                values,
+            });
         }
         if frames().any(|(a, z)| a.scale.distance(z.scale) > 1e-5) {
-            let values = (0..n).map(|f| out[f * bones + b].scale.extend(0.0)).collect();
-            channels.push(NewChannel { node, property: Property::Scale, times: times.clone(), values });
+            let values = (0..n)
+                .map(|f| out[f * bones + b].scale.extend(0.0))
+                .collect();
+            channels.push(NewChannel {
+                node,
+                property: Property::Scale,
+                times: times.clone(),
+                values,
+            });
         }
     }
     channels
@@ -426,6 +831,7 @@ fn changed_channels(doc: &Document, clip: &Clip, sampled: &Sampled, legs: &Legs,
 fn measure(
     sampled: &Sampled,
     legs: &Legs,
+    points: &[ContactPoint; 2],
     feet: &[crate::motion::FootContacts; 2],
     motion: &RootMotion,
     options: &CleanOptions,
@@ -440,22 +846,34 @@ fn measure(
     let after = world_frames(&sampled.parents, out, dt, top, added_after)?;
     let pelvis = sampled.bone_of_node[legs.pelvis];
     let pelvis_change = (0..n)
-        .map(|f| before[f * bones + pelvis].translation.distance(after[f * bones + pelvis].translation))
+        .map(|f| {
+            before[f * bones + pelvis]
+                .translation
+                .distance(after[f * bones + pelvis].translation)
+        })
         .fold(0.0, f32::max);
     let reports = legs.legs.each_ref().map(|leg| {
-        let [hip, knee, ankle, ball] = [leg.thigh, leg.calf, leg.foot, leg.ball].map(|x| sampled.bone_of_node[x]);
-        let contacts = &feet[if leg.side == "left" { 0 } else { 1 }];
+        let [hip, knee, ankle] = [leg.thigh, leg.calf, leg.foot].map(|x| sampled.bone_of_node[x]);
+        let k = if leg.side == "left" { 0 } else { 1 };
+        let (contacts, point) = (&feet[k], &points[k]);
         let at = |w: &[Xform], f: usize, b: usize| w[f * bones + b].translation;
-        let track = |w: &[Xform]| (0..n).map(|f| at(w, f, ball)).collect::<Vec<_>>();
-        let stretch = |w: &[Xform]| (0..n).map(|f| at(w, f, ball).distance(at(w, f, hip))).fold(0.0, f32::max);
+        let track = |w: &[Xform]| (0..n).map(|f| point.at(w, bones, f)).collect::<Vec<_>>();
+        let stretch = |w: &[Xform]| {
+            (0..n)
+                .map(|f| point.at(w, bones, f).distance(at(w, f, hip)))
+                .fold(0.0, f32::max)
+        };
         let reach = at(&before, 0, knee).distance(at(&before, 0, hip))
             + at(&before, 0, ankle).distance(at(&before, 0, knee))
-            + at(&before, 0, ball).distance(at(&before, 0, ankle));
+            + point.at(&before, bones, 0).distance(at(&before, 0, ankle));
         let mut max_joint_change: f32 = 0.0;
+        let joints: Vec<usize> = [hip, knee, ankle].into_iter().chain(point.ball).collect();
         for f in 0..n {
-            for b in [hip, knee, ankle, ball] {
-                max_joint_change =
-                    max_joint_change.max(angle(sampled.locals[f * bones + b].rotation, out[f * bones + b].rotation));
+            for &b in &joints {
+                max_joint_change = max_joint_change.max(angle(
+                    sampled.locals[f * bones + b].rotation,
+                    out[f * bones + b].rotation,
+                ));
             }
         }
         FootReport {
@@ -469,6 +887,10 @@ fn measure(
             stretch: [stretch(&before), stretch(&after)],
             reach,
             max_joint_change,
+            max_foot_turn: [
+                max_foot_turn(&before, bones, ankle),
+                max_foot_turn(&after, bones, ankle),
+            ],
         }
     });
     Ok(ClipReport {
@@ -483,5 +905,7 @@ fn measure(
         iterations: options.slide.iterations,
         pelvis_change,
         feet: reports,
+        nothing_to_fix: false,
+        warnings: Vec::new(),
     })
 }

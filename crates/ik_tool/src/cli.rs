@@ -16,7 +16,7 @@ use ik_core::contact::MAX_VOTE_WINDOW;
 
 use crate::ToolError;
 use crate::clean::{CleanOptions, clean_clip};
-use crate::contacts::{ClipContacts, clip_json, summary};
+use crate::contacts::{ClipContacts, summary};
 use crate::gltf_patch::{AnimationPatch, patch};
 use crate::gltf_read::{self, Document};
 use crate::json::Json;
@@ -42,7 +42,7 @@ commands:
   contacts IN.glb [--clip NAME] [--plot OUT.png] [--json OUT.json]
                                label foot contacts of every clip (or one), print a summary per
                                foot, plot ball height, speed and labels of one clip, write the
-                               labels as JSON
+                               labels as the demo's sidecar (docs/sidecar.md)
   clean IN.glb --out OUT.glb [--clip NAME | --all] [--root-speed-scale S]
                                remove foot sliding offline (pelvis and ball particles, soft and
                                hard constraints, legs re-solved each frame) for the character
@@ -56,9 +56,12 @@ options of contacts and clean:
   --root-speed S               the clip's own speed, m/s (default: the clip's root motion, else
                                its extras or <IN>.ik.json nominal_speed, else estimated from the
                                planted balls); in-place clips travel the way the feet point
-  --velocity V                 contact speed threshold, m/s (default 0.3)
-  --height H                   contact height threshold above the floor, m (default 0.1)
+  --velocity V                 lift-off speed relative to the ground, m/s (landing: 0.6 V;
+                               default 0.2 x leg length per second)
+  --height H                   lift-off height above the clip's lowest foot, m (landing: 0.6 H;
+                               default 0.1 x leg length)
   --vote N                     majority-vote window, frames (default 3)
+  --min-span S                 shortest contact span kept and longest gap closed, s (default 0.05)
   --smooth S                   smoothing of the contact signal, s (default 0.02)
 options of clean:
   --root-speed-scale S         travel at S x the clip's speed (default 1): the output is the clip
@@ -139,14 +142,15 @@ fn shared_flag(flag: &str, it: &mut std::slice::Iter<'_, String>, shared: &mut S
     match flag {
         "--map" => shared.map = Some(it.next().ok_or("--map needs a value")?.clone()),
         "--root-speed" => shared.root_speed = Some(fraction(flag, it.next(), 0.0, 100.0)?),
-        "--velocity" => shared.contacts.settings.velocity_threshold = fraction(flag, it.next(), 0.0, 100.0)?,
-        "--height" => shared.contacts.settings.height_threshold = fraction(flag, it.next(), 0.0, 100.0)?,
+        "--velocity" => shared.contacts.velocity = Some(fraction(flag, it.next(), 0.0, 100.0)?),
+        "--height" => shared.contacts.height = Some(fraction(flag, it.next(), 0.0, 100.0)?),
+        "--min-span" => shared.contacts.min_span = fraction(flag, it.next(), 0.0, 10.0)?,
         "--vote" => {
             let n: usize = number(flag, it.next())?;
             if n > MAX_VOTE_WINDOW {
                 return Err(format!("--vote must be at most {MAX_VOTE_WINDOW}"));
             }
-            shared.contacts.settings.vote_window = n;
+            shared.contacts.vote_window = n;
         }
         "--smooth" => shared.contacts.smooth = fraction(flag, it.next(), 0.0, 10.0)?,
         _ => return Ok(false),
@@ -255,7 +259,7 @@ fn open(input: &Path, shared: &Shared) -> Result<(Document, Legs, Option<Json>, 
     let doc = gltf_read::load(input)?;
     let map = match &shared.map {
         None => None,
-        Some(m) if m.contains('=') => Some(parse_map(m)),
+        Some(m) if m.contains('=') || m.trim_start().starts_with('{') => Some(parse_map(m)),
         Some(file) => Some(
             std::fs::read_to_string(file)
                 .map_err(|e| ToolError::Input(format!("{file}: cannot read: {e}")))
@@ -282,6 +286,34 @@ fn chosen<'a>(doc: &'a Document, clip: Option<&str>) -> Result<Vec<&'a gltf_read
     }
 }
 
+/// The clips of a file, labelled: the legs, the sidecar found next to the file (and a note when
+/// it was unreadable), and each chosen clip's contacts.
+pub struct Labelled {
+    /// The legs found.
+    pub legs: Legs,
+    /// The `.ik.json` next to the input, when readable.
+    pub sidecar: Option<Json>,
+    /// A note to print (an unreadable sidecar).
+    pub note: Option<String>,
+    /// The labelled clips, in file order.
+    pub clips: Vec<ClipContacts>,
+}
+
+/// Loads `input` and labels `clip` (or every clip) as `contacts` does; the same code path as
+/// [`crate::sidecar::label_file`].
+pub fn label_clips(input: &Path, clip: Option<&str>, shared: &Shared) -> Result<(Document, Labelled), ToolError> {
+    let (doc, legs, sidecar, note) = open(input, shared)?;
+    let mut clips = Vec::new();
+    for c in chosen(&doc, clip)? {
+        let sampled = sample_clip(&doc, c);
+        let ik = |e: ik_core::IkError| doc.bad(format!("animation \"{}\": {e}", c.name));
+        let motion = root_motion(&doc, c, &sampled, &legs, shared.root_speed, sidecar.as_ref()).map_err(ik)?;
+        let feet = label_feet(&doc, &sampled, &legs, &motion, &shared.contacts).map_err(ik)?;
+        clips.push(ClipContacts { clip: c.name.clone(), index: c.index, sampled, motion, feet });
+    }
+    Ok((doc, Labelled { legs, sidecar, note, clips }))
+}
+
 fn run_contacts(
     input: &Path,
     clip: Option<&str>,
@@ -289,31 +321,23 @@ fn run_contacts(
     json: Option<&Path>,
     shared: &Shared,
 ) -> Result<String, ToolError> {
-    let (doc, legs, sidecar, note) = open(input, shared)?;
-    let clips = chosen(&doc, clip)?;
-    if plot.is_some() && clips.len() > 1 {
-        return Err(doc.bad(format!("--plot draws one clip: choose it with --clip (found: {})", doc.clip_names())));
+    if plot.is_some() && clip.is_none() {
+        let doc = gltf_read::load(input)?;
+        if doc.clips.len() > 1 {
+            return Err(doc.bad(format!("--plot draws one clip: choose it with --clip (found: {})", doc.clip_names())));
+        }
     }
+    let (doc, Labelled { legs, sidecar, note, clips: labelled }) = label_clips(input, clip, shared)?;
     let mut text = String::new();
     if let Some(note) = note {
         text.push_str(&note);
         text.push('\n');
     }
     text.push_str(&format!("{}: legs found with the {} profile\n", doc.label, legs.profile));
-    let mut labelled = Vec::new();
-    for c in clips {
-        let sampled = sample_clip(&doc, c);
-        let ik = |e: ik_core::IkError| doc.bad(format!("animation \"{}\": {e}", c.name));
-        let motion = root_motion(&doc, c, &sampled, &legs, shared.root_speed, sidecar.as_ref()).map_err(ik)?;
-        let feet = label_feet(&doc, &sampled, &legs, &motion, &shared.contacts).map_err(ik)?;
-        let result = ClipContacts { clip: c.name.clone(), sampled, motion, feet };
-        text.push_str(&summary(&doc, c, sidecar.as_ref(), &result));
-        labelled.push(result);
+    for (c, result) in chosen(&doc, clip)?.into_iter().zip(&labelled) {
+        text.push_str(&summary(&doc, c, sidecar.as_ref(), result));
     }
-    let json_text = json.map(|_| {
-        let root = Json::Obj(labelled.iter().map(|c| (c.clip.clone(), clip_json(c, &shared.contacts))).collect());
-        root.to_pretty_string() + "\n"
-    });
+    let json_text = json.map(|_| crate::sidecar::Sidecar::from_contacts(&doc, &labelled, &shared.contacts).to_json_text());
     if let (Some(path), Some(c)) = (plot, labelled.first()) {
         let times: Vec<f32> = (0..c.sampled.timeline.frames).map(|f| c.sampled.timeline.time(f)).collect();
         let title = format!(
@@ -326,8 +350,8 @@ fn run_contacts(
             title: &title,
             times: &times,
             feet: &c.feet,
-            velocity_threshold: shared.contacts.settings.velocity_threshold,
-            height_threshold: shared.contacts.settings.height_threshold,
+            velocity_threshold: c.feet[0].thresholds.leave_speed,
+            height_threshold: c.feet[0].thresholds.leave_height,
         };
         crate::plot::draw(path, &input)?;
         text.push_str(&format!("wrote {}\n", path.display()));
@@ -459,6 +483,6 @@ mod tests {
         else {
             panic!("contacts parses");
         };
-        assert_eq!((shared.contacts.settings.height_threshold, shared.contacts.settings.vote_window), (0.05, 5));
+        assert_eq!((shared.contacts.height, shared.contacts.vote_window), (Some(0.05), 5));
     }
 }

@@ -3,9 +3,11 @@
 //! Method: each rig profile ([`RigProfile::builtin`], or one user map) lists candidate bone
 //! names per role; a node matches a candidate when the names are equal ignoring ASCII case and
 //! any namespace prefix ([`ik_core::rig::find_role`]). Only the roles the foot tools need
-//! are looked up — pelvis, and thigh, calf, foot and ball on each side — so rigs without arms or
-//! a head still work. The chain must follow the hierarchy (pelvis → thigh → calf → foot → ball).
-//! The first child of the ball, if any, is the toe end.
+//! are looked up — pelvis, and thigh, calf, foot and (optionally) ball on each side — so rigs
+//! without arms, a head or toe bones still work. The chain must follow the hierarchy (pelvis →
+//! thigh → calf → foot → ball). The first child of the ball, if any, is the toe end. Feet
+//! without a ball bone ("ankle-only" feet) are labelled and cleaned at an estimated sole point
+//! ([`crate::motion::contact_points`]).
 //!
 //! Inputs: node names and parents, and an optional user map (`role=bone` pairs, comma- or
 //! line-separated, or a JSON object `{ "thigh_l": "L_Thigh", ... }`; role names as
@@ -28,8 +30,8 @@ pub struct Leg {
     pub calf: usize,
     /// Foot (ankle joint); its name keys the contact labels.
     pub foot: usize,
-    /// Ball of the foot (the toe particle of the solve).
-    pub ball: usize,
+    /// Ball of the foot (the toe particle of the solve), when the rig has one.
+    pub ball: Option<usize>,
     /// Tip of the toes, when the ball has a child.
     pub toe_end: Option<usize>,
 }
@@ -52,7 +54,9 @@ pub fn parse_map(text: &str) -> Result<RigProfile, String> {
             Json::Obj(entries) => entries
                 .into_iter()
                 .map(|(k, v)| {
-                    v.as_str().map(|b| (k.clone(), b.to_string())).ok_or(format!("bone map: \"{k}\" is not a string"))
+                    v.as_str()
+                        .map(|b| (k.clone(), b.to_string()))
+                        .ok_or(format!("bone map: \"{k}\" is not a string"))
                 })
                 .collect::<Result<_, _>>()?,
             _ => return Err("bone map: expected a JSON object".into()),
@@ -61,12 +65,18 @@ pub fn parse_map(text: &str) -> Result<RigProfile, String> {
         text.split([',', '\n'])
             .map(str::trim)
             .filter(|p| !p.is_empty() && !p.starts_with('#'))
-            .map(|p| p.split_once('=').map(|(r, b)| (r.trim().to_string(), b.trim().to_string())))
+            .map(|p| {
+                p.split_once('=')
+                    .map(|(r, b)| (r.trim().to_string(), b.trim().to_string()))
+            })
             .collect::<Option<_>>()
             .ok_or("bone map: expected role=bone pairs")?
     };
-    RigProfile::from_map("user map", pairs.iter().map(|(r, b)| (r.as_str(), b.as_str())))
-        .map_err(|unknown| format!("bone map: unknown roles: {}", unknown.join(", ")))
+    RigProfile::from_map(
+        "user map",
+        pairs.iter().map(|(r, b)| (r.as_str(), b.as_str())),
+    )
+    .map_err(|unknown| format!("bone map: unknown roles: {}", unknown.join(", ")))
 }
 
 fn descends(nodes: &[Node], mut node: usize, ancestor: usize) -> bool {
@@ -82,7 +92,11 @@ fn descends(nodes: &[Node], mut node: usize, ancestor: usize) -> bool {
 
 /// Matches one profile; `Err` lists what is missing or out of hierarchy.
 fn match_legs(nodes: &[Node], profile: &RigProfile) -> Result<Legs, Vec<String>> {
-    let names: Vec<(usize, &str)> = nodes.iter().enumerate().map(|(i, n)| (i, n.name.as_str())).collect();
+    let names: Vec<(usize, &str)> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (i, n.name.as_str()))
+        .collect();
     let mut missing = Vec::new();
     let mut need = |role: Role| {
         let found = find_role(&names, profile, role);
@@ -92,24 +106,55 @@ fn match_legs(nodes: &[Node], profile: &RigProfile) -> Result<Legs, Vec<String>>
         found
     };
     let pelvis = need(Role::Pelvis);
-    let sides = [Side::Left, Side::Right]
-        .map(|s| (need(Role::Thigh(s)), need(Role::Calf(s)), need(Role::Foot(s)), need(Role::Ball(s))));
-    let (Some(pelvis), [(Some(t0), Some(c0), Some(f0), Some(b0)), (Some(t1), Some(c1), Some(f1), Some(b1))]) =
-        (pelvis, sides)
+    let sides = [Side::Left, Side::Right].map(|s| {
+        (
+            need(Role::Thigh(s)),
+            need(Role::Calf(s)),
+            need(Role::Foot(s)),
+        )
+    });
+    let balls = [Side::Left, Side::Right].map(|s| find_role(&names, profile, Role::Ball(s)));
+    let (
+        Some(pelvis),
+        [
+            (Some(t0), Some(c0), Some(f0)),
+            (Some(t1), Some(c1), Some(f1)),
+        ],
+    ) = (pelvis, sides)
     else {
         return Err(missing);
     };
     let mut legs = Vec::new();
-    for (side, [thigh, calf, foot, ball]) in [("left", [t0, c0, f0, b0]), ("right", [t1, c1, f1, b1])] {
-        let chain = [pelvis, thigh, calf, foot, ball];
+    for (side, [thigh, calf, foot], ball) in [
+        ("left", [t0, c0, f0], balls[0]),
+        ("right", [t1, c1, f1], balls[1]),
+    ] {
+        let chain: Vec<usize> = [pelvis, thigh, calf, foot]
+            .into_iter()
+            .chain(ball)
+            .collect();
         if let Some(w) = chain.windows(2).find(|w| !descends(nodes, w[1], w[0])) {
-            return Err(vec![format!("{side} leg: \"{}\" is not below \"{}\"", nodes[w[1]].name, nodes[w[0]].name)]);
+            return Err(vec![format!(
+                "{side} leg: \"{}\" is not below \"{}\"",
+                nodes[w[1]].name, nodes[w[0]].name
+            )]);
         }
-        let toe_end = nodes.iter().position(|n| n.parent == Some(ball));
-        legs.push(Leg { side, thigh, calf, foot, ball, toe_end });
+        let toe_end = ball.and_then(|ball| nodes.iter().position(|n| n.parent == Some(ball)));
+        legs.push(Leg {
+            side,
+            thigh,
+            calf,
+            foot,
+            ball,
+            toe_end,
+        });
     }
     let [left, right]: [Leg; 2] = legs.try_into().map_err(|_| vec!["legs".to_string()])?;
-    Ok(Legs { profile: profile.name.clone(), pelvis, legs: [left, right] })
+    Ok(Legs {
+        profile: profile.name.clone(),
+        pelvis,
+        legs: [left, right],
+    })
 }
 
 /// Finds the legs with the user map if given, else with the built-in profiles (the first that
@@ -143,12 +188,24 @@ mod tests {
     use ik_core::Xform;
 
     fn chain(names: &[&str]) -> Vec<Node> {
+        chain_of(names, 4)
+    }
+
+    fn chain_of(names: &[&str], per_leg: usize) -> Vec<Node> {
         // pelvis at 0, then each leg as a chain below it.
-        let mut nodes = vec![Node { name: names[0].into(), parent: None, rest: Xform::IDENTITY }];
-        for side in names[1..].chunks(4) {
+        let mut nodes = vec![Node {
+            name: names[0].into(),
+            parent: None,
+            rest: Xform::IDENTITY,
+        }];
+        for side in names[1..].chunks(per_leg) {
             let mut parent = 0;
             for name in side {
-                nodes.push(Node { name: (*name).into(), parent: Some(parent), rest: Xform::IDENTITY });
+                nodes.push(Node {
+                    name: (*name).into(),
+                    parent: Some(parent),
+                    rest: Xform::IDENTITY,
+                });
                 parent = nodes.len() - 1;
             }
         }
@@ -169,16 +226,39 @@ mod tests {
             "mixamorig:RightToeBase",
         ]);
         let legs = find_legs(&mixamo, None).unwrap();
-        assert_eq!((legs.profile.as_str(), legs.pelvis, legs.legs[1].ball), ("mixamo", 0, 8));
+        assert_eq!(
+            (legs.profile.as_str(), legs.pelvis, legs.legs[1].ball),
+            ("mixamo", 0, Some(8))
+        );
         let custom = chain(&["Hip", "LT", "LC", "LF", "LB", "RT", "RC", "RF", "RB"]);
         let err = find_legs(&custom, None).unwrap_err();
-        assert!(err.contains("no legs found") && err.contains("left thigh"), "{err}");
+        assert!(
+            err.contains("no legs found") && err.contains("left thigh"),
+            "{err}"
+        );
         let map = parse_map(
             "pelvis=Hip, thigh_l=LT, calf_l=LC, foot_l=LF, ball_l=LB\nthigh_r=RT,calf_r=RC,foot_r=RF,ball_r=RB",
         );
-        assert_eq!(find_legs(&custom, Some(&map.unwrap())).unwrap().legs[0].foot, 3);
+        assert_eq!(
+            find_legs(&custom, Some(&map.unwrap())).unwrap().legs[0].foot,
+            3
+        );
         let json = parse_map(r#"{"pelvis": "Hip", "thigh_l": "LT"}"#).unwrap();
-        assert!(find_legs(&custom, Some(&json)).unwrap_err().contains("right ball"));
+        assert!(
+            find_legs(&custom, Some(&json))
+                .unwrap_err()
+                .contains("right thigh")
+        );
+        // Ankle-only feet: no ball bone, the legs are still found.
+        let ankles = chain_of(&["Hip", "LT", "LC", "LF", "RT", "RC", "RF"], 3);
+        let map =
+            parse_map("pelvis=Hip,thigh_l=LT,calf_l=LC,foot_l=LF,thigh_r=RT,calf_r=RC,foot_r=RF")
+                .unwrap();
+        let legs = find_legs(&ankles, Some(&map)).unwrap();
+        assert_eq!(
+            (legs.legs[0].ball, legs.legs[1].foot, legs.legs[1].toe_end),
+            (None, 6, None)
+        );
         assert!(parse_map("tail=T").unwrap_err().contains("tail"));
     }
 }

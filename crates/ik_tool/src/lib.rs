@@ -13,7 +13,8 @@
 //! - [`sample`]: evaluates a clip at its frame rate (cubic resampling to 60 Hz when coarser).
 //! - [`legs`]: finds pelvis and legs through the rig profiles or a user map.
 //! - [`motion`]: the clip in a world frame with (scaled) root motion; contact labels.
-//! - [`contacts`]: the `contacts` command's summary and JSON.
+//! - [`contacts`]: the `contacts` command's summary.
+//! - [`sidecar`]: the clip sidecar (`.ik.json`) as serde structs, and [`sidecar::label_file`].
 //! - [`plot`]: the contacts plot (toe height, toe speed, labels).
 //! - [`clean`]: the offline slide removal of clips and its before/after measures.
 //! - [`gltf_patch`]: rewrites a `.glb` with some animation channels replaced.
@@ -33,6 +34,7 @@ pub mod mannequin;
 pub mod motion;
 pub mod plot;
 pub mod sample;
+pub mod sidecar;
 
 use core::fmt;
 

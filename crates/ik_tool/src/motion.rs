@@ -6,24 +6,36 @@
 //! with root motion (the pelvis's mean horizontal velocity `m` over the clip is above
 //! [`IN_PLACE_SPEED`]) that is `m`; for an in-place clip it is `nominal × forward`, where
 //! forward is the horizontal direction the feet point in (foot joint → ball, both feet, rest
-//! pose; glTF's +Z if that is degenerate), the nominal speed coming from `--root-speed`, the animation's `extras`, the `.ik.json`
-//! sidecar, or else estimated from the planted toe's backward speed. Playing the clip while the
+//! pose; else the way the planted feet move backward; glTF's +Z if that is degenerate), the
+//! nominal speed coming from `--root-speed`, the animation's `extras`, the `.ik.json` sidecar,
+//! or else measured from the planted feet ([`ground_velocity`]). Playing the clip while the
 //! character travels at `scale ×` that velocity means adding `scale·V − m` (times the frame's
 //! time) to the translation of the pelvis's top node, so world positions are those of the
 //! travelling character. A looping clip (first and last frame the same pose) is tiled three
 //! times so labels and solves see its neighbours across the seam; the middle copy is used.
 //!
-//! Contacts per foot: the ball's world positions are labelled with
-//! [`ik_core::contact::label_contacts`] (speed and height thresholds, majority vote) over a
-//! floor at the lowest ball height of the clip, then smoothed into a 0..1 signal with
-//! [`ik_core::contact::smooth_contacts`].
+//! Contact point of a foot ([`contact_points`]): its ball bone, or for an ankle-only foot an
+//! estimated sole point fixed to the foot bone (under the ankle at its rest height above the
+//! rest pose's lowest joint — 0.1 × leg length when the ankle is itself the lowest — and
+//! 0.07 × leg length forward).
+//!
+//! Contacts per foot: the contact point's world positions in the travelling frame (so speeds
+//! are relative to the ground, which an in-place clip's planted foot moves backward at) are
+//! labelled with [`ik_core::contact::label_contacts_hysteresis`]: heights above the clip's own
+//! lowest contact point, thresholds scaled by the leg length (thigh + shin) unless given
+//! ([`ContactOptions`]), separate enter/leave thresholds, a majority vote, short gaps closed and
+//! spans shorter than [`ContactOptions::min_span`] dropped; then smoothed into a 0..1 signal
+//! with [`ik_core::contact::smooth_contacts`].
 //!
 //! Invariants: the source locals are never modified (travel is added to copies); every output
 //! is finite; labels always come from the travel at the clip's own speed (`scale` 1), because
 //! that is where its planted feet stand still.
 
 use glam::Vec3;
-use ik_core::contact::{ContactSettings, label_contacts, smooth_contacts, toe_speed};
+use ik_core::contact::{
+    HysteresisSettings, label_contacts_hysteresis, majority_vote, smooth_contacts, step_speed,
+    tidy_spans,
+};
 use ik_core::{IkError, Xform};
 
 use crate::gltf_read::{Clip, Document};
@@ -74,13 +86,22 @@ pub fn sample_clip(doc: &Document, clip: &Clip) -> Sampled {
     for (b, &n) in node_of_bone.iter().enumerate() {
         bone_of_node[n] = b;
     }
-    let parents = node_of_bone.iter().map(|&n| doc.nodes[n].parent.map(|p| bone_of_node[p])).collect();
+    let parents = node_of_bone
+        .iter()
+        .map(|&n| doc.nodes[n].parent.map(|p| bone_of_node[p]))
+        .collect();
     let rest: Vec<Xform> = doc.nodes.iter().map(|n| n.rest).collect();
     let mut by_node = rest.clone();
     let bones = node_of_bone.len();
     let mut locals = Vec::with_capacity(timeline.frames * bones);
     for f in 0..timeline.frames {
-        pose_at(&rest, clip, timeline.time(f), timeline.resampled, &mut by_node);
+        pose_at(
+            &rest,
+            clip,
+            timeline.time(f),
+            timeline.resampled,
+            &mut by_node,
+        );
         locals.extend(node_of_bone.iter().map(|&n| by_node[n]));
     }
     let last = (timeline.frames - 1) * bones;
@@ -91,7 +112,14 @@ pub fn sample_clip(doc: &Document, clip: &Clip) -> Sampled {
                 && a.translation.distance(z.translation) <= 1e-3
                 && a.scale.distance(z.scale) <= 1e-3
         });
-    Sampled { timeline, parents, node_of_bone, bone_of_node, locals, looping }
+    Sampled {
+        timeline,
+        parents,
+        node_of_bone,
+        bone_of_node,
+        locals,
+        looping,
+    }
 }
 
 /// How fast the character travels while the clip plays.
@@ -125,7 +153,11 @@ pub fn world_frames(
     let bones = parents.len();
     let mut model = vec![Xform::IDENTITY; locals.len()];
     let mut frame = vec![Xform::IDENTITY; bones];
-    for (f, (l, m)) in locals.chunks_exact(bones).zip(model.chunks_exact_mut(bones)).enumerate() {
+    for (f, (l, m)) in locals
+        .chunks_exact(bones)
+        .zip(model.chunks_exact_mut(bones))
+        .enumerate()
+    {
         frame.copy_from_slice(l);
         frame[top].translation += added * (f as f32 * dt);
         ik_core::skeleton::forward_kinematics(parents, &frame, &Xform::IDENTITY, m)?;
@@ -149,9 +181,15 @@ pub fn add_travel(
         match parents[bone] {
             None => frame[bone].translation += offset,
             Some(p) => {
-                ik_core::skeleton::forward_kinematics(parents, frame, &Xform::IDENTITY, &mut model)?;
+                ik_core::skeleton::forward_kinematics(
+                    parents,
+                    frame,
+                    &Xform::IDENTITY,
+                    &mut model,
+                )?;
                 let parent = model[p];
-                frame[bone].translation += parent.inverse_transform_point(parent.translation + offset);
+                frame[bone].translation +=
+                    parent.inverse_transform_point(parent.translation + offset);
             }
         }
     }
@@ -175,6 +213,73 @@ pub fn sequence(locals: &[Xform], bones: usize, looping: bool) -> (Vec<Xform>, u
     (out, intervals)
 }
 
+/// Where a foot touches the floor: its ball bone, or a sole point fixed to its foot bone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactPoint {
+    /// The foot (ankle) bone, as a bone index of [`Sampled`].
+    pub foot: usize,
+    /// The ball bone, when the rig has one.
+    pub ball: Option<usize>,
+    /// Sole point in the foot bone's local frame (used without a ball).
+    pub sole: Vec3,
+    /// Thigh + shin length in the rest pose, m.
+    pub leg_length: f32,
+}
+
+impl ContactPoint {
+    /// The contact point of frame `f` of `world` (`frames × bones` model transforms).
+    pub fn at(&self, world: &[Xform], bones: usize, f: usize) -> Vec3 {
+        match self.ball {
+            Some(b) => world[f * bones + b].translation,
+            None => world[f * bones + self.foot].transform_point(self.sole),
+        }
+    }
+}
+
+fn rest_world(doc: &Document, sampled: &Sampled) -> Result<Vec<Xform>, IkError> {
+    let rest: Vec<Xform> = sampled
+        .node_of_bone
+        .iter()
+        .map(|&n| doc.nodes[n].rest)
+        .collect();
+    let mut world = vec![Xform::IDENTITY; rest.len()];
+    ik_core::skeleton::forward_kinematics(&sampled.parents, &rest, &Xform::IDENTITY, &mut world)?;
+    Ok(world)
+}
+
+/// The contact points of `[left, right]` (see the module docs).
+pub fn contact_points(
+    doc: &Document,
+    sampled: &Sampled,
+    legs: &Legs,
+) -> Result<[ContactPoint; 2], IkError> {
+    let world = rest_world(doc, sampled)?;
+    let at = |node: usize| world[sampled.bone_of_node[node]].translation;
+    let lowest = world
+        .iter()
+        .map(|x| x.translation.y)
+        .fold(f32::INFINITY, f32::min);
+    let fwd = rest_forward(doc, sampled, legs)?.unwrap_or(Vec3::Z);
+    Ok(legs.legs.each_ref().map(|l| {
+        let leg_length = (at(l.calf) - at(l.thigh)).length() + (at(l.foot) - at(l.calf)).length();
+        let foot = sampled.bone_of_node[l.foot];
+        let ankle = at(l.foot);
+        let above = ankle.y - lowest;
+        let height = if above > 0.02 * leg_length {
+            above
+        } else {
+            0.1 * leg_length
+        };
+        let sole_model = ankle - Vec3::Y * height + fwd * (0.07 * leg_length);
+        ContactPoint {
+            foot,
+            ball: l.ball.map(|b| sampled.bone_of_node[b]),
+            sole: world[foot].inverse_transform_point(sole_model),
+            leg_length: leg_length.max(1e-3),
+        }
+    }))
+}
+
 /// Finds how fast the clip travels (see the module docs). `flag` is `--root-speed`; `sidecar`
 /// the parsed `.ik.json` next to the file, if any.
 pub fn root_motion(
@@ -187,7 +292,13 @@ pub fn root_motion(
 ) -> Result<RootMotion, IkError> {
     let bones = sampled.bones();
     let pelvis = sampled.bone_of_node[legs.pelvis];
-    let world = world_frames(&sampled.parents, &sampled.locals, 1.0 / sampled.timeline.rate, 0, Vec3::ZERO)?;
+    let world = world_frames(
+        &sampled.parents,
+        &sampled.locals,
+        1.0 / sampled.timeline.rate,
+        0,
+        Vec3::ZERO,
+    )?;
     let at = |f: usize, b: usize| world[f * bones + b].translation;
     let last = sampled.timeline.frames - 1;
     let duration = sampled.timeline.duration().max(1e-6);
@@ -198,18 +309,34 @@ pub fn root_motion(
             Some(s) => clip_velocity.normalize() * s,
             None => clip_velocity,
         };
-        return Ok(RootMotion { clip_velocity, velocity, source: "root motion in the clip".into(), in_place: false });
+        return Ok(RootMotion {
+            clip_velocity,
+            velocity,
+            source: "root motion in the clip".into(),
+            in_place: false,
+        });
     }
-    let animation = doc.json.get("animations").and_then(|a| a.as_array()).and_then(|a| a.get(clip.index));
+    let animation = doc
+        .json
+        .get("animations")
+        .and_then(|a| a.as_array())
+        .and_then(|a| a.get(clip.index));
     let extras = animation.and_then(|a| a.get("extras"));
     let from_extras = extras
         .and_then(|e| e.get("ik_clean"))
         .and_then(|c| c.get("root_speed"))
         .or_else(|| extras.and_then(|e| e.get("nominal_speed")))
         .and_then(Json::as_f64);
-    let from_sidecar =
-        sidecar.and_then(|s| s.get(&clip.name)).and_then(|c| c.get("nominal_speed")).and_then(Json::as_f64);
-    let forward = forward(doc, sampled, legs)?;
+    let from_sidecar = sidecar
+        .and_then(|s| s.get(&clip.name))
+        .and_then(|c| c.get("nominal_speed"))
+        .and_then(Json::as_f64);
+    let points = contact_points(doc, sampled, legs)?;
+    let ground = ground_velocity(sampled, &world, &points);
+    // Forward: the way the feet point at rest, else against the planted feet's motion, else +Z.
+    let forward = rest_forward(doc, sampled, legs)?
+        .or_else(|| (-ground).try_normalize())
+        .unwrap_or(Vec3::Z);
     let (speed, source) = if let Some(s) = flag {
         (s, "--root-speed".to_string())
     } else if let Some(s) = from_extras.filter(|s| s.is_finite()) {
@@ -217,62 +344,125 @@ pub fn root_motion(
     } else if let Some(s) = from_sidecar.filter(|s| s.is_finite()) {
         (s as f32, "the .ik.json sidecar".to_string())
     } else {
-        (planted_toe_speed(sampled, &world, legs, forward), "the planted toes' backward speed".to_string())
+        (
+            -ground.dot(forward),
+            "the planted feet's backward speed".to_string(),
+        )
     };
-    Ok(RootMotion { clip_velocity, velocity: forward * speed, source, in_place: true })
+    Ok(RootMotion {
+        clip_velocity,
+        velocity: forward * speed,
+        source,
+        in_place: true,
+    })
 }
 
 /// The horizontal direction the feet point in in the rest pose (foot joint → ball, summed over
-/// both feet); +Z when that is degenerate.
-fn forward(doc: &Document, sampled: &Sampled, legs: &Legs) -> Result<Vec3, IkError> {
-    let rest: Vec<Xform> = sampled.node_of_bone.iter().map(|&n| doc.nodes[n].rest).collect();
-    let mut world = vec![Xform::IDENTITY; rest.len()];
-    ik_core::skeleton::forward_kinematics(&sampled.parents, &rest, &Xform::IDENTITY, &mut world)?;
+/// both feet); `None` without balls or when that is degenerate.
+fn rest_forward(doc: &Document, sampled: &Sampled, legs: &Legs) -> Result<Option<Vec3>, IkError> {
+    let world = rest_world(doc, sampled)?;
     let at = |node: usize| world[sampled.bone_of_node[node]].translation;
-    let sum: Vec3 = legs.legs.iter().map(|l| at(l.ball) - at(l.foot)).sum();
-    Ok(Vec3::new(sum.x, 0.0, sum.z).try_normalize().unwrap_or(Vec3::Z))
-}
-
-/// Estimate for an in-place clip: the median forward speed at which the lower ball moves
-/// backward while it is within 5 cm of the lowest ball height (0 when that is under 5 cm/s).
-fn planted_toe_speed(sampled: &Sampled, world: &[Xform], legs: &Legs, forward: Vec3) -> f32 {
-    let bones = sampled.bones();
-    let balls = legs.legs.each_ref().map(|l| sampled.bone_of_node[l.ball]);
-    let tracks: Vec<Vec<Vec3>> = balls
-        .iter()
-        .map(|&b| (0..sampled.timeline.frames).map(|f| world[f * bones + b].translation).collect())
-        .collect();
-    let floor = tracks.iter().flatten().map(|p| p.y).fold(f32::INFINITY, f32::min);
-    let rate = sampled.timeline.rate;
-    let mut speeds: Vec<f32> = (0..sampled.timeline.frames)
-        .filter_map(|f| {
-            let lower = if tracks[0][f].y <= tracks[1][f].y { &tracks[0] } else { &tracks[1] };
-            (lower[f].y - floor < 0.05).then(|| {
-                let (a, b) = (f.saturating_sub(1), (f + 1).min(lower.len() - 1));
-                -(lower[b] - lower[a]).dot(forward) * rate / (b - a).max(1) as f32
-            })
-        })
-        .collect();
-    if speeds.is_empty() {
-        return 0.0;
+    let mut sum = Vec3::ZERO;
+    for l in &legs.legs {
+        let Some(ball) = l.ball else { return Ok(None) };
+        sum += at(ball) - at(l.foot);
     }
-    speeds.sort_by(f32::total_cmp);
-    let median = speeds[speeds.len() / 2];
-    if median.abs() < 0.05 { 0.0 } else { median }
+    Ok(Vec3::new(sum.x, 0.0, sum.z).try_normalize())
 }
 
-/// Contact labelling options: the thresholds and the smoothing width.
+/// The ground's velocity under an in-place clip, measured from its planted feet (horizontal,
+/// m/s; a planted foot moves with the ground): of the contact points' velocities on frames where
+/// they are within 0.06 × leg length of the clip's lowest contact point, the largest cluster of
+/// nearly equal ones (within 0.1 m/s or 10 %), averaged. Zero when that is under 5 cm/s.
+pub fn ground_velocity(sampled: &Sampled, world: &[Xform], points: &[ContactPoint; 2]) -> Vec3 {
+    let bones = sampled.bones();
+    let n = sampled.timeline.frames;
+    if n < 2 {
+        return Vec3::ZERO;
+    }
+    let rate = sampled.timeline.rate;
+    let tracks: Vec<Vec<Vec3>> = points
+        .iter()
+        .map(|p| (0..n).map(|f| p.at(world, bones, f)).collect())
+        .collect();
+    let floor = tracks
+        .iter()
+        .flatten()
+        .map(|p| p.y)
+        .fold(f32::INFINITY, f32::min);
+    let mut samples = Vec::new();
+    for (track, point) in tracks.iter().zip(points) {
+        for f in 0..n {
+            if track[f].y - floor < 0.06 * point.leg_length {
+                let (a, b) = (f.saturating_sub(1), (f + 1).min(n - 1));
+                let v = (track[b] - track[a]) * rate / (b - a).max(1) as f32;
+                samples.push(Vec3::new(v.x, 0.0, v.z));
+            }
+        }
+    }
+    let near = |a: Vec3, b: Vec3| a.distance(b) <= 0.1f32.max(0.1 * a.length());
+    let best = samples
+        .iter()
+        .max_by_key(|&&a| samples.iter().filter(|&&b| near(a, b)).count());
+    let Some(&best) = best else { return Vec3::ZERO };
+    let cluster: Vec<Vec3> = samples.iter().copied().filter(|&b| near(best, b)).collect();
+    let mean = cluster.iter().sum::<Vec3>() / cluster.len().max(1) as f32;
+    if mean.length() < 0.05 {
+        Vec3::ZERO
+    } else {
+        mean
+    }
+}
+
+/// Contact labelling options: thresholds (leg-length relative unless given), vote, minimum
+/// span and the smoothing width.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ContactOptions {
-    /// Thresholds and vote window.
-    pub settings: ContactSettings,
+    /// Lift-off speed, m/s (`--velocity`); `None`: [`LEAVE_SPEED`] × leg length per second.
+    /// Landing needs 0.6 of it.
+    pub velocity: Option<f32>,
+    /// Lift-off height above the clip's lowest contact point, m (`--height`); `None`:
+    /// [`LEAVE_HEIGHT`] × leg length. Landing needs 0.6 of it.
+    pub height: Option<f32>,
+    /// Majority-vote window over the hysteresis labels, frames (`--vote`).
+    pub vote_window: usize,
+    /// Shortest contact span kept, and longest gap closed, s (`--min-span`).
+    pub min_span: f32,
     /// Standard deviation of the Gaussian that smooths labels into a signal, s.
     pub smooth: f32,
 }
 
+/// Default lift-off height, × leg length (8.4 cm for a 0.84 m leg).
+pub const LEAVE_HEIGHT: f32 = 0.10;
+/// Default lift-off speed, × leg length per second (0.17 m/s for a 0.84 m leg).
+pub const LEAVE_SPEED: f32 = 0.20;
+
 impl Default for ContactOptions {
     fn default() -> Self {
-        ContactOptions { settings: ContactSettings::default(), smooth: 0.02 }
+        ContactOptions {
+            velocity: None,
+            height: None,
+            vote_window: 3,
+            min_span: 0.05,
+            smooth: 0.02,
+        }
+    }
+}
+
+impl ContactOptions {
+    /// The thresholds for a leg of `leg_length` (m) at `rate` Hz.
+    pub fn thresholds(&self, leg_length: f32, rate: f32) -> HysteresisSettings {
+        let leave_height = self.height.unwrap_or(LEAVE_HEIGHT * leg_length);
+        let leave_speed = self.velocity.unwrap_or(LEAVE_SPEED * leg_length);
+        let frames = ((self.min_span * rate).round() as usize).max(1);
+        HysteresisSettings {
+            enter_height: 0.6 * leave_height,
+            leave_height,
+            enter_speed: 0.6 * leave_speed,
+            leave_speed,
+            min_span: frames,
+            min_gap: frames,
+        }
     }
 }
 
@@ -281,18 +471,22 @@ impl Default for ContactOptions {
 pub struct FootContacts {
     /// `"left"` / `"right"`.
     pub side: &'static str,
-    /// The foot bone's name (the key of the labels in JSON).
+    /// The foot bone's name.
     pub key: String,
-    /// Floor height the heights are measured from (lowest ball height of the clip), m.
+    /// Floor height the heights are measured from (lowest contact point of the clip), m.
     pub floor: f32,
-    /// Ball height above the floor per frame, m.
+    /// Contact point (ball, or estimated sole) height above the floor per frame, m.
     pub toe_height: Vec<f32>,
-    /// Ball speed per frame in the travelling frame, m/s.
+    /// Contact point speed per frame in the travelling frame (step to the next frame), m/s.
     pub toe_speed: Vec<f32>,
     /// Contact label per frame.
     pub contacts: Vec<bool>,
     /// Smoothed 0..1 contact signal per frame.
     pub signal: Vec<f32>,
+    /// The thresholds used.
+    pub thresholds: HysteresisSettings,
+    /// Whether the contact point is the ball bone (else an estimated sole point).
+    pub ball: bool,
 }
 
 /// Labels both feet of the clip travelling at its own speed (see the module docs).
@@ -307,32 +501,69 @@ pub fn label_feet(
     let (seq, keep) = sequence(&sampled.locals, bones, sampled.looping);
     let rate = sampled.timeline.rate;
     let top = sampled.top_of(sampled.bone_of_node[legs.pelvis]);
-    let world = world_frames(&sampled.parents, &seq, 1.0 / rate, top, motion.added_velocity(1.0))?;
+    let world = world_frames(
+        &sampled.parents,
+        &seq,
+        1.0 / rate,
+        top,
+        motion.added_velocity(1.0),
+    )?;
     let frames = seq.len() / bones;
     let n = sampled.timeline.frames;
-    let tracks: Vec<Vec<Vec3>> = legs
-        .legs
+    let points = contact_points(doc, sampled, legs)?;
+    let tracks: Vec<Vec<Vec3>> = points
         .iter()
-        .map(|l| (0..frames).map(|f| world[f * bones + sampled.bone_of_node[l.ball]].translation).collect())
+        .map(|p| (0..frames).map(|f| p.at(&world, bones, f)).collect())
         .collect();
-    let floor = tracks.iter().flat_map(|t| &t[keep..keep + n]).map(|p| p.y).fold(f32::INFINITY, f32::min);
+    let floor = tracks
+        .iter()
+        .flat_map(|t| &t[keep..keep + n])
+        .map(|p| p.y)
+        .fold(f32::INFINITY, f32::min);
     let mut out = Vec::with_capacity(2);
-    for (leg, track) in legs.legs.iter().zip(&tracks) {
+    for ((leg, track), point) in legs.legs.iter().zip(&tracks).zip(&points) {
+        let thresholds = options.thresholds(point.leg_length, rate);
+        let heights: Vec<f32> = track.iter().map(|p| p.y).collect();
+        let speeds: Vec<f32> = (0..frames).map(|i| step_speed(track, rate, i)).collect();
         let mut labels = vec![false; frames];
-        label_contacts(track, rate, floor, &options.settings, &mut labels)?;
+        label_contacts_hysteresis(track, rate, floor, &thresholds, &mut labels)?;
+        if options.vote_window > 1 {
+            majority_vote(&mut labels, options.vote_window);
+            // Spans the vote shortened below the minimum are dropped again.
+            tidy_spans(&mut labels, thresholds.min_gap, thresholds.min_span);
+        }
         let mut signal = vec![0.0; frames];
         smooth_contacts(&labels, rate, options.smooth, &mut signal)?;
         out.push(FootContacts {
             side: leg.side,
             key: doc.nodes[leg.foot].name.clone(),
             floor,
-            toe_height: track[keep..keep + n].iter().map(|p| p.y - floor).collect(),
-            toe_speed: (keep..keep + n).map(|i| toe_speed(track, rate, i)).collect(),
+            toe_height: heights[keep..keep + n].iter().map(|y| y - floor).collect(),
+            toe_speed: speeds[keep..keep + n].to_vec(),
             contacts: labels[keep..keep + n].to_vec(),
             signal: signal[keep..keep + n].to_vec(),
+            thresholds,
+            ball: point.ball.is_some(),
         });
     }
-    let [left, right]: [FootContacts; 2] =
-        out.try_into().map_err(|_| IkError::LengthMismatch { expected: 2, got: 0 })?;
+    let [left, right]: [FootContacts; 2] = out.try_into().map_err(|_| IkError::LengthMismatch {
+        expected: 2,
+        got: 0,
+    })?;
     Ok([left, right])
+}
+
+/// Number of contact spans; for a looping clip a span across the seam counts once.
+pub fn span_count(labels: &[bool], looping: bool) -> usize {
+    let n = labels.len();
+    let starts = labels
+        .iter()
+        .enumerate()
+        .filter(|&(i, &c)| c && (i == 0 || !labels[i - 1]))
+        .count();
+    if looping && n > 2 && labels[0] && labels[n - 1] && labels.iter().any(|&c| !c) {
+        starts - 1
+    } else {
+        starts
+    }
 }

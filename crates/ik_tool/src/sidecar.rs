@@ -1,0 +1,274 @@
+//! The clip sidecar (`<character>.ik.json`) as typed serde structs: per clip its ground speed,
+//! duration, frame rate, frame count and per-foot contact labels — the file the demo reads to
+//! drive a character's clips and plant its feet. See `docs/sidecar.md` for the format.
+//!
+//! Method: [`Sidecar`] is an ordered list of [`ClipSidecar`]s that (de)serializes as a JSON
+//! object from clip name to clip (in clip order). [`label_file`] labels every clip of a `.glb`
+//! with the code `ik_tool contacts --json` runs ([`crate::cli`]): sampling, ground speed,
+//! hysteresis contact labels.
+//!
+//! Invariants: every number written is finite; `duration > 0`; `frame_count ≥ 1`; each label
+//! array holds `frame_count` entries; clips without a name are called `clip<index>` (their
+//! index among the file's animations, from 0).
+
+use std::path::Path;
+
+use serde::de::{MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::ToolError;
+use crate::contacts::ClipContacts;
+use crate::gltf_read::Document;
+use crate::json::Json;
+use crate::motion::ContactOptions;
+
+/// Per-foot labels, one per frame: `true` while that foot is planted.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FootLabels {
+    /// Left foot.
+    pub foot_l: Vec<bool>,
+    /// Right foot.
+    pub foot_r: Vec<bool>,
+}
+
+/// What `contacts` measured to make the labels (optional: hand-written sidecars omit it).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Diagnostics {
+    /// Time of frame 0 in the clip, s.
+    pub start: f32,
+    /// Where `nominal_speed` came from.
+    pub root_speed_source: String,
+    /// Whether the clip carries its own root motion (else it is in place).
+    pub root_motion: bool,
+    /// First and last frame hold the same pose.
+    pub looping: bool,
+    /// Resampled to 60 Hz with cubics (the clip was keyed coarser).
+    pub resampled: bool,
+    /// Height of the clip's lowest contact point, m.
+    pub floor: f32,
+    /// The foot bones' names, `[left, right]`.
+    pub foot_bones: [String; 2],
+    /// Whether each foot was labelled at its ball bone (else at an estimated sole point).
+    pub ball: [bool; 2],
+    /// Thresholds used: `enter_height`, `leave_height` (m), `enter_speed`, `leave_speed` (m/s),
+    /// `min_span` (frames), `vote_window` (frames), `smooth` (s), per foot.
+    pub thresholds: [Thresholds; 2],
+    /// Smoothed 0..1 contact signal per frame.
+    pub signal: FootValues,
+    /// Contact point height above `floor` per frame, m.
+    pub toe_height: FootValues,
+    /// Contact point speed relative to the ground per frame, m/s.
+    pub toe_speed: FootValues,
+}
+
+/// The labelling thresholds of one foot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Thresholds {
+    /// Landing height, m.
+    pub enter_height: f32,
+    /// Lift-off height, m.
+    pub leave_height: f32,
+    /// Landing speed, m/s.
+    pub enter_speed: f32,
+    /// Lift-off speed, m/s.
+    pub leave_speed: f32,
+    /// Shortest span kept / longest gap closed, frames.
+    pub min_span: usize,
+    /// Majority-vote window, frames.
+    pub vote_window: usize,
+    /// Smoothing of the signal, s.
+    pub smooth: f32,
+}
+
+/// Per-foot numbers, one per frame.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FootValues {
+    /// Left foot.
+    pub foot_l: Vec<f32>,
+    /// Right foot.
+    pub foot_r: Vec<f32>,
+}
+
+/// One clip of the sidecar.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClipSidecar {
+    /// Clip name (the key of the sidecar's object; not written inside the clip).
+    #[serde(skip)]
+    pub name: String,
+    /// Ground speed the clip is made for, m/s: for an in-place clip the speed the ground moves
+    /// backward under a planted foot; for a clip with root motion its mean horizontal speed.
+    pub nominal_speed: f32,
+    /// Length of the clip (its cycle, for a loop), s; positive.
+    pub duration: f32,
+    /// Frames per second of the labels, Hz.
+    pub frame_rate: f32,
+    /// Number of frames (labels per foot), including the closing frame of a loop.
+    pub frame_count: usize,
+    /// Contact labels per foot.
+    pub contacts: FootLabels,
+    /// Cycle phases at which the left and right feet land (the mannequin writes it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub landing_phase: Option<[f32; 2]>,
+    /// How the labels were made (written by `contacts`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<Diagnostics>,
+}
+
+/// A whole sidecar: clips in file order, (de)serialized as `{ "<clip>": ClipSidecar, ... }`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sidecar {
+    /// The clips.
+    pub clips: Vec<ClipSidecar>,
+}
+
+impl Sidecar {
+    /// The clip with exactly this name.
+    pub fn clip(&self, name: &str) -> Option<&ClipSidecar> {
+        self.clips.iter().find(|c| c.name == name)
+    }
+
+    /// Parses sidecar text.
+    pub fn parse(text: &str) -> Result<Sidecar, String> {
+        serde_json::from_str(text).map_err(|e| format!("not a sidecar: {e}"))
+    }
+
+    /// The sidecar as pretty JSON text (label arrays on one line each), with a final newline.
+    pub fn to_json_text(&self) -> String {
+        // serde_json keeps the field order; the crate's writer keeps scalar arrays on one line.
+        let compact = serde_json::to_string(self).unwrap_or_else(|_| "{}".into());
+        match Json::parse(&compact) {
+            Ok(json) => json.to_pretty_string() + "\n",
+            Err(_) => compact + "\n",
+        }
+    }
+
+    /// The sidecar of labelled clips (see the module docs).
+    pub fn from_contacts(
+        doc: &Document,
+        labelled: &[ClipContacts],
+        options: &ContactOptions,
+    ) -> Sidecar {
+        Sidecar {
+            clips: labelled
+                .iter()
+                .map(|c| ClipSidecar::from_contacts(doc, c, options))
+                .collect(),
+        }
+    }
+}
+
+/// A finite number (0 otherwise).
+fn finite(x: f32) -> f32 {
+    if x.is_finite() { x } else { 0.0 }
+}
+
+/// The sidecar name of animation `index`: its own name, else `clip<index>`.
+pub fn clip_name(doc: &Document, index: usize) -> String {
+    doc.json
+        .get("animations")
+        .and_then(Json::as_array)
+        .and_then(|a| a.get(index))
+        .and_then(|a| a.get("name"))
+        .and_then(Json::as_str)
+        .map_or_else(|| format!("clip{index}"), String::from)
+}
+
+impl ClipSidecar {
+    /// The sidecar entry of one labelled clip.
+    pub fn from_contacts(
+        doc: &Document,
+        c: &ClipContacts,
+        options: &ContactOptions,
+    ) -> ClipSidecar {
+        let t = &c.sampled.timeline;
+        let values = |f: &dyn Fn(&crate::motion::FootContacts) -> &Vec<f32>| FootValues {
+            foot_l: f(&c.feet[0]).iter().map(|&v| finite(v)).collect(),
+            foot_r: f(&c.feet[1]).iter().map(|&v| finite(v)).collect(),
+        };
+        let thresholds = c.feet.each_ref().map(|f| Thresholds {
+            enter_height: finite(f.thresholds.enter_height),
+            leave_height: finite(f.thresholds.leave_height),
+            enter_speed: finite(f.thresholds.enter_speed),
+            leave_speed: finite(f.thresholds.leave_speed),
+            min_span: f.thresholds.min_span,
+            vote_window: options.vote_window,
+            smooth: finite(options.smooth),
+        });
+        ClipSidecar {
+            name: clip_name(doc, c.index),
+            nominal_speed: finite(c.motion.velocity.length()),
+            duration: finite(t.duration().max(1.0 / t.rate)),
+            frame_rate: finite(t.rate),
+            frame_count: t.frames,
+            contacts: FootLabels {
+                foot_l: c.feet[0].contacts.clone(),
+                foot_r: c.feet[1].contacts.clone(),
+            },
+            landing_phase: None,
+            diagnostics: Some(Diagnostics {
+                start: finite(t.start),
+                root_speed_source: c.motion.source.clone(),
+                root_motion: !c.motion.in_place,
+                looping: c.sampled.looping,
+                resampled: t.resampled,
+                floor: finite(c.feet[0].floor),
+                foot_bones: c.feet.each_ref().map(|f| f.key.clone()),
+                ball: c.feet.each_ref().map(|f| f.ball),
+                thresholds,
+                signal: values(&|f| &f.signal),
+                toe_height: values(&|f| &f.toe_height),
+                toe_speed: values(&|f| &f.toe_speed),
+            }),
+        }
+    }
+}
+
+impl Serialize for Sidecar {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.clips.len()))?;
+        for clip in &self.clips {
+            map.serialize_entry(&clip.name, clip)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Sidecar {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Clips;
+        impl<'de> Visitor<'de> for Clips {
+            type Value = Sidecar;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object from clip name to clip")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Sidecar, A::Error> {
+                let mut clips = Vec::new();
+                while let Some((name, mut clip)) = access.next_entry::<String, ClipSidecar>()? {
+                    clip.name = name;
+                    clips.push(clip);
+                }
+                Ok(Sidecar { clips })
+            }
+        }
+        deserializer.deserialize_map(Clips)
+    }
+}
+
+/// Labels every clip of the `.glb` at `path` like `ik_tool contacts --json` with default
+/// settings: finds the legs (with `rig_map`, inline `role=bone,...` pairs or a JSON object, when
+/// given), takes each clip's ground speed from its root motion, its `extras`, a sidecar next to
+/// the file, or else measures it from the planted feet, and returns the sidecar. Bad input is
+/// [`ToolError::Input`] with a message naming the file.
+pub fn label_file(path: &Path, rig_map: Option<&str>) -> Result<Sidecar, ToolError> {
+    let shared = crate::cli::Shared {
+        map: rig_map.map(str::to_string),
+        ..Default::default()
+    };
+    let (doc, labelled) = crate::cli::label_clips(path, None, &shared)?;
+    Ok(Sidecar::from_contacts(
+        &doc,
+        &labelled.clips,
+        &shared.contacts,
+    ))
+}
