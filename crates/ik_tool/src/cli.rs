@@ -52,7 +52,8 @@ commands:
 
 options of contacts and clean:
   --map ROLE=BONE,...|FILE     name the leg bones (roles pelvis, thigh_l, calf_l, foot_l, ball_l,
-                               ... _r), inline or as a file (pairs or a JSON object)
+                               ... _r), inline or as a file (pairs or a JSON object); also
+                               spelled --rig-map
   --root-speed S               the clip's own speed, m/s (default: the clip's root motion, else
                                its extras or <IN>.ik.json nominal_speed, else estimated from the
                                planted balls); in-place clips travel the way the feet point
@@ -140,7 +141,7 @@ fn fraction(flag: &str, value: Option<&String>, low: f32, high: f32) -> Result<f
 /// Parses the options common to `contacts` and `clean`; `Ok(false)` for a flag it does not know.
 fn shared_flag(flag: &str, it: &mut std::slice::Iter<'_, String>, shared: &mut Shared) -> Result<bool, String> {
     match flag {
-        "--map" => shared.map = Some(it.next().ok_or("--map needs a value")?.clone()),
+        "--map" | "--rig-map" => shared.map = Some(it.next().ok_or("--map needs a value")?.clone()),
         "--root-speed" => shared.root_speed = Some(fraction(flag, it.next(), 0.0, 100.0)?),
         "--velocity" => shared.contacts.velocity = Some(fraction(flag, it.next(), 0.0, 100.0)?),
         "--height" => shared.contacts.height = Some(fraction(flag, it.next(), 0.0, 100.0)?),

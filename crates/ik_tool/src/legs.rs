@@ -157,29 +157,72 @@ fn match_legs(nodes: &[Node], profile: &RigProfile) -> Result<Legs, Vec<String>>
     })
 }
 
-/// Finds the legs with the user map if given, else with the built-in profiles (the first that
-/// fits wins). The error names the closest profile and what it misses.
+/// Finds the legs with the user map if given (legs only: a map need not name arms or a head);
+/// else with the built-in profiles (the first that fits wins, legs only); else with the rig
+/// detector the plugin and the demo use ([`ik_core::rig::rig_humanoid`]: every naming
+/// convention, then the skeleton's shape, from the nodes' rest positions). The error is the
+/// detector's one message (missing roles, candidate bones, the map syntax).
 pub fn find_legs(nodes: &[Node], map: Option<&RigProfile>) -> Result<Legs, String> {
-    let profiles = match map {
-        Some(p) => vec![p.clone()],
-        None => RigProfile::builtin(),
-    };
-    let mut best: Option<(String, Vec<String>)> = None;
-    for profile in &profiles {
-        match match_legs(nodes, profile) {
-            Ok(legs) => return Ok(legs),
-            Err(missing) => {
-                if best.as_ref().is_none_or(|(_, m)| missing.len() < m.len()) {
-                    best = Some((profile.name.clone(), missing));
-                }
-            }
+    if let Some(profile) = map {
+        return match_legs(nodes, profile).map_err(|missing| {
+            format!("no legs found: the map is missing {} (name the bones with --map role=bone,...)", missing.join(", "))
+        });
+    }
+    for profile in &RigProfile::builtin() {
+        if let Ok(legs) = match_legs(nodes, profile) {
+            return Ok(legs);
         }
     }
-    let (profile, missing) = best.unwrap_or(("none".into(), vec!["(no profile)".into()]));
-    Err(format!(
-        "no legs found: the closest rig profile ({profile}) is missing {} (name the bones with --map role=bone,...)",
-        missing.join(", ")
-    ))
+    detect_legs(nodes).map_err(|e| format!("no legs found: {e}"))
+}
+
+/// Model-space rest positions of every node (parents composed, in any node order).
+fn rest_positions(nodes: &[Node]) -> Vec<glam::Vec3> {
+    let mut world: Vec<Option<ik_core::Xform>> = vec![None; nodes.len()];
+    for start in 0..nodes.len() {
+        // Walk up to the first node already known (or a root), then back down.
+        let mut path = vec![start];
+        while let Some(p) = nodes[*path.last().unwrap_or(&start)].parent {
+            if p >= nodes.len() || world[p].is_some() || path.len() > nodes.len() {
+                break;
+            }
+            path.push(p);
+        }
+        for &n in path.iter().rev() {
+            if world[n].is_some() {
+                continue;
+            }
+            let parent = nodes[n].parent.and_then(|p| world.get(p).copied().flatten());
+            world[n] = Some(parent.map_or(nodes[n].rest, |p| p.mul_xform(&nodes[n].rest)));
+        }
+    }
+    world.into_iter().map(|w| w.map_or(glam::Vec3::ZERO, |w| w.translation)).collect()
+}
+
+/// The legs as [`ik_core::rig::rig_humanoid`] finds them in the whole skeleton.
+fn detect_legs(nodes: &[Node]) -> Result<Legs, String> {
+    let rest = rest_positions(nodes);
+    let bones: Vec<ik_core::rig::SkeletonBone<usize>> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| ik_core::rig::SkeletonBone {
+            handle: i,
+            name: n.name.as_str(),
+            parent: n.parent.filter(|p| *p < nodes.len()),
+            rest: rest[i],
+        })
+        .collect();
+    let report = ik_core::rig::rig_humanoid(&bones, None).map_err(|e| e.to_string())?;
+    let rig = report.rig;
+    let leg = |side: &'static str, l: &ik_core::rig::LegBones<usize>| Leg {
+        side,
+        thigh: l.thigh,
+        calf: l.calf,
+        foot: l.foot,
+        ball: l.ball,
+        toe_end: l.ball.and_then(|ball| nodes.iter().position(|n| n.parent == Some(ball))),
+    };
+    Ok(Legs { profile: report.found_by, pelvis: rig.pelvis, legs: [leg("left", &rig.legs[0]), leg("right", &rig.legs[1])] })
 }
 
 #[cfg(test)]
@@ -233,7 +276,7 @@ mod tests {
         let custom = chain(&["Hip", "LT", "LC", "LF", "LB", "RT", "RC", "RF", "RB"]);
         let err = find_legs(&custom, None).unwrap_err();
         assert!(
-            err.contains("no legs found") && err.contains("left thigh"),
+            err.contains("no legs found") && err.contains("thigh_l") && err.contains("role = bone"),
             "{err}"
         );
         let map = parse_map(
