@@ -25,8 +25,16 @@
 //! **Inputs.** The *animated* pose of this frame (`locals` and its FK `model`, model space with
 //! the floor at y = 0 and +Y up), the rig ([`FootPlacement`]), a ground query, `dt`, the state.
 //!
-//! **Outputs.** `locals`/`model` modified in place (pelvis translation, leg rotations), a
-//! [`FootReport`] per foot and the pelvis offset.
+//! **External feet** (IK-control rigs: the foot bone hangs from the root or a control bone, not
+//! from the shin; [`FootRig::is_external`]): the foot's animated position in the knee's frame
+//! (the shin's end) is measured first, the leg is solved as usual with the foot riding there,
+//! and the foot is then moved: its model translation is the new shin end, its rotation the one
+//! chosen above, both written into its local transform through its own parent's model
+//! transform. Its toe follows as its child. A foot below its shin costs nothing extra.
+//!
+//! **Outputs.** `locals`/`model` modified in place (pelvis translation, leg rotations, and an
+//! external foot's translation — [`FootReport::ankle_translated`] says when to write it back),
+//! a [`FootReport`] per foot and the pelvis offset.
 //!
 //! **Invariants.** A fresh (or reset) state uses the targets directly whatever `dt` is, so the
 //! first frame is already placed (`dt = 0` there is fine); afterwards `dt ≤ 0` holds the
@@ -43,6 +51,7 @@ use crate::sole::{Probe, SOLE_EDGES, SOLE_PROBES, SolePoint, find_edges, heel_an
 use crate::spring::Spring;
 use crate::{IkError, TwoBoneJob, Xform};
 
+mod external;
 mod settings;
 pub use settings::{FootPlacementSettings, KneePole};
 
@@ -81,6 +90,14 @@ pub struct FootRig {
 }
 
 impl FootRig {
+    /// Whether the foot is *external*: its ankle bone does not hang below the knee (an
+    /// IK-control rig, the foot under the root or a control bone). Such a foot is moved with
+    /// the shin's end each run, and its local translation is written
+    /// ([`FootReport::ankle_translated`]). See the module docs.
+    pub fn is_external(&self, parents: &[Option<usize>]) -> bool {
+        external::is_external(parents, &self.leg)
+    }
+
     /// A rig from a pose standing flat on the floor (usually the model-space rest pose).
     /// `None` when an index is out of range.
     pub fn from_flat_pose(flat_model: &[Xform], leg: LegChain) -> Option<Self> {
@@ -115,6 +132,9 @@ struct FootState {
     animated_rotation: Quat,
     /// This frame's ground under each probe point, model space (scratch).
     probes: [Option<(Vec3, Vec3)>; SOLE_PROBES],
+    /// For an external foot (not below its knee), its animated position in the knee's frame:
+    /// the shin's end (scratch).
+    ankle_in_knee: Option<Vec3>,
 }
 
 /// Caller-owned memory of [`FootPlacement`] between frames: one per character.
@@ -177,6 +197,9 @@ pub struct FootReport {
     pub float_after: f32,
     /// The leg solve reached its ankle target.
     pub reached: bool,
+    /// The foot (ankle) bone's local *translation* was changed, not only its rotation: an
+    /// external foot ([`FootRig::is_external`]) moved with its shin. Write it back too.
+    pub ankle_translated: bool,
 }
 
 /// A foot-placement job: the rig and its settings. See the module docs.
@@ -198,7 +221,6 @@ pub struct FootPlacement<'a> {
     /// Tuning.
     pub settings: FootPlacementSettings,
 }
-
 
 /// The pelvis offset (≤ 0, model y) that brings `target` within the leg's soft-zone start, so
 /// the re-solved leg lands exactly: solves `|hip + p·Y − target| ≤ start` for the largest `p`.
@@ -222,6 +244,31 @@ fn planted_weight(height: f32, planted: f32, fade: f32) -> f32 {
 }
 
 impl FootPlacement<'_> {
+    /// The role `bone` plays in this job, for messages: `"pelvis"`, `"foot 0 hip"`, `"foot 1
+    /// ankle"` (`knee`, `toe`, `toe end`, `heel point bone`, `tip point bone` likewise; `foot` is
+    /// the index into [`FootPlacement::feet`]). `None` for a bone with no role. Turns an
+    /// [`IkError::BrokenHierarchy`]'s index into words.
+    pub fn bone_role(&self, bone: usize) -> Option<String> {
+        if bone == self.pelvis {
+            return Some("pelvis".into());
+        }
+        self.feet.iter().enumerate().find_map(|(i, foot)| {
+            let leg = &foot.leg;
+            let role = [
+                (Some(leg.hip), "hip"),
+                (Some(leg.knee), "knee"),
+                (Some(leg.ankle), "ankle"),
+                (leg.toe, "toe"),
+                (leg.toe_end, "toe end"),
+                (foot.heel.map(|p| p.bone), "heel point bone"),
+                (foot.tip.map(|p| p.bone), "tip point bone"),
+            ]
+            .into_iter()
+            .find_map(|(b, name)| (b == Some(bone)).then_some(name))?;
+            Some(format!("foot {i} {role}"))
+        })
+    }
+
     /// Checks the rig against the buffers and the settings for finiteness.
     pub fn validate(&self, locals: &[Xform], model: &[Xform], state: &FootPlacementState) -> Result<(), IkError> {
         let n = self.parents.len();
@@ -248,7 +295,14 @@ impl FootPlacement<'_> {
             return Err(IkError::NonFiniteInput);
         }
         for foot in self.feet {
-            validate_chain(self.parents, locals, model, &foot.leg)?;
+            match validate_chain(self.parents, locals, model, &foot.leg) {
+                Err(IkError::BrokenHierarchy { bone })
+                    if bone == foot.leg.ankle && external::is_external(self.parents, &foot.leg) =>
+                {
+                    external::validate(self.parents, locals, model, &foot.leg)?;
+                }
+                other => other?,
+            }
             if !descends_from(self.parents, foot.leg.hip, self.pelvis) {
                 return Err(IkError::BrokenHierarchy { bone: foot.leg.hip });
             }
@@ -313,11 +367,14 @@ impl FootPlacement<'_> {
         // The drop the planted legs need to reach their targets at all (the pelvis spring may
         // ease toward its goal, but never stays above this).
         let mut pelvis_reach: f32 = 0.0;
-        for (i, ((foot, st), report)) in self.feet.iter().zip(state.feet.iter_mut()).zip(reports.iter_mut()).enumerate() {
+        for (i, ((foot, st), report)) in self.feet.iter().zip(state.feet.iter_mut()).zip(reports.iter_mut()).enumerate()
+        {
             let shift = self.foot_shifts.get(i).map_or(Vec3::ZERO, |s| Vec3::new(s.x, 0.0, s.z));
             let mut ankle = model[foot.leg.ankle];
             ankle.translation += shift;
             st.animated_rotation = ankle.rotation;
+            st.ankle_in_knee = external::is_external(self.parents, &foot.leg)
+                .then(|| model[foot.leg.knee].inverse_transform_point(model[foot.leg.ankle].translation));
             let points = sole_points(foot, model).map(|p| p.map(|(at, rest)| (at + shift, rest)));
             // The foot tilts about its ankle, or, when shifts are given (locking), about its toe
             // joint, so tilting to the slope does not drag a locked toe along.
@@ -394,7 +451,8 @@ impl FootPlacement<'_> {
                 // A planted foot's lowest point goes onto the ground: the animation's small
                 // hover over its floor is taken out (in proportion to the planted weight), the
                 // other points keep their height relative to it.
-                let lowest = probes.iter().flatten().map(|&(_, keep, rest, _)| keep - rest).fold(f32::INFINITY, f32::min);
+                let lowest =
+                    probes.iter().flatten().map(|&(_, keep, rest, _)| keep - rest).fold(f32::INFINITY, f32::min);
                 let squash = lowest.max(0.0) * planted;
                 let planted_lift = highest(&mut probes.iter().flatten().map(|&(p, keep, rest, hit)| {
                     let w = (1.0 - (keep - rest - lowest) / CONTACT_BAND).clamp(0.0, 1.0);
@@ -468,6 +526,20 @@ impl FootPlacement<'_> {
         // 3. Re-solve each leg to its ankle target, then tilt the foot.
         for ((foot, st), report) in self.feet.iter().zip(state.feet.iter()).zip(reports.iter_mut()) {
             let leg = foot.leg;
+            let normal = st.normal.value.normalize_or(Vec3::Y);
+            let needs_leg = pelvis_offset != 0.0 || st.offset.value != 0.0;
+            let needs_tilt = normal != Vec3::Y;
+            report.ankle_translated = false;
+            // An external foot rides at the shin's end while the leg is solved (the pelvis
+            // drop has moved the knee already).
+            let attach = |model: &mut [Xform]| {
+                if let Some(at) = st.ankle_in_knee {
+                    external::attach(model, &leg, at);
+                }
+            };
+            if needs_leg {
+                attach(model);
+            }
             let reach = (model[leg.knee].translation - model[leg.hip].translation).length()
                 + (model[leg.ankle].translation - model[leg.knee].translation).length();
             let soft_start = soft_zone_start(model, &leg, soften);
@@ -475,9 +547,6 @@ impl FootPlacement<'_> {
                 KneePole::Forward(dir) => dir.try_normalize().map(|d| model[leg.hip].translation + d * reach),
                 KneePole::CurrentPlane => None,
             };
-            let normal = st.normal.value.normalize_or(Vec3::Y);
-            let needs_leg = pelvis_offset != 0.0 || st.offset.value != 0.0;
-            let needs_tilt = normal != Vec3::Y;
             if needs_leg {
                 // A straight leg has no bend plane: pre-bend it toward the pole (or forward).
                 let forward = match s.knee_pole {
@@ -492,6 +561,7 @@ impl FootPlacement<'_> {
                     [leg.hip, leg.knee, leg.ankle],
                     forward.cross(down).try_normalize(),
                 );
+                attach(model);
                 if let Some(mut job) =
                     TwoBoneJob::from_model(model, [leg.hip, leg.knee, leg.ankle], report.ankle_target, pole)
                 {
@@ -502,6 +572,7 @@ impl FootPlacement<'_> {
                         let (head, tail) = locals.split_at_mut(leg.knee);
                         solution.apply(&mut head[leg.hip], &mut tail[0]);
                         refresh_model(self.parents, locals, model, leg.hip);
+                        attach(model);
                         report.reached = solution.reached;
                     }
                 }
@@ -511,11 +582,16 @@ impl FootPlacement<'_> {
             if needs_leg || needs_tilt {
                 // The foot keeps its animated model orientation, turned by the ground's tilt.
                 let wanted = (Quat::from_rotation_arc(Vec3::Y, normal) * st.animated_rotation).normalize();
-                let parent_rotation = self.parents[leg.ankle].map_or(Quat::IDENTITY, |p| model[p].rotation);
-                let local = (parent_rotation.inverse() * wanted).normalize();
-                if local.is_finite() {
-                    locals[leg.ankle].rotation = local;
-                    refresh_model(self.parents, locals, model, leg.ankle);
+                if st.ankle_in_knee.is_some() && needs_leg {
+                    // Moved with the shin: translation and rotation through the foot's parent.
+                    report.ankle_translated = external::place(self.parents, locals, model, leg.ankle, wanted);
+                } else {
+                    let parent_rotation = self.parents[leg.ankle].map_or(Quat::IDENTITY, |p| model[p].rotation);
+                    let local = (parent_rotation.inverse() * wanted).normalize();
+                    if local.is_finite() {
+                        locals[leg.ankle].rotation = local;
+                        refresh_model(self.parents, locals, model, leg.ankle);
+                    }
                 }
             }
             report.float_after = sole_float(&sole_points(foot, model), &st.probes);
