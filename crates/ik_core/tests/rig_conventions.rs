@@ -477,23 +477,24 @@ fn a_typo_in_the_map_names_the_closest_bone() {
     assert!(missing.contains(&"spine_0".to_string()) && missing.contains(&"foot_r".to_string()), "{err}");
 }
 
-#[test]
-fn a_foot_under_a_control_bone_is_refused_by_name_and_by_map() {
+/// The Mixamo rig turned into an IK-control rig: the left foot hangs from a `FootControl`
+/// bone under the root (at the foot's rest position), the right foot from the root itself.
+fn control_rig() -> Built {
     let mut b = build(&mixamo, PLAIN);
     let root = b.names.iter().position(|n| n.ends_with("Armature")).unwrap();
-    let foot = b.names.iter().position(|n| n.ends_with("LeftFoot")).unwrap();
+    let left = b.names.iter().position(|n| n.ends_with("LeftFoot")).unwrap();
+    let right = b.names.iter().position(|n| n.ends_with("RightFoot")).unwrap();
     b.names.push("FootControl".into());
     b.parents.push(Some(root));
-    b.rest.push(b.rest[foot]);
+    b.rest.push(b.rest[left]);
     b.handles.push(999);
-    b.parents[foot] = Some(b.names.len() - 1);
-    let err = rig_humanoid(&bones(&b), None).unwrap_err();
-    let text = err.to_string();
-    for part in ["mixamorig1:LeftFoot", "FootControl", "mixamorig1:LeftLeg", "not supported", "deform skeleton"] {
-        assert!(text.contains(part), "{part} in: {text}");
-    }
-    assert!(matches!(err, RigError::FootNotUnderShin { .. }));
-    let map = RigProfile::from_map(
+    b.parents[left] = Some(b.names.len() - 1);
+    b.parents[right] = Some(root);
+    b
+}
+
+fn mixamo_map() -> RigProfile {
+    RigProfile::from_map(
         "user map",
         [
             ("pelvis", "Hips"),
@@ -508,13 +509,57 @@ fn a_foot_under_a_control_bone_is_refused_by_name_and_by_map() {
             ("thigh_l", "LeftUpLeg"),
             ("calf_l", "LeftLeg"),
             ("foot_l", "LeftFoot"),
+            ("ball_l", "LeftToeBase"),
             ("thigh_r", "RightUpLeg"),
             ("calf_r", "RightLeg"),
             ("foot_r", "RightFoot"),
+            ("ball_r", "RightToeBase"),
         ],
     )
-    .unwrap();
-    let err = rig_humanoid(&bones(&b), Some(&map)).unwrap_err();
+    .unwrap()
+}
+
+#[test]
+fn a_foot_under_a_control_bone_or_the_root_rigs_by_name_and_by_map() {
+    let b = control_rig();
+    let report = rig_humanoid(&bones(&b), None).unwrap_or_else(|e| panic!("{e}"));
+    let want = HumanoidRig { profile: report.found_by.clone(), ..expected(&b, true) };
+    assert_eq!(report.rig, want, "mapping:\n{}", report.mapping());
+    assert_eq!(report.found_by, "mixamo");
+    assert!((report.frame.leg_length - 0.851).abs() < 0.01, "leg {}", report.frame.leg_length);
+    // Callers tell the external feet from the hierarchy.
+    for leg in report.indices.legs {
+        assert_ne!(b.parents[leg.foot], Some(leg.calf));
+    }
+    let mapped = rig_humanoid(&bones(&b), Some(&mixamo_map())).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(mapped.rig.legs, want.legs);
+    assert_eq!(mapped.found_by, "user map");
+    // Rigify-style names too, shuffled, scaled and Z-up.
+    let case = Case { shuffle: true, scale: 0.01, turn: Quat::from_rotation_x(std::f32::consts::FRAC_PI_2), ..PLAIN };
+    let mut b = build(&|k| rigify_with(k, |stem, left| format!("{stem}.{}", if left { "L" } else { "R" })), case);
+    let root = b.parents.iter().position(Option::is_none).unwrap();
+    for foot in b.names.iter().enumerate().filter(|(_, n)| n.starts_with("foot.")).map(|(i, _)| i).collect::<Vec<_>>() {
+        b.parents[foot] = Some(root);
+    }
+    let report = rig_humanoid(&bones(&b), None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.rig, HumanoidRig { profile: report.found_by.clone(), ..expected(&b, true) });
+}
+
+#[test]
+fn a_foot_far_from_the_shin_end_is_refused_naming_the_bones() {
+    let mut b = control_rig();
+    let foot = b.names.iter().position(|n| n.ends_with("LeftFoot")).unwrap();
+    // The "foot" rests 40 cm above the shin's end, beside the knee: an unrelated bone.
+    b.rest[foot] += Vec3::new(0.0, 0.4, 0.0);
+    let err = rig_humanoid(&bones(&b), None).unwrap_err();
+    let text = err.to_string();
+    println!("{text}");
+    for part in ["mixamorig1:LeftFoot", "FootControl", "mixamorig1:LeftLeg", "shin's end", "--rig-map FILE"] {
+        assert!(text.contains(part), "{part} in: {text}");
+    }
+    assert!(!text.contains('\n'), "one message: {text}");
+    assert!(matches!(err, RigError::FootNotUnderShin { .. }), "{err}");
+    let err = rig_humanoid(&bones(&b), Some(&mixamo_map())).unwrap_err();
     assert!(matches!(&err, RigError::FootNotUnderShin { parent: Some(p), .. } if p == "FootControl"), "{err}");
 }
 

@@ -49,8 +49,9 @@ pub enum RigError {
         /// Why the shape-only search failed, when it ran.
         shape: Option<String>,
     },
-    /// A foot is not below its shin: an IK-control rig (feet parented to the root or to a
-    /// control bone). Foot IK needs the foot under the shin.
+    /// A foot is not below its shin and does not rest at the shin's end either, so it cannot be
+    /// an IK-control rig's external foot (one hanging from the root or a control bone, which is
+    /// accepted): most likely an unrelated bone plays the foot.
     FootNotUnderShin {
         /// The side of the leg.
         side: Side,
@@ -60,6 +61,8 @@ pub enum RigError {
         parent: Option<String>,
         /// The shin bone's name.
         shin: String,
+        /// How far its rest position is from the shin's end, in words.
+        reason: String,
     },
     /// Another bone is not below the bone it must hang from (`calf_l` not below `thigh_l`).
     WrongHierarchy {
@@ -100,15 +103,15 @@ impl fmt::Display for RigError {
                 }
                 write!(f, ".")?;
             }
-            RigError::FootNotUnderShin { side, foot, parent, shin } => {
+            RigError::FootNotUnderShin { side, foot, parent, shin, reason } => {
                 let s = if *side == Side::Left { "l" } else { "r" };
                 let parent =
                     parent.as_deref().map_or("no parent (it is a root)".to_string(), |p| format!("parent {p}"));
                 write!(
                     f,
-                    "foot_{s} = {foot} has {parent}, not the shin calf_{s} = {shin}: this looks like an IK-control \
-                     rig, which is not supported (foot IK needs the foot under the shin). Export the deform \
-                     skeleton instead, or map another foot bone that is below {shin}."
+                    "foot_{s} = {foot} has {parent}, not the shin calf_{s} = {shin}, and does not rest at the \
+                     shin's end ({reason}), so it is not the external foot of an IK-control rig either: most \
+                     likely another bone is the foot. Map the foot bone that rests at the end of {shin}."
                 )?;
             }
             RigError::WrongHierarchy { role, bone, parent_role, parent_bone } => {

@@ -60,8 +60,13 @@ impl<T> RigReport<T> {
 /// conventions are tried (exact Unreal and Mixamo names, then the tokenising matcher for
 /// Blender/Rigify, asset-pack and VRM names with any side marker or namespace), each checked
 /// against the hierarchy; when names fail, the shape-only search runs on the rest positions.
-/// When names find every bone of a leg but its foot is not below its shin (an IK-control
-/// rig), that is an error even if the shape search could guess: foot IK needs the foot there.
+/// A foot that is not below its shin (an IK-control rig: the foot hangs from the root or from a
+/// control bone, and the animation keys the shin so that its end meets the foot) is accepted
+/// when its rest position is at the shin's end: within 10 % of the leg length of the shin's end
+/// bone, or, without one, within 25 % of twice the thigh of the point one thigh length past the
+/// knee along the thigh. Callers tell such an *external foot* from the hierarchy (foot placement moves it with the shin). When names find
+/// every bone of a leg but its foot is neither below its shin nor at its end, that is an error
+/// ([`RigError::FootNotUnderShin`], naming the bones) even if the shape search could guess.
 ///
 /// ```
 /// use ik_core::glam::Vec3;
@@ -130,6 +135,92 @@ fn roles_of(rig: &HumanoidRig<usize>) -> Vec<(Role, usize)> {
     out
 }
 
+/// How far (as a fraction of the leg's length) an external foot's rest position may be from
+/// the shin's end when the shin has an end bone (a leaf child past three quarters of the
+/// thigh's length from the knee, as exporters add for bone tails).
+const END_BONE_TOLERANCE: f32 = 0.1;
+/// Without an end bone the shin's end is estimated as the thigh continued by its own length
+/// past the knee; how far (fraction of that estimated leg length, thigh + thigh) the foot may be
+/// from it: covers shins from 0.5 to 1.5 thighs and rest poses with the knee bent up to ~25°.
+const ESTIMATE_TOLERANCE: f32 = 0.25;
+
+/// Whether a foot that is not below its shin is an *external foot* of an IK-control rig: its
+/// rest position at the shin's end. The end is the shin's end bone if it has one (a leaf child
+/// of the shin at least 0.75 thigh lengths from the knee), within 10 % of the leg length;
+/// otherwise the point one thigh length past the knee along the thigh, within 25 % of twice
+/// the thigh. `Err` says, in words, how far it is.
+pub(crate) fn external_foot_fit(tree: &Tree, thigh: usize, calf: usize, foot: usize) -> Result<(), String> {
+    let (hip, knee, at) = (tree.pos[thigh], tree.pos[calf], tree.pos[foot]);
+    let t = hip.distance(knee);
+    if t.is_nan() || t <= 0.0 || tree.is_ancestor(foot, calf) || foot == calf || foot == thigh {
+        return Err("the thigh has no length or the foot is above the shin".into());
+    }
+    let end_bone = tree.children[calf]
+        .iter()
+        .copied()
+        .filter(|&c| c != foot && tree.children[c].is_empty() && tree.seg(calf, c) >= 0.75 * t)
+        .max_by(|&a, &b| tree.seg(calf, a).total_cmp(&tree.seg(calf, b)));
+    let (end, tolerance, what) = match end_bone {
+        Some(e) => {
+            let end = tree.pos[e];
+            (end, END_BONE_TOLERANCE * (t + knee.distance(end)), format!("the shin's end bone {}", tree.names[e]))
+        }
+        None => {
+            let end = knee + (knee - hip);
+            (end, ESTIMATE_TOLERANCE * 2.0 * t, "the shin's end (the thigh continued by its length)".to_string())
+        }
+    };
+    let gap = at.distance(end);
+    if gap <= tolerance {
+        Ok(())
+    } else {
+        Err(format!("its rest position is {gap:.3} from {what}, more than the {tolerance:.3} allowed"))
+    }
+}
+
+/// The thigh above a shin: its nearest ancestor named like a thigh, else its parent.
+fn thigh_above(tree: &Tree, calf: usize) -> Option<usize> {
+    let mut cur = tree.parent[calf];
+    while let Some(b) = cur {
+        if names::classify(&tree.names[b]).is_some_and(|(kind, ..)| kind == names::Kind::Thigh) {
+            return Some(b);
+        }
+        cur = tree.parent[b];
+    }
+    tree.parent[calf]
+}
+
+/// The name matcher found a leg whose foot is not below its shin: match the names again as if
+/// each such foot hung from its shin, then check the rig against the real hierarchy, which
+/// accepts a foot at the shin's end ([`external_foot_fit`]). `Err`: the foot issue to report.
+fn with_external_feet(tree: &Tree, first: &Issue) -> Result<(HumanoidRig<usize>, String, RigFrame), Issue> {
+    let mut parents = tree.parent.clone();
+    let mut issue = first.clone();
+    for _ in 0..2 {
+        let Issue::NotBelow { role: Role::Foot(_), bone: foot, parent_role: Role::Calf(_), parent: calf } = issue
+        else {
+            return Err(issue);
+        };
+        parents[foot] = Some(calf);
+        let Ok(attached) = Tree::new(parents.clone(), tree.pos.clone(), tree.names.clone()) else {
+            return Err(issue);
+        };
+        match names::match_names(&attached) {
+            Ok(rig) => {
+                validate(tree, &rig)?;
+                let label = exact_profile(tree, &rig).unwrap_or_else(|| "names".into());
+                let frame = frame::measure(tree, &rig, true);
+                return Ok((rig, label, frame));
+            }
+            Err(failure) => match failure.issue {
+                Some(next) if failure.missing.is_empty() => issue = next,
+                _ => return Err(issue),
+            },
+        }
+    }
+    Err(issue)
+}
+
 /// The error for a bone that is not below the bone it must hang from.
 fn issue_error(tree: &Tree, issue: &Issue) -> RigError {
     let Issue::NotBelow { role, bone, parent_role, parent } = *issue;
@@ -140,6 +231,10 @@ fn issue_error(tree: &Tree, issue: &Issue) -> RigError {
             foot: name(bone),
             parent: tree.parent[bone].map(name),
             shin: name(parent),
+            reason: match thigh_above(tree, parent) {
+                Some(thigh) => external_foot_fit(tree, thigh, parent, bone).err().unwrap_or_default(),
+                None => "the shin has no thigh above it".into(),
+            },
         },
         _ => RigError::WrongHierarchy {
             role: role.key(),
@@ -169,7 +264,14 @@ fn validate(tree: &Tree, rig: &HumanoidRig<usize>) -> Result<(), Issue> {
     for (side, leg) in [Side::Left, Side::Right].into_iter().zip(&rig.legs) {
         below(Role::Thigh(side), leg.thigh, Role::Pelvis, rig.pelvis)?;
         below(Role::Calf(side), leg.calf, Role::Thigh(side), leg.thigh)?;
-        below(Role::Foot(side), leg.foot, Role::Calf(side), leg.calf)?;
+        if !tree.is_ancestor(leg.calf, leg.foot) && external_foot_fit(tree, leg.thigh, leg.calf, leg.foot).is_err() {
+            return Err(Issue::NotBelow {
+                role: Role::Foot(side),
+                bone: leg.foot,
+                parent_role: Role::Calf(side),
+                parent: leg.calf,
+            });
+        }
         if let Some(ball) = leg.ball {
             below(Role::Ball(side), ball, Role::Foot(side), leg.foot)?;
         }
@@ -272,7 +374,7 @@ fn auto(tree: &Tree) -> Result<(HumanoidRig<usize>, String, RigFrame), RigError>
         Err(f) => f,
     };
     if let Some(issue @ Issue::NotBelow { role: Role::Foot(_), parent_role: Role::Calf(_), .. }) = &failure.issue {
-        return Err(issue_error(tree, issue));
+        return with_external_feet(tree, issue).map_err(|issue| issue_error(tree, &issue));
     }
     match topology::find(tree) {
         Ok((rig, frame)) => Ok((rig, "topology".into(), frame)),
