@@ -1,13 +1,19 @@
 //! The [`place_feet`] system: per character, gather pelvis and legs fresh from this frame's
 //! locals, run [`ik_core::foot_placement`], then [`ik_core::foot_lock`] + [`ik_core::leg`]
 //! for locked toes, and write the changed locals back.
+//!
+//! A leg whose foot bone does not hang below its shin (an IK-control rig: the foot under the
+//! character root or a control bone) is an *external foot*: ik_core moves the foot with the
+//! shin's end and changes its local translation too ([`FootReport::ankle_translated`]); the
+//! bone set holds the foot's own parent chain (every ancestor of a key below the root), and
+//! [`BoneSet::write_back`] writes translations and rotations of every changed local.
 
 use bevy::prelude::*;
-use ik_core::Xform;
 use ik_core::foot_lock::{FootLockSettings, FootLockState};
 use ik_core::foot_placement::{FootPlacement, FootPlacementState, FootReport, FootRig};
 use ik_core::leg::LegChain;
 use ik_core::sole::SolePoint;
+use ik_core::{IkError, Xform};
 
 use crate::IkSettings;
 use crate::bones::{BoneSet, Hierarchy, restore_after_fault};
@@ -85,7 +91,8 @@ pub fn place_feet(
 
 /// The bones a placer needs, pelvis first, then hip, knee, ankle (and toe) per leg.
 fn placer_keys(placer: &FootPlacer) -> impl Iterator<Item = Entity> + '_ {
-    core::iter::once(placer.pelvis).chain(placer.legs.iter().flat_map(|leg| [leg.hip, leg.knee, leg.ankle].into_iter().chain(leg.toe)))
+    core::iter::once(placer.pelvis)
+        .chain(placer.legs.iter().flat_map(|leg| [leg.hip, leg.knee, leg.ankle].into_iter().chain(leg.toe)))
 }
 
 /// (Re)builds the bone set and per-leg memory when the placer's bones changed.
@@ -137,7 +144,17 @@ fn solve_character(
 ) -> Result<(), IkFault> {
     ensure_built(root, placer, &mut state.inner, hierarchy)?;
     let FeetScratch {
-        bones: bone_set, rigs, chains, animated_toes, placement, reports, locks, last_animated_toe, shifts, dirty, ..
+        bones: bone_set,
+        rigs,
+        chains,
+        animated_toes,
+        placement,
+        reports,
+        locks,
+        last_animated_toe,
+        shifts,
+        dirty,
+        ..
     } = &mut state.inner;
     let Some(bones) = bone_set.as_mut() else { return Err(IkFault::MissingBone("feet".into())) };
     if let Err(e) = bones.refresh(hierarchy) {
@@ -156,10 +173,16 @@ fn solve_character(
                     toe_height: rest.toe_height,
                     foot_up: rest.foot_up,
                     heel: rest.heel.map(|local| SolePoint { bone: chain.ankle, local, rest_height: 0.0 }),
-                    tip: rest.toe_tip.map(|local| SolePoint { bone: chain.toe.unwrap_or(chain.ankle), local, rest_height: 0.0 }),
+                    tip: rest.toe_tip.map(|local| SolePoint {
+                        bone: chain.toe.unwrap_or(chain.ankle),
+                        local,
+                        rest_height: 0.0,
+                    }),
                 }),
                 None => {
-                    let foot = chain.toe.map_or(0.15, |t| horizontal(bones.model[t].translation - bones.model[chain.ankle].translation));
+                    let foot = chain.toe.map_or(0.15, |t| {
+                        horizontal(bones.model[t].translation - bones.model[chain.ankle].translation)
+                    });
                     FootRig::from_flat_pose(&bones.model, *chain)
                         .map(|r| r.with_heel_and_tip(&bones.model, HEEL_BACK * foot, TIP_AHEAD * foot))
                 }
@@ -189,7 +212,17 @@ fn solve_character(
     };
     let pelvis_offset = job
         .run(&mut bones.locals, &mut bones.model, |o, d, m| probe.cast(o, d, m, root), dt, placement, reports)
-        .map_err(IkFault::Solver)?;
+        .map_err(|e| match e {
+            // Name the bone and the role it plays.
+            IkError::BrokenHierarchy { bone } => match (job.bone_role(bone), bones.entities.get(bone)) {
+                (Some(role), Some(entity)) => IkFault::MissingBone(format!(
+                    "the {role} bone {entity} does not hang where the leg needs it (knee below hip, toe below \
+                     ankle; a foot outside its shin must not be above its hip or knee)"
+                )),
+                _ => IkFault::Solver(e),
+            },
+            e => IkFault::Solver(e),
+        })?;
 
     for (i, (chain, report)) in chains.iter().zip(reports.iter()).enumerate() {
         let status = &mut state.feet[i];
@@ -290,4 +323,136 @@ fn blend_toward_read(bones: &mut BoneSet, weight: f32) {
         };
     }
     bones.update_model();
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use bevy::time::TimeUpdateStrategy;
+
+    use super::*;
+    use crate::IkPlugin;
+    use crate::feet::LegBones;
+    use crate::ground::GroundPlane;
+
+    const THIGH: f32 = 0.44;
+    const SHIN: f32 = 0.40;
+    const ANKLE_HEIGHT: f32 = 0.08;
+    /// The plane the feet must land on, 15 cm above the animation's floor.
+    const PLANE: f32 = 0.15;
+
+    /// A hand-built IK-control rig: root → pelvis → hip → knee per leg, but each foot (with its
+    /// toe) hangs from the root, not from the shin. The pelvis is crouched 4 cm and the knees
+    /// bent forward so each shin's end (`(0, −SHIN, 0)` in the knee's frame) meets its foot.
+    struct ControlRig {
+        root: Entity,
+        pelvis: Entity,
+        legs: [LegBones; 2],
+    }
+
+    fn spawn_control_rig(world: &mut World, at: Vec3) -> ControlRig {
+        let root = world.spawn(Transform::from_translation(at).with_rotation(Quat::from_rotation_y(0.3))).id();
+        let pelvis = world.spawn((Transform::from_xyz(0.0, 0.94, 0.0), ChildOf(root))).id();
+        let legs = [0.1f32, -0.1].map(|x| {
+            let (hip_at, ankle_at) = (Vec3::new(x, 0.88, 0.0), Vec3::new(x, ANKLE_HEIGHT, 0.0));
+            let d = hip_at.distance(ankle_at);
+            let along = (THIGH * THIGH - SHIN * SHIN + d * d) / (2.0 * d);
+            let knee_at = hip_at + Vec3::new(0.0, -along, (THIGH * THIGH - along * along).sqrt());
+            let hip_rotation = Quat::from_rotation_arc(Vec3::NEG_Y, (knee_at - hip_at).normalize());
+            let knee_rotation = Quat::from_rotation_arc(Vec3::NEG_Y, (ankle_at - knee_at).normalize());
+            let hip =
+                world.spawn((Transform::from_xyz(x, -0.06, 0.0).with_rotation(hip_rotation), ChildOf(pelvis))).id();
+            let knee_local =
+                Transform::from_xyz(0.0, -THIGH, 0.0).with_rotation(hip_rotation.inverse() * knee_rotation);
+            let knee = world.spawn((knee_local, ChildOf(hip))).id();
+            let ankle = world.spawn((Transform::from_translation(ankle_at), ChildOf(root))).id();
+            let toe = world.spawn((Transform::from_xyz(0.0, -0.06, 0.14), ChildOf(ankle))).id();
+            LegBones::new(hip, knee, ankle, Some(toe))
+        });
+        ControlRig { root, pelvis, legs }
+    }
+
+    fn app() -> App {
+        let mut app = App::new();
+        app.add_plugins((
+            MinimalPlugins,
+            TransformPlugin,
+            IkPlugin { settings: IkSettings { enabled: true, parallel: false } },
+        ));
+        app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(1.0 / 60.0)));
+        app.insert_resource(IkGround::Plane(GroundPlane { height: PLANE, ..default() }));
+        app
+    }
+
+    fn global(app: &App, e: Entity) -> GlobalTransform {
+        *app.world().get::<GlobalTransform>(e).unwrap()
+    }
+
+    /// Per leg: the ankle's height above the plane (world) and the shin end's distance from it.
+    fn feet(app: &App, rig: &ControlRig) -> [(f32, f32); 2] {
+        rig.legs.map(|leg| {
+            let ankle = global(app, leg.ankle).translation();
+            let shin_end = global(app, leg.knee).transform_point(Vec3::NEG_Y * SHIN);
+            (ankle.y - ANKLE_HEIGHT - PLANE, shin_end.distance(ankle))
+        })
+    }
+
+    #[test]
+    fn feet_under_the_root_land_on_the_plane_with_the_shins_on_them() {
+        let mut app = app();
+        let rig = spawn_control_rig(app.world_mut(), Vec3::new(1.0, 0.0, 2.0));
+        let placer = FootPlacer::new(rig.pelvis, rig.legs.to_vec());
+        app.world_mut().entity_mut(rig.root).insert(placer);
+        app.update();
+        // Before IK the shins' ends are on the feet, 15 cm under the plane.
+        for frame in 0..30 {
+            app.update();
+            let state = app.world().get::<FootPlacerState>(rig.root).unwrap();
+            assert_eq!(state.warnings, 0, "frame {frame}: {:?}", state.inner.faults.current());
+            for (k, (height, shin_gap)) in feet(&app, &rig).into_iter().enumerate() {
+                if frame == 29 {
+                    println!(
+                        "foot {k}: ankle {:.2} mm off the plane, shin end {:.3} mm off the foot",
+                        height * 1e3,
+                        shin_gap * 1e3
+                    );
+                }
+                assert!(height.abs() < 0.01, "frame {frame} foot {k}: {height} m off the plane");
+                assert!(shin_gap < 1e-3, "frame {frame} foot {k}: the shin's end is {shin_gap} m off the foot");
+                assert!(state.feet[k].float_after.abs() < 0.01, "frame {frame} foot {k}: {:?}", state.feet[k]);
+            }
+            // The foot's local translation was written (it hangs from the root).
+            let foot = app.world().get::<Transform>(rig.legs[0].ankle).unwrap();
+            assert!((foot.translation.y - ANKLE_HEIGHT - PLANE).abs() < 0.01, "{foot:?}");
+        }
+    }
+
+    #[test]
+    fn a_locked_toe_on_an_external_foot_stays_put_while_the_root_walks_on() {
+        let mut app = app();
+        let rig = spawn_control_rig(app.world_mut(), Vec3::ZERO);
+        let lock = FootLock { contacts: ContactSource::Manual(vec![true, true]), ..default() };
+        app.world_mut().entity_mut(rig.root).insert((FootPlacer::new(rig.pelvis, rig.legs.to_vec()), lock));
+        app.update();
+        let toe = |app: &App, k: usize| global(app, rig.legs[k].toe.unwrap()).translation();
+        let held = [toe(&app, 0), toe(&app, 1)];
+        let mut worst = 0.0f32;
+        for frame in 1..=20 {
+            // The character root slides 5 mm forward a frame; the animation (the static pose)
+            // comes along with it, the locked toes must not.
+            app.world_mut().get_mut::<Transform>(rig.root).unwrap().translation.z = 0.005 * frame as f32;
+            app.update();
+            let state = app.world().get::<FootPlacerState>(rig.root).unwrap();
+            assert_eq!(state.warnings, 0, "frame {frame}: {:?}", state.inner.faults.current());
+            for (k, (height, shin_gap)) in feet(&app, &rig).into_iter().enumerate() {
+                assert!(state.feet[k].locked, "frame {frame} foot {k}");
+                let slip = Vec2::new(toe(&app, k).x - held[k].x, toe(&app, k).z - held[k].z).length();
+                worst = worst.max(slip);
+                assert!(slip < 0.005, "frame {frame} foot {k}: the locked toe slid {slip} m");
+                assert!(height.abs() < 0.01 && shin_gap < 1e-3, "frame {frame} foot {k}: {height} {shin_gap}");
+            }
+        }
+        println!("locked toes on external feet: worst slide {:.2} mm over 10 cm of root travel", worst * 1e3);
+    }
 }
