@@ -4,11 +4,16 @@
 //! directions within 1° and the height within 1 %.
 
 use ik_core::glam::{Quat, Vec3};
-use ik_core::rig::{ArmBones, ForwardSource, HumanoidRig, LegBones, RigError, RigProfile, SkeletonBone, rig_humanoid};
+use ik_core::rig::{
+    ArmBones, ForwardSource, HumanoidRig, LegBones, RigError, RigProfile, RigReport, SkeletonBone, rig_humanoid,
+};
+
+/// A canonical bone: key, parent key, rest position.
+type Bone = (&'static str, Option<&'static str>, Vec3);
 
 /// Bone keys, parent keys and rest positions (metres, +Y up, facing +Z, left = +X). Arms in
 /// T-pose; `a_pose` swings them 45° down about the shoulder.
-fn skeleton(a_pose: bool, toes: bool) -> Vec<(&'static str, Option<&'static str>, Vec3)> {
+fn skeleton(a_pose: bool, toes: bool) -> Vec<Bone> {
     let v = Vec3::new;
     let mut out = vec![
         ("root", None, v(0.0, 0.0, 0.0)),
@@ -226,7 +231,12 @@ struct Built {
 }
 
 fn build(namer: &dyn Fn(&str) -> Option<String>, case: Case) -> Built {
-    let canon: Vec<_> = skeleton(case.a_pose, case.toes).into_iter().filter(|(k, _, _)| namer(k).is_some()).collect();
+    build_from(skeleton(case.a_pose, case.toes), namer, case)
+}
+
+/// [`build`] for any canonical bone list.
+fn build_from(canon: Vec<Bone>, namer: &dyn Fn(&str) -> Option<String>, case: Case) -> Built {
+    let canon: Vec<_> = canon.into_iter().filter(|(k, _, _)| namer(k).is_some()).collect();
     let keys: Vec<&'static str> = canon.iter().map(|c| c.0).collect();
     let n = canon.len();
     // slot[i]: where canonical bone i goes in the input slice.
@@ -293,22 +303,55 @@ fn angle_deg(a: Vec3, b: Vec3) -> f32 {
 /// Rigs the case and checks mapping, frame and height; returns `found_by`.
 fn check(namer: &dyn Fn(&str) -> Option<String>, case: Case) -> String {
     let b = build(namer, case);
-    let report = rig_humanoid(&bones(&b), None).unwrap_or_else(|e| panic!("{e}"));
-    let want = HumanoidRig { profile: report.found_by.clone(), ..expected(&b, case.toes) };
-    assert_eq!(report.rig, want, "mapping:\n{}", report.mapping());
-    assert_eq!(report.rig.profile, report.found_by);
-    let f = report.frame;
-    assert!(angle_deg(f.up, case.turn * Vec3::Y) < 1.0, "up {:?}", f.up);
-    assert!(angle_deg(f.forward, case.turn * Vec3::Z) < 1.0, "forward {:?} from {:?}", f.forward, f.forward_from);
-    assert!(angle_deg(f.left, case.turn * Vec3::X) < 1.0, "left {:?}", f.left);
     let canon = skeleton(case.a_pose, case.toes);
     let kept: Vec<_> = canon.iter().filter(|c| namer(c.0).is_some()).collect();
     let top = kept.iter().filter(|c| c.0.starts_with("head")).map(|c| c.2.y).fold(f32::MIN, f32::max);
     let bottom = kept.iter().filter(|c| c.2.y > 0.0 && c.2.y < 0.5).map(|c| c.2.y).fold(f32::MAX, f32::min);
-    let height = (top - bottom) * case.scale;
-    assert!((f.height - height).abs() < 0.01 * height, "height {} vs {height}", f.height);
-    assert!((f.leg_length - 0.851 * case.scale).abs() < 0.01 * case.scale, "leg {}", f.leg_length);
-    report.found_by
+    check_built(&b, case, top - bottom, 0.851).0.found_by
+}
+
+/// How far a rig's frame is off: up, forward and left in degrees, height as a fraction.
+#[derive(Clone, Copy, Debug, Default)]
+struct Off {
+    up: f32,
+    forward: f32,
+    left: f32,
+    height: f32,
+}
+
+impl Off {
+    fn max(self, o: Off) -> Off {
+        Off {
+            up: self.up.max(o.up),
+            forward: self.forward.max(o.forward),
+            left: self.left.max(o.left),
+            height: self.height.max(o.height),
+        }
+    }
+}
+
+/// Rigs built bones and checks the mapping (the canonical keys' roles), up, forward and left
+/// within 1°, the height (unscaled `height`, metres) within 1 % and the leg length (`leg`)
+/// within 1 cm; returns the report and how far its frame was off.
+fn check_built(b: &Built, case: Case, height: f32, leg: f32) -> (RigReport<usize>, Off) {
+    let report = rig_humanoid(&bones(b), None).unwrap_or_else(|e| panic!("{e}"));
+    let want = HumanoidRig { profile: report.found_by.clone(), ..expected(b, case.toes) };
+    assert_eq!(report.rig, want, "mapping:\n{}", report.mapping());
+    assert_eq!(report.rig.profile, report.found_by);
+    let f = report.frame;
+    let height = height * case.scale;
+    let off = Off {
+        up: angle_deg(f.up, case.turn * Vec3::Y),
+        forward: angle_deg(f.forward, case.turn * Vec3::Z),
+        left: angle_deg(f.left, case.turn * Vec3::X),
+        height: (f.height - height).abs() / height,
+    };
+    assert!(off.up < 1.0, "up {:?}", f.up);
+    assert!(off.forward < 1.0, "forward {:?} from {:?}", f.forward, f.forward_from);
+    assert!(off.left < 1.0, "left {:?}", f.left);
+    assert!(off.height < 0.01, "height {} vs {height}", f.height);
+    assert!((f.leg_length - leg * case.scale).abs() < 0.01 * case.scale, "leg {}", f.leg_length);
+    (report, off)
 }
 
 #[test]
@@ -597,4 +640,256 @@ fn bad_input_is_an_error_not_a_panic() {
             assert!(report.frame.up.is_finite() && report.frame.height.is_finite());
         }
     }
+}
+
+/// Where the feet hang in an IK-control variant of a skeleton.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Feet {
+    /// Under the shins, as usual.
+    Shins,
+    /// Under the root bone.
+    Root,
+    /// Under an extra `foot_control` bone at the origin, child of the root (a root itself
+    /// when there is no root bone).
+    Control,
+    /// The left foot under a `foot_control` bone at the foot's rest position, the right one
+    /// under the root (or the same control bone without a root).
+    ControlAtFoot,
+}
+
+/// `canon` with its feet hung as `feet` says, and without the root bone unless `root`.
+fn rehang(canon: Vec<Bone>, feet: Feet, root: bool) -> Vec<Bone> {
+    let top = if root { Some("root") } else { None };
+    let at = |k: &str| canon.iter().find(|c| c.0 == k).map_or(Vec3::ZERO, |c| c.2);
+    let control = match feet {
+        Feet::Shins | Feet::Root => None,
+        Feet::Control => Some(Vec3::ZERO),
+        Feet::ControlAtFoot => Some(at("foot_l")),
+    };
+    let mut out: Vec<Bone> = canon
+        .iter()
+        .filter(|c| root || c.0 != "root")
+        .map(|&(k, parent, p)| {
+            let parent = match (k, feet) {
+                ("foot_l" | "foot_r", Feet::Root) => top,
+                ("foot_l" | "foot_r", Feet::Control) | ("foot_l", Feet::ControlAtFoot) => Some("foot_control"),
+                ("foot_r", Feet::ControlAtFoot) => top.or(Some("foot_control")),
+                _ => parent,
+            };
+            (k, parent, p)
+        })
+        .collect();
+    if let Some(p) = control {
+        out.push(("foot_control", top, p));
+    }
+    out
+}
+
+/// The synthetic humanoid with arbitrary names, as an IK-control rig.
+fn control_variant(feet: Feet, root: bool, unnamed_control: bool, case: Case) -> Built {
+    let canon = rehang(skeleton(case.a_pose, case.toes), feet, root);
+    let namer = |k: &str| if k == "foot_control" && unnamed_control { Some(String::new()) } else { arbitrary(k) };
+    build_from(canon, &namer, case)
+}
+
+#[test]
+fn the_shape_alone_finds_feet_under_the_root_or_a_control_bone() {
+    let z_up = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
+    let facing_back = Quat::from_rotation_y(std::f32::consts::PI);
+    let cases = [
+        Case { shuffle: true, ..PLAIN },
+        Case { shuffle: true, a_pose: true, ..PLAIN },
+        Case { scale: 0.01, ..PLAIN },
+        Case { scale: 100.0, a_pose: true, shuffle: true, ..PLAIN },
+        Case { turn: z_up, shuffle: true, ..PLAIN },
+        Case { turn: facing_back, ..PLAIN },
+        Case { turn: z_up * facing_back, scale: 0.01, a_pose: true, shuffle: true, ..PLAIN },
+    ];
+    let mut worst = Off::default();
+    let mut runs = 0;
+    for case in cases {
+        for (feet, root) in [
+            (Feet::Root, true),
+            (Feet::Control, true),
+            (Feet::Control, false),
+            (Feet::ControlAtFoot, true),
+            (Feet::ControlAtFoot, false),
+        ] {
+            for unnamed in [false, true] {
+                let b = control_variant(feet, root, unnamed, case);
+                let (report, off) = check_built(&b, case, 1.78, 0.851);
+                assert_eq!(report.found_by, "topology", "{feet:?} root {root}");
+                assert_eq!(report.frame.forward_from, ForwardSource::Toes);
+                for leg in report.indices.legs {
+                    assert_ne!(b.parents[leg.foot], Some(leg.calf), "external feet stay external");
+                }
+                worst = worst.max(off);
+                runs += 1;
+            }
+        }
+    }
+    println!("{runs} IK-control rigs by shape; worst: {worst:?}");
+}
+
+#[test]
+fn external_feet_work_beside_shin_end_bones_and_ordinary_feet() {
+    // Blender-style end bones: each shin keeps a leaf tail bone at the ankle, the foot hangs
+    // from the root.
+    let mut canon = rehang(skeleton(false, true), Feet::Root, true);
+    canon.push(("calf_end_l", Some("calf_l"), Vec3::new(0.1, 0.08, -0.01)));
+    canon.push(("calf_end_r", Some("calf_r"), Vec3::new(-0.1, 0.08, -0.01)));
+    let case = Case { shuffle: true, ..PLAIN };
+    let (report, off) = check_built(&build_from(canon, &arbitrary, case), case, 1.78, 0.851);
+    assert_eq!(report.found_by, "topology");
+    println!("shin end bones: {off:?}");
+    // Only the right foot external: the left leg is an ordinary chain.
+    let mut canon = skeleton(true, true);
+    for bone in canon.iter_mut().filter(|b| b.0 == "foot_r") {
+        bone.1 = Some("root");
+    }
+    let case = Case { scale: 0.01, turn: Quat::from_rotation_x(std::f32::consts::FRAC_PI_2), ..PLAIN };
+    let (report, off) = check_built(&build_from(canon, &arbitrary, case), case, 1.78, 0.851);
+    assert_eq!(report.found_by, "topology");
+    println!("one external foot: {off:?}");
+    // Ordinary feet with a leaf IK target at each ankle under the root stay the shins' feet.
+    for toes in [true, false] {
+        let mut canon = skeleton(false, toes);
+        canon.push(("ik_target_l", Some("root"), Vec3::new(0.1, 0.08, -0.01)));
+        canon.push(("ik_target_r", Some("root"), Vec3::new(-0.1, 0.08, -0.01)));
+        let case = Case { toes, shuffle: true, ..PLAIN };
+        let height = if toes { 1.78 } else { 1.72 };
+        let (report, _) = check_built(&build_from(canon, &arbitrary, case), case, height, 0.851);
+        assert_eq!(report.found_by, "topology");
+    }
+}
+
+/// The mannequin of the asset generator (`ik_tool mannequin`), reproduced: 23 bones, no end,
+/// twist or finger bones, knees 2 cm forward, the balls on the floor; `raise` lifts the upper
+/// arms about the model's Z axis from its 30° A-pose (60° = T-pose, 15° = 45° A-pose).
+fn mannequin(raise_deg: f32) -> Vec<Bone> {
+    let v = Vec3::new;
+    let mut out: Vec<Bone> = vec![
+        ("root", None, Vec3::ZERO),
+        ("pelvis", Some("root"), v(0.0, 0.96, 0.0)),
+        ("spine0", Some("pelvis"), v(0.0, 1.05, -0.005)),
+        ("spine1", Some("spine0"), v(0.0, 1.17, -0.01)),
+        ("spine2", Some("spine1"), v(0.0, 1.30, -0.005)),
+        ("neck", Some("spine2"), v(0.0, 1.49, -0.02)),
+        ("head", Some("neck"), v(0.0, 1.60, 0.0)),
+    ];
+    let angle = 30f32.to_radians();
+    let upper_dir = v(angle.sin(), -angle.cos(), -0.06).normalize();
+    let fore_dir = v(angle.sin(), -angle.cos(), 0.14).normalize();
+    for (s, x) in [("l", 1.0f32), ("r", -1.0)] {
+        let side = |k: &str| -> &'static str { Box::leak(format!("{k}_{s}").into_boxed_str()) };
+        let mirror = |p: Vec3| v(p.x * x, p.y, p.z);
+        let shoulder = v(0.175, 1.445, -0.02);
+        let raise = Quat::from_rotation_z(raise_deg.to_radians());
+        let elbow = shoulder + raise * upper_dir * 0.285;
+        let wrist = elbow + raise * fore_dir * 0.265;
+        out.extend([
+            (side("clav"), Some("spine2"), mirror(v(0.025, 1.44, 0.015))),
+            (side("upper"), Some(side("clav")), mirror(shoulder)),
+            (side("lower"), Some(side("upper")), mirror(elbow)),
+            (side("hand"), Some(side("lower")), mirror(wrist)),
+            (side("thigh"), Some("pelvis"), mirror(v(0.09, 0.915, 0.0))),
+            (side("calf"), Some(side("thigh")), mirror(v(0.09, 0.50, 0.02))),
+            (side("foot"), Some(side("calf")), mirror(v(0.09, 0.08, -0.01))),
+            (side("ball"), Some(side("foot")), mirror(v(0.09, 0.0, 0.125))),
+        ]);
+    }
+    out
+}
+
+/// The generator's scrambled names: `bone_NNN` from the bone's index in its skeleton order
+/// (23 for the control bone).
+fn generator_arbitrary(key: &str) -> Option<String> {
+    const ORDER: [&str; 24] = [
+        "root",
+        "pelvis",
+        "spine0",
+        "spine1",
+        "spine2",
+        "neck",
+        "head",
+        "clav_l",
+        "upper_l",
+        "lower_l",
+        "hand_l",
+        "clav_r",
+        "upper_r",
+        "lower_r",
+        "hand_r",
+        "thigh_l",
+        "calf_l",
+        "foot_l",
+        "ball_l",
+        "thigh_r",
+        "calf_r",
+        "foot_r",
+        "ball_r",
+        "foot_control",
+    ];
+    ORDER.iter().position(|k| *k == key).map(|i| format!("bone_{:03}", (i * 7 + 5) % 24))
+}
+
+/// The generator's chain-numbered names (`body_joint_0`, `arm_joint_L_1`, `leg_joint_L_3`, `leg_control`).
+fn generator_generic(key: &str) -> Option<String> {
+    let (k, left) = sided(key);
+    let s = if left { "L" } else { "R" };
+    Some(match k {
+        "root" => "base".into(),
+        "pelvis" => "body_joint_0".into(),
+        "spine0" => "body_joint_1".into(),
+        "spine1" => "body_joint_2".into(),
+        "spine2" => "body_joint_3".into(),
+        "neck" => "body_joint_4".into(),
+        "head" => "body_joint_5".into(),
+        "foot_control" => "leg_control".into(),
+        "clav" => format!("arm_joint_{s}_0"),
+        "upper" => format!("arm_joint_{s}_1"),
+        "lower" => format!("arm_joint_{s}_2"),
+        "hand" => format!("arm_joint_{s}_3"),
+        "thigh" => format!("leg_joint_{s}_1"),
+        "calf" => format!("leg_joint_{s}_2"),
+        "foot" => format!("leg_joint_{s}_3"),
+        "ball" => format!("leg_joint_{s}_4"),
+        _ => return None,
+    })
+}
+
+#[test]
+fn the_generator_presets_rig_by_shape() {
+    let z_up = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
+    let minus_z = Quat::from_rotation_y(std::f32::consts::PI);
+    let (mannequin_pose, t_pose, a45) = (0.0, 60.0, 15.0);
+    // (preset, root bone, data scale (1 / armature scale), data turn, arm raise, feet, shuffled)
+    let presets: [(&str, bool, f32, Quat, f32, Feet, bool); 10] = [
+        ("unreal", true, 1.0, Quat::IDENTITY, mannequin_pose, Feet::Shins, false),
+        ("mixamo", false, 1.0, Quat::IDENTITY, mannequin_pose, Feet::Shins, false),
+        ("mixamo_cm", false, 100.0, Quat::IDENTITY, mannequin_pose, Feet::Shins, false),
+        ("blender_zup", false, 1.0, z_up, mannequin_pose, Feet::Shins, false),
+        ("asset_pack", true, 1.0, Quat::IDENTITY, t_pose, Feet::Shins, false),
+        ("asset_pack_feet_under_root", true, 1.0, Quat::IDENTITY, t_pose, Feet::Root, false),
+        ("vrm_minus_z", false, 1.0, minus_z, t_pose, Feet::Shins, false),
+        ("arbitrary_shuffled_a_pose", true, 1.0, Quat::IDENTITY, a45, Feet::Shins, true),
+        ("robot_100", true, 0.01, Quat::IDENTITY, mannequin_pose, Feet::Control, false),
+        ("everything", false, 100.0, z_up * minus_z, t_pose, Feet::Control, true),
+    ];
+    let mut worst = Off::default();
+    for (name, root, scale, turn, raise, feet, shuffle) in presets {
+        let case = Case { a_pose: false, toes: true, shuffle, scale, turn };
+        let b = build_from(rehang(mannequin(raise), feet, root), &generator_arbitrary, case);
+        let (report, off) = check_built(&b, case, 1.60, 0.8366);
+        assert_eq!(report.found_by, "topology", "{name}");
+        assert_eq!(report.frame.forward_from, ForwardSource::Toes, "{name}");
+        println!("{name}: {off:?}");
+        worst = worst.max(off);
+        if name == "robot_100" {
+            let b = build_from(rehang(mannequin(raise), feet, root), &generator_generic, case);
+            let (report, off) = check_built(&b, case, 1.60, 0.8366);
+            println!("{name} with its own names: found by {}, {off:?}", report.found_by);
+        }
+    }
+    println!("worst: {worst:?}");
 }
