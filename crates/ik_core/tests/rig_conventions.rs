@@ -570,6 +570,8 @@ fn a_foot_under_a_control_bone_or_the_root_rigs_by_name_and_by_map() {
     assert_eq!(report.rig, want, "mapping:\n{}", report.mapping());
     assert_eq!(report.found_by, "mixamo");
     assert!((report.frame.leg_length - 0.851).abs() < 0.01, "leg {}", report.frame.leg_length);
+    // The height reaches the feet under the control bone (not just the knees).
+    assert!((report.frame.height - 1.78).abs() < 0.0178, "height {}", report.frame.height);
     // Callers tell the external feet from the hierarchy.
     for leg in report.indices.legs {
         assert_ne!(b.parents[leg.foot], Some(leg.calf));

@@ -91,6 +91,12 @@ pub(crate) fn measure(tree: &Tree, rig: &HumanoidRig<usize>, sided: bool) -> Rig
     let left = up.cross(forward).normalize_or_zero();
 
     let top = tree.subtree(rig.head).iter().map(|&b| p(b).dot(up)).fold(f32::MIN, f32::max);
-    let bottom = rig.legs.iter().flat_map(|l| tree.subtree(l.thigh)).map(|b| p(b).dot(up)).fold(f32::MAX, f32::min);
+    // The legs' subtrees, and the feet's own (an IK-control foot hangs outside the thigh's).
+    let bottom = rig
+        .legs
+        .iter()
+        .flat_map(|l| tree.subtree(l.thigh).into_iter().chain(tree.subtree(l.foot)))
+        .map(|b| p(b).dot(up))
+        .fold(f32::MAX, f32::min);
     RigFrame { up, forward, left, forward_from, height: (top - bottom).max(0.0), leg_length }
 }
