@@ -23,7 +23,7 @@ use bevy_ik::prelude::*;
 use bevy_rapier3d::prelude::*;
 
 use crate::autopilot::{Autopilot, run_autopilot};
-use crate::character::{CharacterSource, finish_character, read_rig_map, spawn_character};
+use crate::character::{CharacterSource, finish_character, read_rig_map, spawn_character, spawn_scene};
 use crate::cli::Args;
 use crate::course::{CourseLayout, Visuals, spawn_course};
 use crate::locomotion::drive_blend_spaces;
@@ -67,7 +67,7 @@ impl Plugin for DemoCore {
             .configure_sets(Update, (DemoSystems::Setup, DemoSystems::Intent, DemoSystems::Drive).chain())
             .add_systems(Startup, (spawn_course, spawn_orb, spawn_character).chain())
             .add_systems(PreUpdate, crate::registry::report_unregistered)
-            .add_systems(Update, (finish_character, after_rigging).chain().in_set(DemoSystems::Setup))
+            .add_systems(Update, (spawn_scene, finish_character, after_rigging).chain().in_set(DemoSystems::Setup))
             .add_systems(
                 Update,
                 (move_characters, drive_blend_spaces, apply_toggles, move_orb).chain().in_set(DemoSystems::Drive),
@@ -107,12 +107,25 @@ fn character_source(args: &Args) -> Result<CharacterSource, String> {
         }
         None => ("mannequin.glb".to_string(), Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mannequin.ik.json"), false),
     };
-    let sidecar = match std::fs::read_to_string(&sidecar_path) {
-        Ok(text) => Some(ClipTable::parse(&text).map_err(|e| format!("{}: {e}", sidecar_path.display()))?),
-        Err(_) if custom => None,
+    let (sidecar, labels_from) = match std::fs::read_to_string(&sidecar_path) {
+        Ok(text) => (
+            Some(ClipTable::parse(&text).map_err(|e| format!("{}: {e}", sidecar_path.display()))?),
+            format!("from {}", sidecar_path.file_name().and_then(|n| n.to_str()).unwrap_or("the sidecar")),
+        ),
+        Err(_) if custom => match args.character.as_deref().map(|p| crate::sidecar::label_character(p, rig_map.as_deref())) {
+            Some(Ok(table)) => (Some(table), "labelled from the clips (no sidecar)".to_string()),
+            Some(Err(e)) => {
+                eprintln!("warning: the clips' contacts could not be labelled ({e}); no float or slide figures");
+                (None, "not labelled".to_string())
+            }
+            None => (None, "not labelled".to_string()),
+        },
         Err(e) => return Err(format!("cannot read {}: {e}", sidecar_path.display())),
     };
-    Ok(CharacterSource { asset_path, sidecar, rig_map, custom, start })
+    if let Some(table) = &sidecar {
+        info!("clip labels {labels_from}: {}", table.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "));
+    }
+    Ok(CharacterSource { asset_path, sidecar, labels_from, rig_map, clips: args.clips.clone(), custom, start })
 }
 
 /// The app for these flags.

@@ -76,8 +76,18 @@ enum Phase {
     WaitForCharacter,
     Settle(f32),
     Walk { segment: usize, time: f32 },
+    /// A character with no walk or run clip: it stands astride the 15 cm step's front edge
+    /// (one foot on the floor, one on the step) and each foot's gap to its ground is measured.
+    Stand { time: f32 },
     Done,
 }
+
+/// Where the standing check puts the character: astride the step's front edge (z = 3), facing
+/// +X, so its left foot is on the floor and its right on the step.
+const STAND_AT: Vec3 = Vec3::new(0.0, 0.2, 3.0);
+/// Seconds the standing check settles, then measures.
+const STAND_SETTLE: f32 = 1.5;
+const STAND_MEASURE: f32 = 1.0;
 
 /// The autopilot's state (present only with `--autopilot`).
 #[derive(Resource, Debug)]
@@ -98,6 +108,8 @@ pub struct Autopilot {
     pub exit_when_done: bool,
     /// Tour mode: walk the route over and over with the IK switches as they are; no table.
     pub tour: bool,
+    /// Standing check: worst gap above (float) and below (penetration) the ground per foot, m.
+    pub stand: [(f32, f32); 2],
 }
 
 impl Autopilot {
@@ -113,6 +125,7 @@ impl Autopilot {
             finished: false,
             exit_when_done,
             tour: false,
+            stand: [(0.0, 0.0); 2],
         }
     }
 
@@ -164,16 +177,37 @@ pub fn run_autopilot(
     mut ik: ResMut<DemoIk>,
     timer: Res<IkTimer>,
     mut bodies: Query<(&mut Transform, &mut Motion, &mut MoveIntent), With<Player>>,
-    mut avatars: Query<(&Avatar, Option<&mut FootMetrics>), With<Locomotion>>,
+    mut avatars: Query<(&Avatar, Option<&mut FootMetrics>, &Locomotion)>,
     mut exit: MessageWriter<AppExit>,
+    failure: Option<Res<crate::character::CharacterError>>,
 ) {
     let dt = time.delta_secs();
+    if let Some(failure) = failure
+        && !pilot.finished
+    {
+        pilot.finished = true;
+        eprintln!("error: {}", failure.0);
+        if pilot.exit_when_done {
+            exit.write(AppExit::from_code(2));
+        }
+        return;
+    }
     let Ok((mut transform, mut motion, mut intent)) = bodies.single_mut() else { return };
     let route = &layout.route;
     let pilot = &mut *pilot;
     match pilot.phase {
         Phase::WaitForCharacter => {
-            if !avatars.is_empty() {
+            let standing_only = avatars.iter().next().is_some_and(|(_, _, loco)| !loco.walks());
+            if standing_only && !pilot.tour {
+                ik.foot_ik = true;
+                ik.foot_lock = true;
+                ik.snap = true;
+                transform.translation = STAND_AT;
+                motion.yaw = std::f32::consts::FRAC_PI_2;
+                transform.rotation = Quat::from_rotation_y(motion.yaw);
+                motion.speed = Spring::new(0.0);
+                pilot.phase = Phase::Stand { time: 0.0 };
+            } else if !avatars.is_empty() {
                 pilot.phase = Phase::Settle(0.0);
                 start_pass(pilot.pass, route, &mut transform, &mut motion, (!pilot.tour).then_some(&mut *ik));
             }
@@ -202,7 +236,7 @@ pub fn run_autopilot(
                 if pilot.pass < PASSES.len() {
                     start_pass(pilot.pass, route, &mut transform, &mut motion, Some(&mut *ik));
                     // Contacts in progress at the old place must not count as slide.
-                    for (_, metrics) in &mut avatars {
+                    for (_, metrics, _) in &mut avatars {
                         if let Some(mut m) = metrics {
                             *m = FootMetrics::default();
                         }
@@ -210,10 +244,10 @@ pub fn run_autopilot(
                     pilot.phase = Phase::Settle(0.0);
                 } else {
                     pilot.phase = Phase::Done;
-                    print_table(pilot);
+                    let measured = print_table(pilot);
                     pilot.finished = true;
                     if pilot.exit_when_done {
-                        exit.write(AppExit::Success);
+                        exit.write(if measured { AppExit::Success } else { AppExit::from_code(1) });
                     }
                 }
                 return;
@@ -227,7 +261,7 @@ pub fn run_autopilot(
             let section = layout.section_at(p);
             pilot.frames += 1;
             pilot.ik_ms.push(timer.last_ms);
-            for (_, metrics) in &avatars {
+            for (_, metrics, _) in &avatars {
                 let Some(metrics) = metrics else { continue };
                 for (foot, f) in metrics.feet.iter().enumerate() {
                     let m = pilot.stats.entry((pilot.pass, section, foot)).or_default();
@@ -241,8 +275,54 @@ pub fn run_autopilot(
                 }
             }
         }
+        Phase::Stand { time } => {
+            *intent = MoveIntent::default();
+            if time >= STAND_SETTLE {
+                for (_, metrics, _) in &avatars {
+                    let Some(metrics) = metrics else { continue };
+                    for (foot, f) in metrics.feet.iter().enumerate() {
+                        let worst = &mut pilot.stand[foot];
+                        if f.measured {
+                            *worst = (worst.0.max(f.gap.max(0.0)), worst.1.max(f.penetration));
+                        } else {
+                            *worst = (f32::INFINITY, f32::INFINITY);
+                        }
+                    }
+                }
+            }
+            if time >= STAND_SETTLE + STAND_MEASURE {
+                let ok = print_stand(pilot);
+                pilot.phase = Phase::Done;
+                pilot.finished = true;
+                if pilot.exit_when_done {
+                    exit.write(if ok { AppExit::Success } else { AppExit::from_code(1) });
+                }
+            } else {
+                pilot.phase = Phase::Stand { time: time + dt };
+            }
+        }
         Phase::Done => *intent = MoveIntent::default(),
     }
+}
+
+/// Prints the standing check; returns whether both feet are within 1 cm of their ground.
+fn print_stand(pilot: &Autopilot) -> bool {
+    println!();
+    println!("Autopilot: the character has no walk or run clip, so it stands astride the 15 cm step");
+    println!("(left foot on the floor, right foot on the step) with foot IK on; figures in cm.");
+    let mut ok = true;
+    for (foot, name) in ["left (floor)", "right (step)"].iter().enumerate() {
+        let (float, penetration) = pilot.stand[foot];
+        let within = float <= 0.01 && penetration <= 0.01;
+        ok &= within;
+        println!(
+            "bar: standing, {name} foot: highest gap {:.2} cm, deepest penetration {:.2} cm (<= 1 cm: {})",
+            float * 100.0,
+            penetration * 100.0,
+            if within { "met" } else { "NOT met" }
+        );
+    }
+    ok
 }
 
 fn start_pass(pass: usize, route: &[Vec2], transform: &mut Transform, motion: &mut Motion, ik: Option<&mut DemoIk>) {
@@ -266,8 +346,9 @@ fn cm(v: f32) -> String {
 }
 
 /// Prints the table: per section and foot, max penetration, max planted float and max toe slide
-/// for each pass, then the bar summary over steps, stairs and ramps.
-pub fn print_table(pilot: &Autopilot) {
+/// for each pass, then the bar summary over steps, stairs and ramps. Returns whether the bars
+/// could be measured (every section walked, contacts completed).
+pub fn print_table(pilot: &Autopilot) -> bool {
     let get = |pass: usize, sections: &[Section], foot: usize| -> Maxima {
         let mut out = Maxima::default();
         for s in sections {
@@ -343,6 +424,7 @@ pub fn print_table(pilot: &Autopilot) {
     for p in &pilot.timed_out {
         println!("warning: pass {} ({}) did not reach the end of the route", p + 1, PASSES[*p].label());
     }
+    walked && contacts > 0
 }
 
 #[cfg(test)]

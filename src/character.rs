@@ -1,39 +1,45 @@
 //! Spawning the playable character: a kinematic body moved by rapier's character controller,
-//! an IK root (the "avatar") under it, and the glTF scene under that, scaled to fit.
+//! an IK root (the "avatar") under it, and the glTF scene under that, at the file's own size.
 //!
-//! Method: the scene loads asynchronously; once its instance is ready and the `Gltf` asset is
-//! in, [`finish_character`] finds the `AnimationPlayer`, builds the Idle/Walk/Jog blend graph
-//! (clips found by name), fits the model to the mannequin's leg length (thigh + shin, measured
-//! in its rest pose, so any unit scale works), and inserts [`HumanoidIk`] on the avatar, which
-//! rigs it through the rig profiles or the user's `--rig-map`. Animation starts only after the
-//! rig is measured (see [`crate::rigging`]), so rest measurements see the rest pose.
+//! Method: the file is loaded once, as a `Gltf` asset; its default scene is spawned from that
+//! asset once it is in ([`spawn_scene`]). When the scene instance is ready, [`finish_character`]
+//! runs once per avatar: it detects the rig from the rest pose ([`HumanoidBones`]: the name
+//! profiles, else the skeleton's shape, or the user's `--rig-map`), turns the model so it faces
+//! the avatar's +Z with +Y up (files face ±Z, Z-up data sits under root matrices), sizes the
+//! controller's capsule to the character's height, chooses idle / walk / run ([`crate::clips`]:
+//! names, then the speeds measured from the clips' planted feet, or `--clips`), builds the blend
+//! graph and inserts [`HumanoidIk`]. Animation starts only after the rig is measured (see
+//! [`crate::rigging`]), so rest measurements see the rest pose. A rig that cannot be made is
+//! reported once (the UI, the log, and a non-zero exit in headless runs); nothing runs again
+//! every frame.
 //! Invariants: hierarchy body → avatar (IK root, scale 1, its y = 0 plane is the floor, +Z
-//! forward) → scene holder (uniform fit scale) → glTF nodes.
+//! forward) → scene holder (a rotation only: the character keeps its authored size) → glTF nodes.
 
 use bevy::gltf::Gltf;
 use bevy::prelude::*;
 use bevy::world_serialization::WorldInstanceReady;
-use bevy_ik::bones::{Hierarchy, world_of};
+use bevy_ik::humanoid::HumanoidBones;
 use bevy_ik::prelude::*;
 use bevy_rapier3d::prelude::*;
-use ik_core::rig::{RigProfile, detect, match_profile};
 
+use crate::clips::{ClipCandidate, ClipOverrides, ClipRole};
 use crate::locomotion::{BlendClip, Locomotion};
 use crate::player::{JOG_SPEED, Motion, MoveIntent, Player, WALK_SPEED, controller};
 use crate::sidecar::{ClipInfo, ClipTable};
-
-/// The mannequin's leg length (hip to knee to ankle), m: what other characters are fitted to.
-pub const MANNEQUIN_LEG: f32 = 0.8366;
 
 /// Which character to load and how to read it.
 #[derive(Resource, Clone, Debug)]
 pub struct CharacterSource {
     /// Asset path of the glb (`mannequin.glb`, or `user://NAME.glb` for `--character`).
     pub asset_path: String,
-    /// The clip sidecar, when there is one.
+    /// Clip metadata and contact labels: the sidecar file, or labelled from the file's clips.
     pub sidecar: Option<ClipTable>,
+    /// Where [`Self::sidecar`] came from, for the UI and the log.
+    pub labels_from: String,
     /// A user rig map (`role`, `bone`) from `--rig-map`.
     pub rig_map: Option<Vec<(String, String)>>,
+    /// `--clips` overrides.
+    pub clips: ClipOverrides,
     /// True for a user character (shown in the UI).
     pub custom: bool,
     /// Start position (x, z) and yaw, radians.
@@ -47,7 +53,7 @@ pub struct CharacterGltf(pub Handle<Gltf>);
 /// The avatar: the character's IK root (child of the [`Player`] body).
 #[derive(Component, Clone, Copy, Debug)]
 pub struct Avatar {
-    /// The entity holding the glTF scene (scaled to fit).
+    /// The entity holding the glTF scene.
     pub holder: Entity,
 }
 
@@ -55,16 +61,28 @@ pub struct Avatar {
 #[derive(Component)]
 pub struct SceneReady;
 
+/// Set once [`finish_character`] has run for an avatar (whatever came of it).
+#[derive(Component)]
+pub struct CharacterFinished;
+
 /// The blend space, waiting for the rig to be measured before animation starts.
 #[derive(Component)]
 pub struct PendingLocomotion(pub Option<Locomotion>);
 
-/// Fit applied to the model (for the UI).
-#[derive(Component, Clone, Copy, Debug)]
-pub struct ModelFit {
-    /// Uniform scale applied to the glTF scene.
-    pub scale: f32,
+/// What the demo found out about the model (for the UI and the log).
+#[derive(Component, Clone, Debug, Default)]
+pub struct ModelInfo {
+    /// Height in the rest pose (lowest foot to head top), m.
+    pub height: f32,
+    /// Thigh + shin length, m.
+    pub leg_length: f32,
+    /// How each clip role was chosen, one line each.
+    pub clips: Vec<String>,
 }
+
+/// Set when the character cannot be used; headless runs exit with status 2.
+#[derive(Resource, Clone, Debug)]
+pub struct CharacterError(pub String);
 
 /// Reads a `--rig-map` file: `role = bone` (or `role: bone`) per line, `#` comments.
 pub fn read_rig_map(text: &str) -> Result<Vec<(String, String)>, String> {
@@ -82,7 +100,7 @@ pub fn read_rig_map(text: &str) -> Result<Vec<(String, String)>, String> {
     if map.is_empty() { Err("the rig map is empty".into()) } else { Ok(map) }
 }
 
-/// Spawns the body, the avatar and the scene holder.
+/// Spawns the body, the avatar and the (still empty) scene holder, and loads the file once.
 pub fn spawn_character(mut commands: Commands, assets: Res<AssetServer>, source: Res<CharacterSource>) {
     commands.insert_resource(CharacterGltf(assets.load(source.asset_path.clone())));
     let (at, yaw) = source.start;
@@ -95,16 +113,10 @@ pub fn spawn_character(mut commands: Commands, assets: Res<AssetServer>, source:
             Transform::from_xyz(at.x, 0.0, at.y).with_rotation(Quat::from_rotation_y(yaw)),
             Visibility::default(),
             RigidBody::KinematicPositionBased,
-            controller(),
+            controller(1.8),
         ))
         .id();
-    let scene = assets.load(GltfAssetLabel::Scene(0).from_asset(source.asset_path.clone()));
-    let holder = commands
-        .spawn((Name::new("Character model"), WorldAssetRoot(scene), Transform::default(), Visibility::default()))
-        .observe(|ready: On<WorldInstanceReady>, mut commands: Commands| {
-            commands.entity(ready.entity).insert(SceneReady);
-        })
-        .id();
+    let holder = commands.spawn((Name::new("Character model"), Transform::default(), Visibility::default())).id();
     let avatar = commands
         .spawn((Name::new("Character"), Avatar { holder }, Transform::default(), Visibility::default(), ChildOf(body)))
         .id();
@@ -112,24 +124,73 @@ pub fn spawn_character(mut commands: Commands, assets: Res<AssetServer>, source:
     commands.entity(body).insert(Motion { avatar: Some(avatar), ..Motion::new(yaw) });
 }
 
-/// Clip info for `name`: from the sidecar, else the defaults for its kind.
-fn clip_info(name: &str, sidecar: Option<&ClipTable>, duration: f32) -> ClipInfo {
-    let exact = sidecar.and_then(|t| t.clips.iter().find(|c| c.name == name));
-    if let Some(info) = exact.or_else(|| sidecar.and_then(|t| t.find(name))) {
-        return ClipInfo { name: name.to_string(), ..info.clone() };
+/// Spawns the file's default scene (from the loaded `Gltf`, so the file is read once).
+pub fn spawn_scene(
+    mut commands: Commands,
+    gltf_handle: Option<Res<CharacterGltf>>,
+    gltfs: Res<Assets<Gltf>>,
+    assets: Res<AssetServer>,
+    avatars: Query<&Avatar>,
+    holders: Query<(), With<WorldAssetRoot>>,
+    error: Option<Res<CharacterError>>,
+) {
+    let Some(handle) = gltf_handle else { return };
+    if error.is_some() {
+        return;
     }
-    let lower = name.to_ascii_lowercase();
-    let speed = if lower.contains("walk") {
-        WALK_SPEED
-    } else if lower.contains("jog") || lower.contains("run") {
-        JOG_SPEED
-    } else {
-        0.0
+    let Some(gltf) = gltfs.get(&handle.0) else {
+        if let Some(bevy::asset::LoadState::Failed(e)) = assets.get_load_state(&handle.0) {
+            let message = format!("cannot load the character: {e}");
+            error!("{message}");
+            commands.insert_resource(CharacterError(message));
+        }
+        return;
     };
-    ClipInfo::unlabelled(name, speed, duration)
+    for avatar in &avatars {
+        if holders.get(avatar.holder).is_ok() {
+            continue;
+        }
+        let Some(scene) = gltf.default_scene.clone().or_else(|| gltf.scenes.first().cloned()) else {
+            let message = "the character's file has no scene".to_string();
+            error!("{message}");
+            commands.insert_resource(CharacterError(message));
+            return;
+        };
+        commands.entity(avatar.holder).insert(WorldAssetRoot(scene)).observe(
+            |ready: On<WorldInstanceReady>, mut commands: Commands| {
+                commands.entity(ready.entity).insert(SceneReady);
+            },
+        );
+    }
 }
 
-/// Once the scene is ready: animation graph, fit, and `HumanoidIk`.
+/// Clip info for the clip at `index` named `name`: from the sidecar (by name, or `clip<index>`
+/// for an unnamed clip), else unlabelled at the speed its role suggests.
+fn clip_info(name: &str, index: usize, role: ClipRole, sidecar: Option<&ClipTable>, duration: f32) -> ClipInfo {
+    let key = crate::sidecar::clip_key(name, index);
+    if let Some(info) = sidecar.and_then(|t| t.clips.iter().find(|c| c.name == key)) {
+        return ClipInfo { name: key, ..info.clone() };
+    }
+    let speed = match role {
+        ClipRole::Idle => 0.0,
+        ClipRole::Walk => WALK_SPEED,
+        ClipRole::Run => JOG_SPEED,
+    };
+    ClipInfo::unlabelled(&key, speed, duration)
+}
+
+/// The rotation that turns a model whose rest pose faces `forward` with `up` into one facing
+/// +Z with +Y up (both given in the holder's frame).
+pub fn facing_rotation(up: Vec3, forward: Vec3) -> Quat {
+    let up = up.normalize_or(Vec3::Y);
+    let forward = (forward - up * forward.dot(up)).normalize_or(Vec3::Z);
+    let from = Mat3::from_cols(up.cross(forward), up, forward);
+    let q = Quat::from_mat3(&from.transpose());
+    if q.is_finite() { q.normalize() } else { Quat::IDENTITY }
+}
+
+/// Once the scene is ready: rig detection, facing, clips, the blend graph and `HumanoidIk`.
+/// Runs once per avatar.
 #[allow(clippy::too_many_arguments)]
 pub fn finish_character(
     mut commands: Commands,
@@ -138,80 +199,99 @@ pub fn finish_character(
     gltfs: Res<Assets<Gltf>>,
     clips: Res<Assets<AnimationClip>>,
     mut graphs: ResMut<Assets<AnimationGraph>>,
-    avatars: Query<(Entity, &Avatar), (Without<PendingLocomotion>, Without<Locomotion>)>,
+    avatars: Query<(Entity, &Avatar, &ChildOf), Without<CharacterFinished>>,
     ready: Query<(), With<SceneReady>>,
     children: Query<&Children>,
-    names: Query<&Name>,
     players: Query<(), With<AnimationPlayer>>,
+    mut bodies: Query<&mut Motion>,
     targets: Option<Res<crate::orb::LookTargets>>,
-    hierarchy: Hierarchy,
+    mut status: ResMut<crate::rigging::RigStatus>,
+    bones: HumanoidBones,
 ) {
     let Some(gltf) = gltf_handle.and_then(|h| gltfs.get(&h.0)) else { return };
-    for (avatar_entity, avatar) in &avatars {
+    for (avatar_entity, avatar, body) in &avatars {
         if ready.get(avatar.holder).is_err() {
             continue;
         }
-        // Clips by name: idle, walk, jog/run.
-        let mut chosen: Vec<(String, Handle<AnimationClip>)> = Vec::new();
-        for wanted in [&["idle"][..], &["walk"], &["jog", "run"]] {
-            let mut named: Vec<(&Box<str>, &Handle<AnimationClip>)> = gltf.named_animations.iter().collect();
-            named.sort_by(|a, b| a.0.cmp(b.0));
-            if let Some((name, handle)) =
-                named.into_iter().find(|(n, _)| wanted.iter().any(|w| n.to_ascii_lowercase().contains(w)))
-            {
-                chosen.push((name.to_string(), handle.clone()));
-            }
-        }
-        let player = children.iter_descendants(avatar.holder).find(|e| players.get(*e).is_ok());
-        let locomotion = match player {
-            Some(player) if !chosen.is_empty() => {
-                let (graph, nodes) = AnimationGraph::from_clips(chosen.iter().map(|(_, h)| h.clone()));
-                commands.entity(player).insert(AnimationGraphHandle(graphs.add(graph)));
-                let blend = chosen
-                    .iter()
-                    .zip(nodes)
-                    .map(|((name, handle), node)| {
-                        let duration = clips.get(handle).map_or(1.0, |c| c.duration());
-                        BlendClip { node, info: clip_info(name, source.sidecar.as_ref(), duration) }
-                    })
-                    .collect();
-                Some(Locomotion::new(player, blend))
-            }
-            _ => {
-                warn!("the character has no Idle/Walk/Jog animations: it will glide in its rest pose");
-                None
-            }
-        };
-        // Fit: the legs (found the way HumanoidIk will find them) are scaled to the mannequin's.
-        let bones: Vec<(Entity, &str)> =
-            children.iter_descendants(avatar.holder).filter_map(|e| names.get(e).ok().map(|n| (e, n.as_str()))).collect();
-        let rig = match &source.rig_map {
-            None => detect(&bones, &RigProfile::builtin()).ok(),
-            Some(map) => RigProfile::from_map("user map", map.iter().map(|(r, b)| (r.as_str(), b.as_str())))
-                .ok()
-                .and_then(|p| match_profile(&bones, &p).ok()),
-        };
-        let mut scale = 1.0;
-        if let (Some(rig), Some(holder)) = (rig, world_of(avatar.holder, &hierarchy)) {
-            let at = |e: Entity| world_of(e, &hierarchy).map(|w| holder.inverse().mul_xform(&w).translation);
-            let leg = &rig.legs[0];
-            if let (Some(hip), Some(knee), Some(ankle)) = (at(leg.thigh), at(leg.calf), at(leg.foot)) {
-                let length = hip.distance(knee) + knee.distance(ankle);
-                if length.is_finite() && length > 1e-4 {
-                    scale = MANNEQUIN_LEG / length;
-                    if (scale - 1.0).abs() < 0.02 {
-                        scale = 1.0;
-                    }
-                }
-            }
-        }
-        commands.entity(avatar.holder).insert(Transform::from_scale(Vec3::splat(scale)));
+        commands.entity(avatar_entity).insert(CharacterFinished);
         let profile = match &source.rig_map {
             Some(map) => RigChoice::Map(map.clone()),
             None => RigChoice::Auto,
         };
+        // The rig as HumanoidIk will find it, for the facing, the size and the speed bands.
+        let report = match bones.detect(avatar.holder, &profile) {
+            Ok(report) => report,
+            Err(message) => {
+                error!("cannot rig the character: {message}");
+                *status = crate::rigging::RigStatus::Failed(message.clone());
+                commands.insert_resource(CharacterError(format!("cannot rig the character: {message}")));
+                continue;
+            }
+        };
+        let frame = report.frame;
+        let turn = facing_rotation(frame.up, frame.forward);
+        commands.entity(avatar.holder).insert(Transform::from_rotation(turn));
+        commands.entity(body.parent()).insert(controller(frame.height));
+        // Clips: every animation of the file, with its name and the speed measured from its feet.
+        let names: Vec<String> = gltf
+            .animations
+            .iter()
+            .map(|h| gltf.named_animations.iter().find(|(_, n)| *n == h).map_or(String::new(), |(k, _)| k.to_string()))
+            .collect();
+        let sidecar = source.sidecar.as_ref();
+        let candidates: Vec<ClipCandidate> = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let key = crate::sidecar::clip_key(name, i);
+                ClipCandidate { name: name.clone(), speed: sidecar.and_then(|t| t.clips.iter().find(|c| c.name == key)).map(|c| c.nominal_speed) }
+            })
+            .collect();
+        let choice = match crate::clips::choose(&candidates, frame.leg_length, &source.clips) {
+            Ok(choice) => choice,
+            Err(message) => {
+                error!("{message}");
+                *status = crate::rigging::RigStatus::Failed(message.clone());
+                commands.insert_resource(CharacterError(message));
+                continue;
+            }
+        };
+        info!(
+            "character: {:.2} m tall, legs {:.2} m, turned {:.0}° to face +Z; clips: {}",
+            frame.height,
+            frame.leg_length,
+            turn.angle_between(Quat::IDENTITY).to_degrees(),
+            choice.report.join("; ")
+        );
+        let chosen: Vec<(usize, ClipRole)> = ClipRole::ALL.iter().filter_map(|r| choice.get(*r).map(|i| (i, *r))).collect();
+        let player = children.iter_descendants(avatar.holder).find(|e| players.get(*e).is_ok());
+        let locomotion = match player {
+            Some(player) if !chosen.is_empty() => {
+                let handles: Vec<Handle<AnimationClip>> = chosen.iter().map(|(i, _)| gltf.animations[*i].clone()).collect();
+                let (graph, nodes) = AnimationGraph::from_clips(handles.iter().cloned());
+                commands.entity(player).insert(AnimationGraphHandle(graphs.add(graph)));
+                let blend: Vec<BlendClip> = chosen
+                    .iter()
+                    .zip(nodes)
+                    .zip(&handles)
+                    .map(|(((index, role), node), handle)| {
+                        let duration = clips.get(handle).map_or(1.0, |c| c.duration());
+                        BlendClip { node, info: clip_info(&names[*index], *index, *role, sidecar, duration) }
+                    })
+                    .collect();
+                let loco = Locomotion::new(player, blend);
+                if let Ok(mut motion) = bodies.get_mut(body.parent()) {
+                    motion.speeds = loco.walk_and_run_speeds();
+                }
+                Some(loco)
+            }
+            _ => {
+                warn!("the character has no walk, run or idle clip: it keeps its rest pose while it moves");
+                None
+            }
+        };
         commands.entity(avatar_entity).insert((
-            ModelFit { scale },
+            ModelInfo { height: frame.height, leg_length: frame.leg_length, clips: choice.report.clone() },
             PendingLocomotion(locomotion),
             HumanoidIk {
                 profile,

@@ -44,6 +44,8 @@ pub struct Args {
     pub character: Option<PathBuf>,
     /// `--rig-map PATH`: `role = bone` lines mapping rig roles to the character's bone names.
     pub rig_map: Option<PathBuf>,
+    /// `--clips idle=NAME,walk=NAME,run=NAME`: which clips play which role.
+    pub clips: crate::clips::ClipOverrides,
     /// `--screenshot PATH`: save the window to this PNG after `frames` frames, then exit.
     pub screenshot: Option<PathBuf>,
     /// `--frames N`: frames to render before the screenshot (default 120).
@@ -73,7 +75,12 @@ bevy_ik demo
 
 USAGE: bevy_ik_demo [FLAGS]
   --character PATH.glb   use your own humanoid glTF (rigged through the rig profiles)
-  --rig-map PATH         role = bone lines for a rig the profiles do not know
+  --rig-map PATH         role = bone lines for a rig the profiles do not know (roles: pelvis,
+                         spine_0.., neck, head, thigh_l, calf_l, foot_l, ball_l, upperarm_l,
+                         lowerarm_l, hand_l, clavicle_l and the _r ones)
+  --clips SPEC           which clips to play: idle=NAME,walk=NAME,run=NAME (any of them; a
+                         name or #N for the N-th clip); others are chosen by name, then by the
+                         speed measured from their feet
   --screenshot PATH      save a PNG after --frames N frames (default 120), then exit
   --frames N             frames before the screenshot
   --autopilot            walk the course with foot IK off/on, print the metrics table, exit
@@ -104,6 +111,7 @@ impl Args {
             match flag.as_str() {
                 "--character" => out.character = Some(PathBuf::from(value("--character")?)),
                 "--rig-map" => out.rig_map = Some(PathBuf::from(value("--rig-map")?)),
+                "--clips" => out.clips = crate::clips::ClipOverrides::parse(&value("--clips")?)?,
                 "--screenshot" => out.screenshot = Some(PathBuf::from(value("--screenshot")?)),
                 "--frames" => {
                     let v = value("--frames")?;
@@ -160,5 +168,7 @@ mod tests {
         assert!(parse("--bogus").unwrap_err().contains("--bogus"));
         assert!(parse("--at 1").unwrap_err().contains("--at"));
         assert!(parse("--view nowhere").unwrap_err().contains("nowhere"));
+        assert!(parse("--clips fly=Walk").unwrap_err().contains("fly"));
+        assert_eq!(parse("--clips walk=Walking").unwrap().clips.0.len(), 1);
     }
 }

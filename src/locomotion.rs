@@ -10,6 +10,10 @@
 //! slide (standing still, the idle clip plays at its own length). Inputs: [`Locomotion::speed`]
 //! (written by the movement system). Outputs: weights and seek times on the `AnimationPlayer`,
 //! the current phase, and per-foot contact flags read from the sidecar for the dominant clip.
+//! A clip at weight 0 is stopped, not played at weight 0, so it poses no bone (an idle that
+//! keys neither feet nor arms leaves them in the rest pose, not in the walk's). Without an idle
+//! clip the phase advances only with travel (no walking on the spot) and, standing, eases to
+//! the nearest double-support phase.
 //! Invariants: weights are in [0, 1] and sum to 1; the phase stays in [0, 1).
 
 use bevy::animation::graph::AnimationNodeIndex;
@@ -82,14 +86,35 @@ impl Locomotion {
         out[n - 1] = 1.0;
     }
 
+    /// Whether any clip travels (a walk or a run).
+    pub fn walks(&self) -> bool {
+        self.clips.iter().any(|c| c.info.nominal_speed > 1e-3)
+    }
+
+    /// Whether the blend space has a standing clip (its slowest clip does not travel).
+    pub fn has_idle(&self) -> bool {
+        self.clips.first().is_some_and(|c| c.info.nominal_speed <= 1e-3)
+    }
+
+    /// Walk and run speeds for the controller: the clips' own, or the mannequin's defaults.
+    pub fn walk_and_run_speeds(&self) -> (f32, f32) {
+        let moving: Vec<f32> = self.clips.iter().map(|c| c.info.nominal_speed).filter(|s| *s > 1e-3).collect();
+        match moving.as_slice() {
+            [] => (crate::player::WALK_SPEED, crate::player::JOG_SPEED),
+            [walk] => (*walk, *walk * 2.0),
+            [walk, .., run] => (*walk, *run),
+        }
+    }
+
     /// Phase rate (cycles per second): `v / Σ wᵢ·strideᵢ`, so the blended stance foot moves
-    /// back at exactly the travel speed; the first clip's own rate when nothing moves.
+    /// back at exactly the travel speed; the idle's own rate when nothing moves, and 0 when
+    /// nothing moves and there is no idle.
     pub fn phase_rate(&self) -> f32 {
         let Some(first) = self.clips.first() else { return 0.0 };
         let stride: f32 = self.clips.iter().zip(&self.weights).map(|(c, w)| w * c.info.stride()).sum();
         let v = if self.speed.is_finite() { self.speed.max(0.0) } else { 0.0 };
         if stride <= 1e-4 || v <= 1e-4 {
-            return 1.0 / first.info.duration.max(1e-3);
+            return if self.has_idle() || stride <= 1e-4 { 1.0 / first.info.duration.max(1e-3) } else { 0.0 };
         }
         v / stride
     }
@@ -106,6 +131,13 @@ impl Locomotion {
         }
         if !self.phase.is_finite() {
             self.phase = 0.0;
+        }
+        // Standing without an idle: ease to the nearest double-support phase (0 or 0.5, where
+        // the walk lands a foot with the other still down).
+        let v = if self.speed.is_finite() { self.speed.max(0.0) } else { 0.0 };
+        if !self.has_idle() && v < 0.05 && dt.is_finite() && dt > 0.0 {
+            let nearest = (self.phase * 2.0).round() / 2.0;
+            self.phase = (self.phase + (nearest - self.phase) * (dt / 0.15).min(1.0)).rem_euclid(1.0);
         }
         // Contacts come from the heaviest clip; once the moving clips weigh more than a quarter,
         // from the heaviest moving one (a blend of idle and walk steps like the walk).
@@ -128,6 +160,13 @@ pub fn drive_blend_spaces(time: Res<Time>, mut spaces: Query<&mut Locomotion>, m
         loco.advance(dt);
         let Ok(mut player) = players.get_mut(loco.player) else { continue };
         for (clip, &w) in loco.clips.iter().zip(&loco.weights) {
+            if w <= 0.0 {
+                // Stopped, not weighted 0: a zero-weight clip must pose no bone.
+                if player.is_playing_animation(clip.node) {
+                    player.stop(clip.node);
+                }
+                continue;
+            }
             let seek = (loco.phase * clip.info.duration).clamp(0.0, clip.info.duration * 0.9999);
             let active = if player.is_playing_animation(clip.node) {
                 player.animation_mut(clip.node)
@@ -184,5 +223,23 @@ mod tests {
         l.speed = 0.0;
         l.advance(0.0);
         assert!((l.phase_rate() - 1.0 / 6.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn without_an_idle_standing_still_does_not_walk_on_the_spot() {
+        let walk = BlendClip { node: AnimationNodeIndex::new(0), info: ClipInfo::unlabelled("Walk", 1.4, 1.05) };
+        let mut l = Locomotion::new(Entity::PLACEHOLDER, vec![walk]);
+        assert!(!l.has_idle());
+        l.speed = 1.4;
+        l.advance(0.3);
+        assert!(l.phase > 0.2, "walking advances the phase: {}", l.phase);
+        l.speed = 0.0;
+        for _ in 0..120 {
+            l.advance(1.0 / 60.0);
+        }
+        assert_eq!(l.phase_rate(), 0.0);
+        let to_double_support = (l.phase * 2.0 - (l.phase * 2.0).round()).abs() / 2.0;
+        assert!(to_double_support < 1e-3, "standing phase {}", l.phase);
+        assert_eq!(l.walk_and_run_speeds(), (1.4, 2.8));
     }
 }

@@ -16,6 +16,7 @@ mod autopilot;
 mod camera;
 mod character;
 mod cli;
+mod clips;
 mod course;
 mod course_mesh;
 mod headless;

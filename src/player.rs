@@ -64,12 +64,14 @@ impl Motion {
     }
 }
 
-/// The kinematic controller used for the character: 0.3 m radius capsule, 1.8 m tall, steps
-/// up to 30 cm, slopes up to 45°, snapping down steps of up to 35 cm; it walks stairs on their
-/// invisible ramps (see [`crate::course`]).
-pub fn controller() -> KinematicCharacterController {
+/// The kinematic controller used for a character `height` metres tall: a capsule as tall as the
+/// character (radius a sixth of it: 0.3 m for the 1.8 m mannequin), steps up to 30 cm, slopes up
+/// to 45°, snapping down steps of up to 35 cm; it walks stairs on their invisible ramps (see
+/// [`crate::course`]).
+pub fn controller(height: f32) -> KinematicCharacterController {
     let offset = 0.02;
-    let (radius, half) = (0.3, 0.6);
+    let height = if height.is_finite() { height.clamp(0.3, 20.0) } else { 1.8 };
+    let (radius, half) = (height / 6.0, height / 3.0);
     KinematicCharacterController {
         // Raised by the skin offset so the body's origin sits on the floor when grounded.
         custom_shape: Some((Collider::capsule_y(half, radius), Vec3::Y * (half + radius + offset * 0.5), Quat::IDENTITY)),

@@ -14,6 +14,7 @@ use bevy_ik::bones::{Hierarchy, world_of};
 use bevy_ik::prelude::*;
 
 use crate::character::{Avatar, PendingLocomotion};
+use crate::locomotion::Locomotion;
 
 /// What became of rigging, for the UI.
 #[derive(Resource, Clone, Debug, Default, PartialEq)]
@@ -59,13 +60,14 @@ pub struct ReachArm {
     pub reach: f32,
 }
 
-/// Starts animation and measures the feet once the rig is known.
+/// Starts animation and measures the feet once the rig is known, and again whenever the plugin
+/// rigs the character anew (a respawned scene).
 #[allow(clippy::type_complexity)]
 pub fn after_rigging(
     mut commands: Commands,
     mut status: ResMut<RigStatus>,
-    mut rigged: Query<(Entity, &RiggedHumanoid, &mut PendingLocomotion), With<Avatar>>,
-    mut failed: Query<(Entity, &RigFailed, &mut PendingLocomotion), (With<Avatar>, Without<RiggedHumanoid>)>,
+    mut rigged: Query<(Entity, &RiggedHumanoid, Option<&mut PendingLocomotion>), (With<Avatar>, Changed<RiggedHumanoid>)>,
+    mut failed: Query<(Entity, &RigFailed, Option<&mut PendingLocomotion>), (With<Avatar>, Without<RiggedHumanoid>, Added<RigFailed>)>,
     mut placers: Query<&mut FootPlacer>,
     mut locks: Query<&mut FootLock>,
     source: Res<crate::character::CharacterSource>,
@@ -74,8 +76,9 @@ pub fn after_rigging(
     mut materials: Option<ResMut<Assets<StandardMaterial>>>,
     hierarchy: Hierarchy,
 ) {
-    for (avatar, humanoid, mut pending) in &mut rigged {
+    for (avatar, humanoid, pending) in &mut rigged {
         let rig = &humanoid.rig;
+        let foot_length = 0.16 * humanoid.frame.leg_length;
         let Some(root) = world_of(avatar, &hierarchy) else { continue };
         let rel = |e: Entity| world_of(e, &hierarchy).map(|w| root.inverse().mul_xform(&w));
         let mut feet: [Vec<SolePoint>; 2] = [Vec::new(), Vec::new()];
@@ -84,9 +87,9 @@ pub fn after_rigging(
             let Some(ankle) = rel(leg.foot) else { continue };
             let ball = leg.ball.and_then(|b| rel(b).map(|x| (b, x)));
             let a = ankle.translation;
-            let b = ball.map_or(a + Vec3::Z * 0.135, |(_, x)| x.translation);
+            let b = ball.map_or(a + Vec3::Z * foot_length, |(_, x)| x.translation);
             let along = Vec3::new(b.x - a.x, 0.0, b.z - a.z);
-            let len = along.length().max(0.05);
+            let len = along.length().max(0.3 * foot_length);
             let dir = along / len;
             let floor = b.y.min(0.0);
             let on_floor = |p: Vec3| Vec3::new(p.x, floor, p.z);
@@ -131,23 +134,26 @@ pub fn after_rigging(
             let reach = s.translation.distance(e.translation) + e.translation.distance(w.translation);
             entity.insert(ReachArm { shoulder: arm.upper, hand, reach });
         }
-        if let Some(loco) = pending.0.take() {
-            entity.insert(loco);
+        if let Some(mut pending) = pending {
+            // No clips: an empty blend space, so the autopilot knows the character only stands.
+            entity.insert(pending.0.take().unwrap_or_else(|| Locomotion::new(Entity::PLACEHOLDER, Vec::new())));
+            entity.remove::<PendingLocomotion>();
         }
-        entity.remove::<PendingLocomotion>();
         if !source.custom && visuals.0
             && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
                 crate::labs::build::add_eyes(&mut commands, rig.head, meshes, materials);
             }
         *status = RigStatus::Rigged(rig.profile.clone());
-        info!("character rigged with the `{}` profile", rig.profile);
     }
-    for (avatar, failure, mut pending) in &mut failed {
+    for (avatar, failure, pending) in &mut failed {
         let mut entity = commands.entity(avatar);
-        if let Some(loco) = pending.0.take() {
-            entity.insert(loco);
+        if let Some(mut pending) = pending {
+            if let Some(loco) = pending.0.take() {
+                entity.insert(loco);
+            }
+            entity.remove::<PendingLocomotion>();
         }
-        entity.remove::<PendingLocomotion>();
         *status = RigStatus::Failed(failure.message.clone());
+        commands.insert_resource(crate::character::CharacterError(format!("cannot rig the character: {}", failure.message)));
     }
 }

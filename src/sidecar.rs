@@ -82,12 +82,22 @@ impl ClipTable {
         }
         Ok(ClipTable { clips })
     }
+}
 
-    /// The clip whose name contains `needle` (ASCII case-insensitive).
-    pub fn find(&self, needle: &str) -> Option<&ClipInfo> {
-        let needle = needle.to_ascii_lowercase();
-        self.clips.iter().find(|c| c.name.to_ascii_lowercase().contains(&needle))
-    }
+/// Labels the clips of a character that has no sidecar with the code `ik_tool contacts --json`
+/// runs ([`ik_tool::sidecar::label_file`]: ground speed from the planted feet for in-place
+/// clips, hysteresis contact labels) and reads the result as a [`ClipTable`] (an unnamed clip
+/// is keyed `clip<index>`).
+pub fn label_character(path: &std::path::Path, rig_map: Option<&[(String, String)]>) -> Result<ClipTable, String> {
+    let map = rig_map.map(|m| m.iter().map(|(r, b)| format!("{r}={b}")).collect::<Vec<_>>().join(","));
+    let sidecar = ik_tool::sidecar::label_file(path, map.as_deref()).map_err(|e| e.to_string())?;
+    ClipTable::parse(&sidecar.to_json_text())
+}
+
+/// The sidecar key of the file's clip `index` named `name` (empty: unnamed), as
+/// [`ik_tool::sidecar::clip_name`] writes it.
+pub fn clip_key(name: &str, index: usize) -> String {
+    if name.is_empty() { format!("clip{index}") } else { name.to_string() }
 }
 
 #[cfg(test)]
@@ -98,7 +108,7 @@ mod tests {
     fn reads_the_mannequin_sidecar() {
         let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/mannequin.ik.json")).unwrap();
         let table = ClipTable::parse(&text).unwrap();
-        let walk = table.find("walk").unwrap();
+        let walk = table.clips.iter().find(|c| c.name == "Walk").unwrap();
         assert!((walk.nominal_speed - 1.4).abs() < 1e-4);
         assert!((walk.duration - 1.05).abs() < 1e-4);
         // Left foot lands at phase 0, right at 0.5 (the sidecar's landing phases); at 0.75 the

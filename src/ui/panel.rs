@@ -20,7 +20,7 @@ pub fn main_panel(
     mut ui_state: ResMut<UiState>,
     status: Res<RigStatus>,
     source: Res<CharacterSource>,
-    fits: Query<&crate::character::ModelFit>,
+    models: Query<&crate::character::ModelInfo>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     egui::Window::new("bevy_ik demo")
@@ -52,12 +52,15 @@ pub fn main_panel(
             ui.checkbox(&mut ui_state.help, "F1 controls");
             ui.separator();
             let who = if source.custom { source.asset_path.trim_start_matches("user://").to_string() } else { "mannequin".into() };
-            if let Some(fit) = fits.iter().next().filter(|f| f.scale != 1.0) {
-                ui.label(format!("{who}: fitted to the mannequin's legs, scale ×{:.4}", fit.scale));
+            if let Some(model) = models.iter().next().filter(|_| source.custom) {
+                ui.label(format!("{who}: {:.2} m tall, legs {:.2} m; contacts {}", model.height, model.leg_length, source.labels_from));
+                for line in &model.clips {
+                    ui.label(format!("   clip {line}"));
+                }
             }
             match &*status {
                 RigStatus::Loading => ui.label(format!("{who}: loading…")),
-                RigStatus::Rigged(profile) => ui.label(format!("{who}: rigged ({profile} names)")),
+                RigStatus::Rigged(profile) => ui.label(format!("{who}: rigged (found by {profile})")),
                 RigStatus::Failed(message) => {
                     ui.colored_label(egui::Color32::from_rgb(230, 80, 60), format!("{who} cannot be rigged: {message}"))
                 }

@@ -3,7 +3,10 @@
 
 mod chain;
 mod common;
+mod conventions;
+mod demo_characters;
 mod feet;
+mod lifecycle;
 mod look_at;
 mod mannequin;
 mod rig;

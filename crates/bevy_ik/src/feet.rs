@@ -100,6 +100,9 @@ pub struct FootPlacer {
     pub soften: f32,
     /// Blend from the animated pose (0) to full placement (1).
     pub weight: f32,
+    /// The character's forward in its root's frame: knees bend toward it (`+Z` by default;
+    /// [`crate::humanoid::HumanoidIk`] measures it from the rest pose).
+    pub knee_forward: Vec3,
 }
 
 impl Default for FootPlacer {
@@ -127,6 +130,7 @@ impl FootPlacer {
             tilt_half_life: d.tilt_half_life,
             soften: d.soften,
             weight: 1.0,
+            knee_forward: Vec3::Z,
         }
     }
 
@@ -144,7 +148,7 @@ impl FootPlacer {
             foot_half_life: self.foot_half_life,
             tilt_half_life: self.tilt_half_life,
             soften: self.soften,
-            knee_pole: KneePole::Forward(Vec3::Z),
+            knee_pole: KneePole::Forward(self.knee_forward.normalize_or(Vec3::Z)),
         }
     }
 }

@@ -1,23 +1,32 @@
 //! [`HumanoidIk`]: rig a humanoid in one call. Put it on the entity that holds a character's
-//! spawned scene; once its bones exist they are matched against the rig profiles
-//! ([`ik_core::rig`]: Unreal/mannequin names, Mixamo names, or your own map) and the character
-//! gets a [`FootPlacer`] (+ [`FootLock`]), a [`LookAtSpread`] down the spine and a reaching
-//! right arm ([`IkChain`] + [`Pole`] + [`IkFade`]), measured from its rest pose.
+//! spawned scene; once its bones exist they are matched ([`ik_core::rig`]: the name profiles of
+//! the common conventions — Unreal, Mixamo, Blender, asset packs, VRM — else the skeleton's
+//! shape alone, or your own map) and the character gets a [`FootPlacer`] (+ [`FootLock`]), a
+//! [`LookAtSpread`] down the spine and a reaching right arm ([`IkChain`] + [`Pole`] +
+//! [`IkFade`]), measured from its rest pose.
+//!
+//! Lifecycle: rigging runs in `PostUpdate` before the animation graph, so the first attempt
+//! sees the freshly spawned scene in its rest pose. A rig whose bones disappear (the scene was
+//! respawned, bones replaced) is taken down and made again from the new bones; a failed rig is
+//! retried only when the hierarchy under it changes. Each outcome is logged once, with bone
+//! names: the role mapping on success, one message naming the missing roles, the candidate
+//! bones and the map syntax on failure.
 
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
-use ik_core::rig::{HumanoidRig, RigProfile, detect, match_profile};
+use ik_core::rig::{HumanoidRig, RigFrame, RigProfile, RigReport, SkeletonBone, rig_humanoid};
 
 use crate::bones::{Hierarchy, world_of};
 use crate::chain::{IkChain, Pole};
 use crate::fade::IkFade;
-use crate::feet::{FootLock, FootPlacer, LegBones, LegRest};
-use crate::look_at::{LookAtJoint, LookAtSpread};
+use crate::feet::{FootLock, FootPlacer, FootPlacerState, LegBones, LegRest};
+use crate::look_at::{LookAtJoint, LookAtSpread, LookAtState};
 use crate::target::IkTarget;
 
 /// Which naming scheme to match bones with.
 #[derive(Reflect, Clone, Debug, Default, PartialEq)]
 pub enum RigChoice {
-    /// Try the built-in profiles (Unreal-style, Mixamo) and keep the first that fits.
+    /// Try the built-in name profiles, then the skeleton's shape (see [`ik_core::rig`]).
     #[default]
     Auto,
     /// Your own map of role names (`pelvis`, `spine_0`, `head`, `thigh_l`, `ball_r`, …) to bone
@@ -64,56 +73,164 @@ impl Default for HumanoidIk {
 pub struct RiggedHumanoid {
     /// The detected rig.
     pub rig: HumanoidRig<Entity>,
+    /// Up, forward, height and leg length measured from the rest pose (in the character
+    /// root's frame).
+    pub frame: RigFrame,
+    /// One line per role: `role = bone name`.
+    pub mapping: String,
     /// The right-arm chain's tip (the hand), when a hand target was given.
     pub reaching_hand: Option<Entity>,
+    /// The elbow pole entity spawned for the reaching arm.
+    pub pole: Option<Entity>,
 }
 
 /// Inserted when [`HumanoidIk`] could not rig the character.
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component)]
 pub struct RigFailed {
-    /// What went wrong, naming every missing role.
+    /// What went wrong: the missing roles, the candidate bones, and how to write a map.
     pub message: String,
 }
 
-/// Frames waited so far per character (not reflected).
+/// Frames waited so far per character, and the bone count a failure was seen with (rigging's
+/// own bookkeeping).
 #[derive(Component, Default)]
-pub struct RigAttempts(u32);
+pub struct RigAttempts {
+    frames: u32,
+    failed_with_bones: Option<usize>,
+}
 
-/// Rigs every [`HumanoidIk`] whose bones have appeared.
+/// Reads a character's skeleton (names, parents, rest positions) and detects its rig.
+#[derive(SystemParam)]
+pub struct HumanoidBones<'w, 's> {
+    names: Query<'w, 's, &'static Name>,
+    children: Query<'w, 's, &'static Children>,
+    hierarchy: Hierarchy<'w, 's>,
+}
+
+impl HumanoidBones<'_, '_> {
+    /// Every named descendant of `root`: its name, the index of its nearest named ancestor and
+    /// its rest position relative to `root` (from the current local transforms).
+    pub fn skeleton(&self, root: Entity) -> Vec<(Entity, String, Option<usize>, Vec3)> {
+        let Some(root_world) = world_of(root, &self.hierarchy) else { return Vec::new() };
+        let inverse = root_world.inverse();
+        let mut out: Vec<(Entity, String, Option<usize>, Vec3)> = Vec::new();
+        let mut stack: Vec<(Entity, Option<usize>)> = vec![(root, None)];
+        while let Some((entity, parent)) = stack.pop() {
+            let mut here = parent;
+            if entity != root
+                && let Ok(name) = self.names.get(entity)
+                && let Some(world) = world_of(entity, &self.hierarchy)
+            {
+                out.push((entity, name.as_str().to_string(), parent, inverse.transform_point(world.translation)));
+                here = Some(out.len() - 1);
+            }
+            if let Ok(children) = self.children.get(entity) {
+                stack.extend(children.iter().rev().map(|c| (c, here)));
+            }
+        }
+        out
+    }
+
+    /// Detects the rig under `root` (see [`ik_core::rig::rig_humanoid`]). The error is one
+    /// message with bone names and the map syntax.
+    pub fn detect(&self, root: Entity, choice: &RigChoice) -> Result<RigReport<Entity>, String> {
+        let skeleton = self.skeleton(root);
+        if skeleton.is_empty() {
+            return Err("no named bones under the character yet".into());
+        }
+        let bones: Vec<SkeletonBone<Entity>> = skeleton
+            .iter()
+            .map(|(e, name, parent, rest)| SkeletonBone { handle: *e, name: name.as_str(), parent: *parent, rest: *rest })
+            .collect();
+        let map = match choice {
+            RigChoice::Auto => None,
+            RigChoice::Map(map) => Some(
+                RigProfile::from_map("user map", map.iter().map(|(r, b)| (r.as_str(), b.as_str())))
+                    .map_err(|unknown| format!("unknown role names in the rig map: {}. {}", unknown.join(", "), ik_core::rig::MAP_HINT))?,
+            ),
+        };
+        rig_humanoid(&bones, map.as_ref()).map_err(|e| e.to_string())
+    }
+
+    fn named_count(&self, root: Entity) -> usize {
+        self.children.iter_descendants(root).filter(|e| self.names.contains(*e)).count()
+    }
+}
+
+/// Rigs every [`HumanoidIk`] whose bones have appeared (in `PostUpdate`, before the animation
+/// graph, so the scene is still in its rest pose the frame it spawns).
 #[allow(clippy::type_complexity)]
 pub fn rig_humanoids(
     mut commands: Commands,
-    pending: Query<(Entity, &HumanoidIk, Option<&RigAttempts>), (Without<RiggedHumanoid>, Without<RigFailed>)>,
-    names: Query<&Name>,
-    children: Query<&Children>,
-    hierarchy: Hierarchy,
+    mut pending: Query<(Entity, &HumanoidIk, Option<&mut RigAttempts>, Option<&Name>), (Without<RiggedHumanoid>, Without<RigFailed>)>,
+    bones: HumanoidBones,
 ) {
-    for (root, humanoid, attempts) in &pending {
-        let bones: Vec<(Entity, &str)> = children
-            .iter_descendants(root)
-            .filter_map(|e| names.get(e).ok().map(|n| (e, n.as_str())))
-            .collect();
-        let detected = match &humanoid.profile {
-            RigChoice::Auto => detect(&bones, &RigProfile::builtin()).map_err(|e| e.to_string()),
-            RigChoice::Map(map) => RigProfile::from_map("user map", map.iter().map(|(r, b)| (r.as_str(), b.as_str())))
-                .map_err(|unknown| format!("unknown role names in the rig map: {}", unknown.join(", ")))
-                .and_then(|p| match_profile(&bones, &p).map_err(|e| e.to_string())),
-        };
-        match detected {
-            Ok(rig) => {
-                let reaching_hand = attach(&mut commands, root, humanoid, &rig, &hierarchy);
-                commands.entity(root).remove::<RigAttempts>().insert(RiggedHumanoid { rig, reaching_hand });
+    for (root, humanoid, attempts, name) in &mut pending {
+        let count = bones.named_count(root);
+        if count == 0 {
+            continue;
+        }
+        if attempts.as_ref().is_some_and(|a| a.failed_with_bones == Some(count)) {
+            continue;
+        }
+        let who = name.map_or_else(|| format!("{root}"), |n| format!("`{n}`"));
+        match bones.detect(root, &humanoid.profile) {
+            Ok(report) => {
+                let (reaching_hand, pole) = attach(&mut commands, root, humanoid, &report.rig, &report.frame, &bones.hierarchy);
+                let mapping = report.mapping();
+                info!("bevy_ik: rigged {who} ({}):\n{mapping}", report.found_by);
+                commands.entity(root).remove::<RigAttempts>().insert(RiggedHumanoid {
+                    rig: report.rig,
+                    frame: report.frame,
+                    mapping,
+                    reaching_hand,
+                    pole,
+                });
             }
             Err(message) => {
-                let tries = attempts.map_or(0, |a| a.0) + 1;
-                if bones.is_empty() || tries < humanoid.patience_frames {
-                    commands.entity(root).insert(RigAttempts(tries));
+                let frames = attempts.as_ref().map_or(0, |a| a.frames) + 1;
+                if frames < humanoid.patience_frames.max(1) {
+                    commands.entity(root).insert(RigAttempts { frames, failed_with_bones: None });
                 } else {
-                    error!("bevy_ik: cannot rig {root} as a humanoid: {message}");
-                    commands.entity(root).remove::<RigAttempts>().insert(RigFailed { message });
+                    error!("bevy_ik: cannot rig {who} as a humanoid: {message}");
+                    commands.entity(root).insert((RigAttempts { frames: 0, failed_with_bones: Some(count) }, RigFailed { message }));
                 }
             }
+        }
+    }
+}
+
+/// Takes a rig down when its bones are gone (a respawned scene) so [`rig_humanoids`] makes it
+/// again from the new bones, and lets a failed rig be retried once the hierarchy changes.
+pub fn watch_rigs(
+    mut commands: Commands,
+    rigged: Query<(Entity, &RiggedHumanoid, Option<&Name>)>,
+    failed: Query<(Entity, &RigAttempts), With<RigFailed>>,
+    alive: Query<(), With<Transform>>,
+    bones: HumanoidBones,
+) {
+    for (root, rigged, name) in &rigged {
+        let rig = &rigged.rig;
+        let mut all = vec![rig.pelvis, rig.head];
+        all.extend(rig.spine.iter().copied());
+        all.extend(rig.legs.iter().flat_map(|l| [l.thigh, l.calf, l.foot]));
+        all.extend(rig.arms.iter().flat_map(|a| [a.upper, a.lower, a.hand]));
+        if all.iter().all(|e| alive.contains(*e)) {
+            continue;
+        }
+        let who = name.map_or_else(|| format!("{root}"), |n| format!("`{n}`"));
+        info!("bevy_ik: the bones of {who} were replaced (scene respawned?): rigging it again");
+        if let Some(pole) = rigged.pole {
+            commands.entity(pole).try_despawn();
+        }
+        commands
+            .entity(root)
+            .remove::<(RiggedHumanoid, FootPlacer, FootPlacerState, FootLock, LookAtSpread, LookAtState)>();
+    }
+    for (root, attempts) in &failed {
+        if attempts.failed_with_bones.is_some_and(|n| n != bones.named_count(root)) {
+            commands.entity(root).remove::<(RigFailed, RigAttempts)>();
         }
     }
 }
@@ -123,14 +240,15 @@ fn rest_relative(root: Entity, bone: Entity, hierarchy: &Hierarchy) -> Option<ik
     Some(world_of(root, hierarchy)?.inverse().mul_xform(&world_of(bone, hierarchy)?))
 }
 
-/// Adds the IK components for a detected rig; returns the reaching hand.
+/// Adds the IK components for a detected rig; returns the reaching hand and its pole.
 fn attach(
     commands: &mut Commands,
     root: Entity,
     humanoid: &HumanoidIk,
     rig: &HumanoidRig<Entity>,
+    frame: &RigFrame,
     hierarchy: &Hierarchy,
-) -> Option<Entity> {
+) -> (Option<Entity>, Option<Entity>) {
     let legs = rig
         .legs
         .iter()
@@ -138,13 +256,19 @@ fn attach(
             let ankle = rest_relative(root, leg.foot, hierarchy);
             let toe = leg.ball.and_then(|b| rest_relative(root, b, hierarchy));
             let rest = ankle.map(|a| {
-                let foot = toe.map_or(0.15, |t| crate::feet_system::horizontal(t.translation - a.translation));
-                let (heel, tip) = ik_core::sole::heel_and_tip(
+                // Without a toe bone the foot is taken as 18 % of the leg, pointing forward.
+                let foot = toe.map_or(0.18 * frame.leg_length, |t| crate::feet_system::horizontal(t.translation - a.translation));
+                let estimated_toe = ik_core::Xform { translation: a.translation + frame.forward * foot, ..a };
+                let (heel, mut tip) = ik_core::sole::heel_and_tip(
                     &a,
-                    toe.as_ref(),
+                    Some(toe.as_ref().unwrap_or(&estimated_toe)),
                     crate::feet_system::HEEL_BACK * foot,
                     crate::feet_system::TIP_AHEAD * foot,
                 );
+                if toe.is_none() {
+                    // The tip belongs to the ankle's frame when there is no toe bone.
+                    tip = a.inverse_transform_point(estimated_toe.transform_point(tip));
+                }
                 LegRest {
                     ankle_height: a.translation.y,
                     toe_height: toe.map_or(0.0, |t| t.translation.y),
@@ -157,7 +281,7 @@ fn attach(
         })
         .collect();
     let mut root_commands = commands.entity(root);
-    root_commands.insert(FootPlacer::new(rig.pelvis, legs));
+    root_commands.insert(FootPlacer { knee_forward: frame.forward, ..FootPlacer::new(rig.pelvis, legs) });
     if humanoid.foot_lock && rig.legs.iter().all(|l| l.ball.is_some()) {
         root_commands.insert(FootLock::default());
     }
@@ -168,7 +292,7 @@ fn attach(
         let spread = ik_core::look_at::spine_chest_neck_head();
         let shares = &spread[spread.len().saturating_sub(joints.len())..];
         let forward = rest_relative(root, rig.head, hierarchy)
-            .map_or(Vec3::ZERO, |h| ik_core::look_at::local_forward_axis(h.rotation, Vec3::Z));
+            .map_or(Vec3::ZERO, |h| ik_core::look_at::local_forward_axis(h.rotation, frame.forward));
         root_commands.insert(LookAtSpread {
             joints: joints.iter().zip(shares).map(|(b, j)| LookAtJoint { bone: *b, share: j.share, limit: j.limit }).collect(),
             target,
@@ -176,10 +300,12 @@ fn attach(
             ..Default::default()
         });
     }
-    humanoid.hand_target.map(|target| {
-        let arm = rig.arms[1];
-        let pole = commands.spawn((Name::new("right elbow pole"), Transform::from_xyz(-0.7, 1.0, -0.6), ChildOf(root))).id();
-        commands.entity(arm.hand).insert((IkChain { soften: 0.03, ..IkChain::two_bone(target) }, Pole::new(IkTarget::Entity(pole)), IkFade::new(false)));
-        arm.hand
-    })
+    let Some(target) = humanoid.hand_target else { return (None, None) };
+    let arm = rig.arms[1];
+    // The elbow hint: out to the right, behind and below the shoulder, scaled to the character.
+    let h = frame.height;
+    let at = frame.left * (-0.39 * h) + frame.up * (0.55 * h) - frame.forward * (0.33 * h);
+    let pole = commands.spawn((Name::new("right elbow pole"), Transform::from_translation(at), ChildOf(root))).id();
+    commands.entity(arm.hand).insert((IkChain { soften: 0.03, ..IkChain::two_bone(target) }, Pole::new(IkTarget::Entity(pole)), IkFade::new(false)));
+    (Some(arm.hand), Some(pole))
 }

@@ -63,7 +63,7 @@ pub mod prelude {
     pub use crate::gizmos::IkGizmos;
     pub use crate::ground::{GroundPlane, IkGround};
     pub use crate::look_at::{LookAtJoint, LookAtSpread, LookAtState};
-    pub use crate::humanoid::{HumanoidIk, RigChoice, RigFailed, RiggedHumanoid};
+    pub use crate::humanoid::{HumanoidBones, HumanoidIk, RigChoice, RigFailed, RiggedHumanoid};
     pub use crate::rig::{RigError, find_chain};
     pub use crate::target::IkTarget;
     pub use crate::{IkPlugin, IkSettings, IkSystems};
@@ -152,7 +152,13 @@ impl Plugin for IkPlugin {
         app.configure_sets(PostUpdate, IkSystems::Prepare.after(bevy_rapier3d::plugin::PhysicsSet::Writeback));
 
         app.init_resource::<chain::PendingChainMarks>();
-        app.add_systems(PreUpdate, humanoid::rig_humanoids);
+        app.add_systems(
+            PostUpdate,
+            (humanoid::watch_rigs, humanoid::rig_humanoids)
+                .chain()
+                .before(AnimationSystems)
+                .run_if(any_with_component::<humanoid::HumanoidIk>),
+        );
         app.add_systems(First, chain::mark_chain_bones.run_if(chain::chain_marks_pending));
         // Each system runs only while a component it works on exists: a skipped system costs
         // the executor a condition check instead of a task hand-off to a worker thread (a few
