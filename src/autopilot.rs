@@ -110,6 +110,8 @@ pub struct Autopilot {
     pub tour: bool,
     /// Standing check: worst gap above (float) and below (penetration) the ground per foot, m.
     pub stand: [(f32, f32); 2],
+    /// Standing check: frames with both feet measured.
+    pub stand_frames: u32,
 }
 
 impl Autopilot {
@@ -126,6 +128,7 @@ impl Autopilot {
             exit_when_done,
             tour: false,
             stand: [(0.0, 0.0); 2],
+            stand_frames: 0,
         }
     }
 
@@ -279,14 +282,11 @@ pub fn run_autopilot(
             *intent = MoveIntent::default();
             if time >= STAND_SETTLE {
                 for (_, metrics, _) in &avatars {
-                    let Some(metrics) = metrics else { continue };
+                    let Some(metrics) = metrics.filter(|m| m.feet.iter().all(|f| f.measured)) else { continue };
+                    pilot.stand_frames += 1;
                     for (foot, f) in metrics.feet.iter().enumerate() {
                         let worst = &mut pilot.stand[foot];
-                        if f.measured {
-                            *worst = (worst.0.max(f.gap.max(0.0)), worst.1.max(f.penetration));
-                        } else {
-                            *worst = (f32::INFINITY, f32::INFINITY);
-                        }
+                        *worst = (worst.0.max(f.gap.max(0.0)), worst.1.max(f.penetration));
                     }
                 }
             }
@@ -310,16 +310,22 @@ fn print_stand(pilot: &Autopilot) -> bool {
     println!();
     println!("Autopilot: the character has no walk or run clip, so it stands astride the 15 cm step");
     println!("(left foot on the floor, right foot on the step) with foot IK on; figures in cm.");
-    let mut ok = true;
+    let measured = pilot.stand_frames > 0;
+    let mut ok = measured;
     for (foot, name) in ["left (floor)", "right (step)"].iter().enumerate() {
         let (float, penetration) = pilot.stand[foot];
         let within = float <= 0.01 && penetration <= 0.01;
         ok &= within;
+        let verdict = match (measured, within) {
+            (false, _) => "NOT measured: the feet's sole points or the ground were not found",
+            (true, true) => "met",
+            (true, false) => "NOT met",
+        };
         println!(
-            "bar: standing, {name} foot: highest gap {:.2} cm, deepest penetration {:.2} cm (<= 1 cm: {})",
+            "bar: standing, {name} foot: highest gap {:.2} cm, deepest penetration {:.2} cm over {} frames (<= 1 cm: {verdict})",
             float * 100.0,
             penetration * 100.0,
-            if within { "met" } else { "NOT met" }
+            pilot.stand_frames
         );
     }
     ok

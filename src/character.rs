@@ -231,7 +231,9 @@ pub fn finish_character(
         let frame = report.frame;
         let turn = facing_rotation(frame.up, frame.forward);
         commands.entity(avatar.holder).insert(Transform::from_rotation(turn));
-        commands.entity(body.parent()).insert(controller(frame.height));
+        // The capsule spans the whole body: 2.15 leg lengths (1.8 m for the mannequin's 0.84 m
+        // legs; the rig's height stops at the head joint when there is no head-top bone).
+        commands.entity(body.parent()).insert(controller(2.15 * frame.leg_length));
         // Clips: every animation of the file, with its name and the speed measured from its feet.
         let names: Vec<String> = gltf
             .animations

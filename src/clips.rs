@@ -242,12 +242,13 @@ pub fn choose(candidates: &[ClipCandidate], leg_length: f32, overrides: &ClipOve
         choice.walk = Some(0);
         choice.report.push(format!("walk: {} (the only clip)", label(candidates, 0)));
     }
+    let walks = choice.walk.is_some();
     for role in ClipRole::ALL {
         if choice.get(role).is_none() {
             let fallback = match role {
-                ClipRole::Idle => "none: stands in the walk's double-support pose when still",
-                ClipRole::Walk => "none",
-                ClipRole::Run => "none: the walk is played faster",
+                ClipRole::Idle if walks => "none: stops in the walk's stride when still",
+                ClipRole::Run if walks => "none: the walk is played faster",
+                _ => "none",
             };
             choice.report.push(format!("{}: {fallback}", role.key()));
         }

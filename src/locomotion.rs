@@ -12,8 +12,9 @@
 //! the current phase, and per-foot contact flags read from the sidecar for the dominant clip.
 //! A clip at weight 0 is stopped, not played at weight 0, so it poses no bone (an idle that
 //! keys neither feet nor arms leaves them in the rest pose, not in the walk's). Without an idle
-//! clip the phase advances only with travel (no walking on the spot) and, standing, eases to
-//! the nearest double-support phase.
+//! clip the phase advances only with travel (no walking on the spot): the character stops in
+//! the stride it was in, its planted feet staying planted (moving the phase while standing
+//! would slide them).
 //! Invariants: weights are in [0, 1] and sum to 1; the phase stays in [0, 1).
 
 use bevy::animation::graph::AnimationNodeIndex;
@@ -132,13 +133,6 @@ impl Locomotion {
         if !self.phase.is_finite() {
             self.phase = 0.0;
         }
-        // Standing without an idle: ease to the nearest double-support phase (0 or 0.5, where
-        // the walk lands a foot with the other still down).
-        let v = if self.speed.is_finite() { self.speed.max(0.0) } else { 0.0 };
-        if !self.has_idle() && v < 0.05 && dt.is_finite() && dt > 0.0 {
-            let nearest = (self.phase * 2.0).round() / 2.0;
-            self.phase = (self.phase + (nearest - self.phase) * (dt / 0.15).min(1.0)).rem_euclid(1.0);
-        }
         // Contacts come from the heaviest clip; once the moving clips weigh more than a quarter,
         // from the heaviest moving one (a blend of idle and walk steps like the walk).
         let heaviest = |skip: usize| {
@@ -238,8 +232,9 @@ mod tests {
             l.advance(1.0 / 60.0);
         }
         assert_eq!(l.phase_rate(), 0.0);
-        let to_double_support = (l.phase * 2.0 - (l.phase * 2.0).round()).abs() / 2.0;
-        assert!(to_double_support < 1e-3, "standing phase {}", l.phase);
+        let stopped_at = l.phase;
+        l.advance(1.0);
+        assert_eq!(l.phase, stopped_at, "standing still keeps the stride where it stopped");
         assert_eq!(l.walk_and_run_speeds(), (1.4, 2.8));
     }
 }

@@ -86,6 +86,6 @@ fn a_rig_missing_roles_fails_once_naming_them() {
         app.update();
     }
     let failed = app.world().get::<RigFailed>(root).expect("the rig failed").message.clone();
-    assert!(failed.contains("head") && failed.contains("left calf"), "{failed}");
+    assert!(failed.contains("head") && failed.contains("calf_l") && failed.contains("role = bone"), "{failed}");
     assert!(app.world().get::<FootPlacer>(root).is_none());
 }
