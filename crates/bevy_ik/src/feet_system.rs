@@ -197,6 +197,11 @@ fn solve_character(
     state.feet.resize(chains.len(), FootStatus::default());
     shifts.clear();
     shifts.resize(chains.len(), Vec3::ZERO);
+    if lock.is_none() {
+        // A lock taken off forgets its holds: put back later, it starts from the feet as they
+        // are then, not from where they were planted when it was removed.
+        locks.iter_mut().for_each(|l| *l = None);
+    }
     if let Some(lock) = lock {
         let memory = LockMemory { locks, last_toes: last_animated_toe, rigs };
         lock_toes(lock, animated_toes, to_world, memory, &mut state.feet, shifts, dt)?;
@@ -454,5 +459,34 @@ mod tests {
             }
         }
         println!("locked toes on external feet: worst slide {:.2} mm over 10 cm of root travel", worst * 1e3);
+    }
+
+    #[test]
+    fn a_foot_lock_put_back_holds_the_feet_where_they_are_then() {
+        // Lock, take the lock off, move the character 40 cm, put the lock back: the toes must
+        // be held where they are now, not pulled back toward where the first lock planted them.
+        let mut app = app();
+        let rig = spawn_control_rig(app.world_mut(), Vec3::ZERO);
+        let lock = FootLock { contacts: ContactSource::Manual(vec![true, true]), ..default() };
+        app.world_mut().entity_mut(rig.root).insert((FootPlacer::new(rig.pelvis, rig.legs.to_vec()), lock.clone()));
+        for _ in 0..5 {
+            app.update();
+        }
+        app.world_mut().entity_mut(rig.root).remove::<FootLock>();
+        app.update();
+        app.world_mut().get_mut::<Transform>(rig.root).unwrap().translation.z = 0.4;
+        app.update();
+        app.world_mut().entity_mut(rig.root).insert(lock);
+        let toe = |app: &App, k: usize| global(app, rig.legs[k].toe.unwrap()).translation();
+        let free = [toe(&app, 0), toe(&app, 1)];
+        let mut worst = 0.0f32;
+        for _ in 0..10 {
+            app.update();
+            for (k, start) in free.iter().enumerate() {
+                worst = worst.max(Vec2::new(toe(&app, k).x - start.x, toe(&app, k).z - start.z).length());
+            }
+        }
+        println!("a lock put back after a 40 cm move: toes moved {:.2} mm", worst * 1e3);
+        assert!(worst < 0.005, "the toes were pulled {worst} m toward the old holds");
     }
 }

@@ -5,10 +5,11 @@
 //! [`LookAtSpread`] down the spine and a reaching right arm ([`IkChain`] + [`Pole`] +
 //! [`IkFade`]), measured from its rest pose.
 //!
-//! Lifecycle: rigging runs in `PostUpdate` before the animation graph, so the first attempt
-//! sees the freshly spawned scene in its rest pose. A rig whose bones disappear (the scene was
-//! respawned, bones replaced) is taken down and made again from the new bones; a failed rig is
-//! retried only when the hierarchy under it changes. Each outcome is logged once, with bone
+//! Lifecycle: rigging runs in `PreUpdate`, so it measures the scene as spawned (start a clip
+//! only once [`RiggedHumanoid`] is there, as the demo does, to measure the rest pose). A rig
+//! whose bones disappear (the scene was respawned, bones replaced) is taken down in
+//! `PostUpdate` before the IK systems run on them, and made again from the new bones the next
+//! frame; a failed rig is retried only when the hierarchy under it changes. Each outcome is logged once, with bone
 //! names: the role mapping on success, one message naming the missing roles, the candidate
 //! bones and the map syntax on failure.
 
@@ -158,8 +159,7 @@ impl HumanoidBones<'_, '_> {
     }
 }
 
-/// Rigs every [`HumanoidIk`] whose bones have appeared (in `PostUpdate`, before the animation
-/// graph, so the scene is still in its rest pose the frame it spawns).
+/// Rigs every [`HumanoidIk`] whose bones have appeared (in `PreUpdate`).
 #[allow(clippy::type_complexity)]
 pub fn rig_humanoids(
     mut commands: Commands,

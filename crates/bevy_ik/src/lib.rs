@@ -152,13 +152,13 @@ impl Plugin for IkPlugin {
         app.configure_sets(PostUpdate, IkSystems::Prepare.after(bevy_rapier3d::plugin::PhysicsSet::Writeback));
 
         app.init_resource::<chain::PendingChainMarks>();
-        app.add_systems(
-            PostUpdate,
-            (humanoid::watch_rigs, humanoid::rig_humanoids)
-                .chain()
-                .before(AnimationSystems)
-                .run_if(any_with_component::<humanoid::HumanoidIk>),
-        );
+        // Rigging in `PreUpdate` (before the frame's animation and IK); a rig whose bones are
+        // gone is taken down in `PostUpdate` before the IK systems touch them.
+        app.add_systems(PreUpdate, humanoid::rig_humanoids.run_if(any_with_component::<humanoid::HumanoidIk>))
+            .add_systems(
+                PostUpdate,
+                humanoid::watch_rigs.before(AnimationSystems).run_if(any_with_component::<humanoid::RiggedHumanoid>),
+            );
         app.add_systems(First, chain::mark_chain_bones.run_if(chain::chain_marks_pending));
         // Each system runs only while a component it works on exists: a skipped system costs
         // the executor a condition check instead of a task hand-off to a worker thread (a few
