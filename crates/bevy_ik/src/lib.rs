@@ -26,7 +26,8 @@
 //!
 //! Each system gathers the bones it needs **fresh from this frame's local `Transform`s**,
 //! calls [`ik_core`] (all maths lives there), and writes back **local rotations only** (plus the
-//! pelvis translation for foot placement). `GlobalTransform` is never written.
+//! pelvis translation for foot placement, and the foot's translation for a foot that hangs from
+//! the root or a control bone instead of the shin). `GlobalTransform` is never written.
 //!
 //! ## Bad input
 //! A despawned target, a missing bone, a zero-length bone or a NaN target leaves the pose as
