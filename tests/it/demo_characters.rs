@@ -72,3 +72,24 @@ fn the_demo_walks_or_stands_characters_of_other_conventions_and_meets_the_bars()
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+#[test]
+fn a_character_the_demo_cannot_rig_exits_2_with_the_bone_names() {
+    let dir = std::env::temp_dir().join(format!("bevy_ik_demo_badmap_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let convention = conventions().into_iter().find(|(n, _)| *n == "mixamo").unwrap().1;
+    let file = dir.join("hero.glb");
+    std::fs::write(&file, generate_convention(&convention).unwrap().glb).unwrap();
+    let map = dir.join("hero.map");
+    std::fs::write(&map, "pelvis = mixamorig:Hips\nthigh_l = mixamorig:LeftUpLg\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_bevy_ik_demo"))
+        .args(["--headless", "--character", file.to_str().unwrap(), "--rig-map", map.to_str().unwrap()])
+        .env("RUST_LOG", "off")
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    println!("exit {:?}: {stderr}", output.status.code());
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("closest: mixamorig:LeftUpLeg") && stderr.contains("role = bone"), "{stderr}");
+}
