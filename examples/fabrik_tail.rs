@@ -24,14 +24,28 @@ fn setup(mut commands: Commands, mut meshes: ResMut<Assets<Mesh>>, mut materials
     // A straight chain of 0.25 m bones standing on the origin.
     let mut joint = commands.spawn((Transform::default(), Visibility::default())).id();
     for _ in 0..BONES {
-        commands.spawn((Mesh3d(segment.clone()), MeshMaterial3d(blue.clone()), Transform::from_xyz(0.0, 0.125, 0.0), ChildOf(joint)));
+        commands.spawn((
+            Mesh3d(segment.clone()),
+            MeshMaterial3d(blue.clone()),
+            Transform::from_xyz(0.0, 0.125, 0.0),
+            ChildOf(joint),
+        ));
         joint = commands.spawn((Transform::from_xyz(0.0, 0.25, 0.0), Visibility::default(), ChildOf(joint))).id();
     }
     let target = commands
-        .spawn((Target, Mesh3d(meshes.add(Sphere::new(0.06))), MeshMaterial3d(materials.add(Color::srgb(0.3, 0.9, 0.4))), Transform::default()))
+        .spawn((
+            Target,
+            Mesh3d(meshes.add(Sphere::new(0.06))),
+            MeshMaterial3d(materials.add(Color::srgb(0.3, 0.9, 0.4))),
+            Transform::default(),
+        ))
         .id();
     // The IK: FABRIK over the eight bones above the tip.
-    commands.entity(joint).insert(IkChain { solver: IkSolver::Fabrik, bones: BONES, ..IkChain::new(IkTarget::Entity(target)) });
+    commands.entity(joint).insert(IkChain {
+        solver: IkSolver::Fabrik,
+        bones: BONES,
+        ..IkChain::new(IkTarget::Entity(target))
+    });
 
     commands.spawn((Camera3d::default(), Transform::from_xyz(0.0, 1.2, 4.5).looking_at(Vec3::Y, Vec3::Y)));
     commands.spawn((DirectionalLight::default(), Transform::from_xyz(2.0, 4.0, 3.0).looking_at(Vec3::ZERO, Vec3::Y)));

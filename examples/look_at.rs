@@ -23,21 +23,41 @@ fn setup(mut commands: Commands, mut meshes: ResMut<Assets<Mesh>>, mut materials
     let mut parent = root;
     let mut joints = Vec::new();
     for (i, height) in [1.0, 0.2, 0.25, 0.15].into_iter().enumerate() {
-        let joint = commands.spawn((Transform::from_xyz(0.0, height, 0.0), Visibility::default(), ChildOf(parent))).id();
+        let joint =
+            commands.spawn((Transform::from_xyz(0.0, height, 0.0), Visibility::default(), ChildOf(parent))).id();
         let size = if i == 3 { Vec3::new(0.2, 0.24, 0.22) } else { Vec3::new(0.34 - 0.06 * i as f32, 0.18, 0.2) };
-        commands.spawn((Mesh3d(meshes.add(Cuboid::from_size(size))), MeshMaterial3d(grey.clone()), Transform::from_xyz(0.0, 0.1, 0.0), ChildOf(joint)));
+        commands.spawn((
+            Mesh3d(meshes.add(Cuboid::from_size(size))),
+            MeshMaterial3d(grey.clone()),
+            Transform::from_xyz(0.0, 0.1, 0.0),
+            ChildOf(joint),
+        ));
         joints.push(joint);
         parent = joint;
     }
     // A nose, so the head's facing shows.
-    commands.spawn((Mesh3d(meshes.add(Cuboid::new(0.04, 0.04, 0.08))), MeshMaterial3d(dark), Transform::from_xyz(0.0, 0.12, 0.13), ChildOf(parent)));
+    commands.spawn((
+        Mesh3d(meshes.add(Cuboid::new(0.04, 0.04, 0.08))),
+        MeshMaterial3d(dark),
+        Transform::from_xyz(0.0, 0.12, 0.13),
+        ChildOf(parent),
+    ));
     let ball = commands
-        .spawn((Ball, Mesh3d(meshes.add(Sphere::new(0.07))), MeshMaterial3d(materials.add(Color::srgb(1.0, 0.75, 0.2))), Transform::default()))
+        .spawn((
+            Ball,
+            Mesh3d(meshes.add(Sphere::new(0.07))),
+            MeshMaterial3d(materials.add(Color::srgb(1.0, 0.75, 0.2))),
+            Transform::default(),
+        ))
         .id();
     // The IK: on the root, the spread over the four joints.
-    commands.entity(root).insert(LookAtSpread::spine_chest_neck_head([joints[0], joints[1], joints[2], joints[3]], IkTarget::Entity(ball)));
+    commands.entity(root).insert(LookAtSpread::spine_chest_neck_head(
+        [joints[0], joints[1], joints[2], joints[3]],
+        IkTarget::Entity(ball),
+    ));
 
-    commands.spawn((Camera3d::default(), Transform::from_xyz(1.5, 2.2, 3.5).looking_at(Vec3::new(0.0, 1.4, 0.0), Vec3::Y)));
+    commands
+        .spawn((Camera3d::default(), Transform::from_xyz(1.5, 2.2, 3.5).looking_at(Vec3::new(0.0, 1.4, 0.0), Vec3::Y)));
     commands.spawn((DirectionalLight::default(), Transform::from_xyz(2.0, 4.0, 3.0).looking_at(Vec3::ZERO, Vec3::Y)));
 }
 

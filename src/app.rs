@@ -75,7 +75,10 @@ impl Plugin for DemoCore {
             .add_systems(
                 PostUpdate,
                 (
-                    ik_timer_start.after(PhysicsSet::Writeback).after(bevy::app::AnimationSystems).before(IkSystems::Prepare),
+                    ik_timer_start
+                        .after(PhysicsSet::Writeback)
+                        .after(bevy::app::AnimationSystems)
+                        .before(IkSystems::Prepare),
                     ik_timer_end.after(IkSystems::Chains).before(TransformSystems::Propagate),
                     measure_feet.after(TransformSystems::Propagate),
                 ),
@@ -85,7 +88,8 @@ impl Plugin for DemoCore {
         }
         if self.autopilot || self.tour {
             let pilot = if self.autopilot { Autopilot::new(self.exit_when_done) } else { Autopilot::tour() };
-            app.insert_resource(pilot).add_systems(Update, run_autopilot.in_set(DemoSystems::Intent).after(keyboard_intent));
+            app.insert_resource(pilot)
+                .add_systems(Update, run_autopilot.in_set(DemoSystems::Intent).after(keyboard_intent));
         }
     }
 }
@@ -105,25 +109,32 @@ fn character_source(args: &Args) -> Result<CharacterSource, String> {
             let name = path.file_name().and_then(|n| n.to_str()).ok_or("--character needs a file name")?;
             (format!("user://{name}"), path.with_extension("ik.json"), true)
         }
-        None => ("mannequin.glb".to_string(), Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mannequin.ik.json"), false),
+        None => {
+            ("mannequin.glb".to_string(), Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mannequin.ik.json"), false)
+        }
     };
     let (sidecar, labels_from) = match std::fs::read_to_string(&sidecar_path) {
         Ok(text) => (
             Some(ClipTable::parse(&text).map_err(|e| format!("{}: {e}", sidecar_path.display()))?),
             format!("from {}", sidecar_path.file_name().and_then(|n| n.to_str()).unwrap_or("the sidecar")),
         ),
-        Err(_) if custom => match args.character.as_deref().map(|p| crate::sidecar::label_character(p, rig_map.as_deref())) {
-            Some(Ok(table)) => (Some(table), "labelled from the clips (no sidecar)".to_string()),
-            Some(Err(e)) => {
-                eprintln!("warning: the clips' contacts could not be labelled ({e}); no float or slide figures");
-                (None, "not labelled".to_string())
+        Err(_) if custom => {
+            match args.character.as_deref().map(|p| crate::sidecar::label_character(p, rig_map.as_deref())) {
+                Some(Ok(table)) => (Some(table), "labelled from the clips (no sidecar)".to_string()),
+                Some(Err(e)) => {
+                    eprintln!("warning: the clips' contacts could not be labelled ({e}); no float or slide figures");
+                    (None, "not labelled".to_string())
+                }
+                None => (None, "not labelled".to_string()),
             }
-            None => (None, "not labelled".to_string()),
-        },
+        }
         Err(e) => return Err(format!("cannot read {}: {e}", sidecar_path.display())),
     };
     if let Some(table) = &sidecar {
-        info!("clip labels {labels_from}: {}", table.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "));
+        info!(
+            "clip labels {labels_from}: {}",
+            table.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+        );
     }
     Ok(CharacterSource { asset_path, sidecar, labels_from, rig_map, clips: args.clips.clone(), custom, start })
 }

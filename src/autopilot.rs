@@ -75,10 +75,15 @@ pub struct Maxima {
 enum Phase {
     WaitForCharacter,
     Settle(f32),
-    Walk { segment: usize, time: f32 },
+    Walk {
+        segment: usize,
+        time: f32,
+    },
     /// A character with no walk or run clip: it stands astride the 15 cm step's front edge
     /// (one foot on the floor, one on the step) and each foot's gap to its ground is measured.
-    Stand { time: f32 },
+    Stand {
+        time: f32,
+    },
     Done,
 }
 
@@ -377,7 +382,8 @@ pub fn print_table(pilot: &Autopilot) -> bool {
     println!();
     let head = labels.iter().map(|l| format!("{l:>7}")).collect::<Vec<_>>().join(" ");
     println!("{:<18} {:>4} | penetration {head} | float {head} | slide {head}", "section", "foot", head = head);
-    let mut rows: Vec<(String, Vec<Section>)> = Section::ALL.iter().map(|s| (s.label().to_string(), vec![*s])).collect();
+    let mut rows: Vec<(String, Vec<Section>)> =
+        Section::ALL.iter().map(|s| (s.label().to_string(), vec![*s])).collect();
     rows.push(("step+stairs+ramps".into(), vec![Section::Step, Section::Stairs, Section::Ramps]));
     rows.push(("all".into(), Section::ALL.to_vec()));
     for (name, sections) in &rows {
@@ -396,8 +402,12 @@ pub fn print_table(pilot: &Autopilot) -> bool {
         }
     }
     let bar = [Section::Step, Section::Stairs, Section::Ramps];
-    let worst = |pass: usize, f: &dyn Fn(&Maxima) -> f32| (0..2).map(|foot| f(&get(pass, &bar, foot))).fold(0.0f32, f32::max);
-    let (pen_on, float_on) = (worst(1, &|m| m.penetration).max(worst(2, &|m| m.penetration)), worst(1, &|m| m.float).max(worst(2, &|m| m.float)));
+    let worst =
+        |pass: usize, f: &dyn Fn(&Maxima) -> f32| (0..2).map(|foot| f(&get(pass, &bar, foot))).fold(0.0f32, f32::max);
+    let (pen_on, float_on) = (
+        worst(1, &|m| m.penetration).max(worst(2, &|m| m.penetration)),
+        worst(1, &|m| m.float).max(worst(2, &|m| m.float)),
+    );
     let slide_lock = (0..2).map(|foot| get(2, &Section::ALL, foot).slide).fold(0.0f32, f32::max);
     let slide_nolock = (0..2).map(|foot| get(1, &Section::ALL, foot).slide).fold(0.0f32, f32::max);
     let rough_off = (0..2).map(|foot| get(0, &[Section::Rough], foot).penetration).fold(0.0f32, f32::max);
@@ -412,20 +422,37 @@ pub fn print_table(pilot: &Autopilot) -> bool {
         (true, true) => "met",
         (true, false) => "NOT met",
     };
-    println!("bar: steps/stairs/ramps, foot IK on: max penetration {:.2} cm (<= 1 cm: {})", pen_on * 100.0, verdict(pen_on <= 0.01));
-    println!("bar: steps/stairs/ramps, foot IK on: max planted float {:.2} cm (<= 1 cm: {})", float_on * 100.0, verdict(float_on <= 0.01));
+    println!(
+        "bar: steps/stairs/ramps, foot IK on: max penetration {:.2} cm (<= 1 cm: {})",
+        pen_on * 100.0,
+        verdict(pen_on <= 0.01)
+    );
+    println!(
+        "bar: steps/stairs/ramps, foot IK on: max planted float {:.2} cm (<= 1 cm: {})",
+        float_on * 100.0,
+        verdict(float_on <= 0.01)
+    );
     println!(
         "bar: toe slide during contacts, whole course: {:.2} cm locking off -> {:.2} cm locking on (<= 1 cm: {})",
         slide_nolock * 100.0,
         slide_lock * 100.0,
         verdict(slide_lock <= 0.01)
     );
-    println!("rough ground max penetration: {:.2} cm IK off -> {:.2} cm IK+lock (seed lesson: 13.7 -> 2.6)", rough_off * 100.0, rough_on * 100.0);
+    println!(
+        "rough ground max penetration: {:.2} cm IK off -> {:.2} cm IK+lock (seed lesson: 13.7 -> 2.6)",
+        rough_off * 100.0,
+        rough_on * 100.0
+    );
     let mut ik = pilot.ik_ms.clone();
     ik.sort_by(f32::total_cmp);
     if !ik.is_empty() {
         let mean = ik.iter().sum::<f32>() / ik.len() as f32;
-        println!("IK systems wall time per frame: mean {mean:.3} ms, p95 {:.3} ms, max {:.3} ms ({} frames)", ik[ik.len() * 95 / 100], ik[ik.len() - 1], ik.len());
+        println!(
+            "IK systems wall time per frame: mean {mean:.3} ms, p95 {:.3} ms, max {:.3} ms ({} frames)",
+            ik[ik.len() * 95 / 100],
+            ik[ik.len() - 1],
+            ik.len()
+        );
     }
     for p in &pilot.timed_out {
         println!("warning: pass {} ({}) did not reach the end of the route", p + 1, PASSES[*p].label());

@@ -246,7 +246,10 @@ pub fn finish_character(
             .enumerate()
             .map(|(i, name)| {
                 let key = crate::sidecar::clip_key(name, i);
-                ClipCandidate { name: name.clone(), speed: sidecar.and_then(|t| t.clips.iter().find(|c| c.name == key)).map(|c| c.nominal_speed) }
+                ClipCandidate {
+                    name: name.clone(),
+                    speed: sidecar.and_then(|t| t.clips.iter().find(|c| c.name == key)).map(|c| c.nominal_speed),
+                }
             })
             .collect();
         let choice = match crate::clips::choose(&candidates, frame.leg_length, &source.clips) {
@@ -265,11 +268,13 @@ pub fn finish_character(
             turn.angle_between(Quat::IDENTITY).to_degrees(),
             choice.report.join("; ")
         );
-        let chosen: Vec<(usize, ClipRole)> = ClipRole::ALL.iter().filter_map(|r| choice.get(*r).map(|i| (i, *r))).collect();
+        let chosen: Vec<(usize, ClipRole)> =
+            ClipRole::ALL.iter().filter_map(|r| choice.get(*r).map(|i| (i, *r))).collect();
         let player = children.iter_descendants(avatar.holder).find(|e| players.get(*e).is_ok());
         let locomotion = match player {
             Some(player) if !chosen.is_empty() => {
-                let handles: Vec<Handle<AnimationClip>> = chosen.iter().map(|(i, _)| gltf.animations[*i].clone()).collect();
+                let handles: Vec<Handle<AnimationClip>> =
+                    chosen.iter().map(|(i, _)| gltf.animations[*i].clone()).collect();
                 let (graph, nodes) = AnimationGraph::from_clips(handles.iter().cloned());
                 commands.entity(player).insert(AnimationGraphHandle(graphs.add(graph)));
                 let blend: Vec<BlendClip> = chosen

@@ -20,8 +20,27 @@ const WALK: &[&str] = &["walk", "walking", "walks"];
 const RUN: &[&str] = &["run", "running", "runs", "jog", "jogging", "sprint", "sprinting"];
 /// Words exporters add that say nothing about the motion.
 const NOISE: &[&str] = &[
-    "armature", "mixamo", "com", "layer", "anim", "animation", "action", "take", "clip", "loop", "inplace", "in",
-    "place", "root", "skeleton", "rig", "baked", "fwd", "forward", "cycle", "default",
+    "armature",
+    "mixamo",
+    "com",
+    "layer",
+    "anim",
+    "animation",
+    "action",
+    "take",
+    "clip",
+    "loop",
+    "inplace",
+    "in",
+    "place",
+    "root",
+    "skeleton",
+    "rig",
+    "baked",
+    "fwd",
+    "forward",
+    "cycle",
+    "default",
 ];
 
 /// A locomotion role.
@@ -174,7 +193,10 @@ fn resolve(candidates: &[ClipCandidate], wanted: &str) -> Option<usize> {
     if let Some(n) = wanted.strip_prefix('#').and_then(|n| n.parse::<usize>().ok()) {
         return (n < candidates.len()).then_some(n);
     }
-    candidates.iter().position(|c| c.name == wanted).or_else(|| candidates.iter().position(|c| c.name.eq_ignore_ascii_case(wanted)))
+    candidates
+        .iter()
+        .position(|c| c.name == wanted)
+        .or_else(|| candidates.iter().position(|c| c.name.eq_ignore_ascii_case(wanted)))
 }
 
 fn label(candidates: &[ClipCandidate], i: usize) -> String {
@@ -209,10 +231,14 @@ pub fn choose(candidates: &[ClipCandidate], leg_length: f32, overrides: &ClipOve
         let best = (0..candidates.len())
             .filter(|&i| !taken[i])
             .filter_map(|i| name_score(&candidates[i].name, role).map(|s| (s, i)))
-            .max_by(|a, b| a.0.cmp(&b.0).then(candidates[b.1].name.len().cmp(&candidates[a.1].name.len())).then(b.1.cmp(&a.1)));
+            .max_by(|a, b| {
+                a.0.cmp(&b.0).then(candidates[b.1].name.len().cmp(&candidates[a.1].name.len())).then(b.1.cmp(&a.1))
+            });
         // A clip whose speed contradicts its name (a "walk" that stands still) is left to the
         // speed pass.
-        if let Some((score, i)) = best.filter(|(_, i)| speed_role(candidates[*i].speed, leg_length).is_none_or(|r| r == role)) {
+        if let Some((score, i)) =
+            best.filter(|(_, i)| speed_role(candidates[*i].speed, leg_length).is_none_or(|r| r == role))
+        {
             choice.set(role, i);
             taken[i] = true;
             let how = ["a substring", "a word among others", "its name", "its name"][score as usize];
@@ -227,14 +253,19 @@ pub fn choose(candidates: &[ClipCandidate], leg_length: f32, overrides: &ClipOve
         let pick = (0..candidates.len())
             .filter(|&i| !taken[i] && speed_role(candidates[i].speed, leg_length) == Some(role))
             .min_by(|&a, &b| {
-                let typical = |i: usize| (candidates[i].speed.unwrap_or(0.0) / leg_length.max(1e-3) - typical_speed(role)).abs();
+                let typical =
+                    |i: usize| (candidates[i].speed.unwrap_or(0.0) / leg_length.max(1e-3) - typical_speed(role)).abs();
                 typical(a).total_cmp(&typical(b))
             });
         if let Some(i) = pick {
             choice.set(role, i);
             taken[i] = true;
             let speed = candidates[i].speed.unwrap_or(0.0);
-            choice.report.push(format!("{}: {} (by its measured speed, {speed:.2} m/s)", role.key(), label(candidates, i)));
+            choice.report.push(format!(
+                "{}: {} (by its measured speed, {speed:.2} m/s)",
+                role.key(),
+                label(candidates, i)
+            ));
         }
     }
     // A lone unlabelled clip of unknown speed: call it a walk.

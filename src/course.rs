@@ -243,7 +243,15 @@ impl Default for CourseLayout {
 /// The treads are [`Solidity::Tread`]; the controller walks a ramp through the middle of each
 /// riser (from half a tread before the first step to half a tread onto the top), the landing,
 /// and the mirrored ramp.
-fn stairs(boxes: &mut Vec<BoxPiece>, ramps: &mut Vec<RampPiece>, z0: f32, rise: f32, tread: f32, n: usize, landing: f32) {
+fn stairs(
+    boxes: &mut Vec<BoxPiece>,
+    ramps: &mut Vec<RampPiece>,
+    z0: f32,
+    rise: f32,
+    tread: f32,
+    n: usize,
+    landing: f32,
+) {
     let w = LANE_WIDTH * 0.5;
     let mut push = |z_a: f32, z_b: f32, top: f32, solidity: Solidity| {
         boxes.push(BoxPiece {
@@ -267,7 +275,14 @@ fn stairs(boxes: &mut Vec<BoxPiece>, ramps: &mut Vec<RampPiece>, z0: f32, rise: 
     // rise less (and the foot on the upper tread for up to half a rise up).
     let half = 0.5 * tread;
     push(top_start + half, top_end - half, height, Solidity::ControllerOnly);
-    let ramp = |z_low: f32, z_high: f32| RampPiece { x: 0.0, z_low, z_high, height, width: LANE_WIDTH, solidity: Solidity::ControllerOnly };
+    let ramp = |z_low: f32, z_high: f32| RampPiece {
+        x: 0.0,
+        z_low,
+        z_high,
+        height,
+        width: LANE_WIDTH,
+        solidity: Solidity::ControllerOnly,
+    };
     ramps.push(ramp(z0 - half, top_start + half));
     ramps.push(ramp(top_end + n as f32 * tread - half, top_end - half));
 }
@@ -294,8 +309,15 @@ pub fn spawn_course(
     ground.with_child((Collider::cuboid(half.x, 0.5, half.y), Transform::from_xyz(0.0, -0.5, 0.0)));
     let draw = visuals.0 && meshes.is_some() && materials.is_some();
     if draw && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
-        let mat = materials.add(StandardMaterial { base_color: Color::srgb(0.42, 0.47, 0.40), perceptual_roughness: 0.95, ..default() });
-        ground.insert((Mesh3d(meshes.add(Plane3d::default().mesh().size(half.x * 2.0, half.y * 2.0))), MeshMaterial3d(mat)));
+        let mat = materials.add(StandardMaterial {
+            base_color: Color::srgb(0.42, 0.47, 0.40),
+            perceptual_roughness: 0.95,
+            ..default()
+        });
+        ground.insert((
+            Mesh3d(meshes.add(Plane3d::default().mesh().size(half.x * 2.0, half.y * 2.0))),
+            MeshMaterial3d(mat),
+        ));
     }
     let paint = |p: Paint, i: usize| -> Color {
         let shade = if i.is_multiple_of(2) { 1.0 } else { 0.9 };
@@ -317,7 +339,11 @@ pub fn spawn_course(
         if sensor {
             e.insert(Sensor);
         } else if draw && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
-            let mat = materials.add(StandardMaterial { base_color: paint(b.paint, i), perceptual_roughness: 0.8, ..default() });
+            let mat = materials.add(StandardMaterial {
+                base_color: paint(b.paint, i),
+                perceptual_roughness: 0.8,
+                ..default()
+            });
             e.insert((Mesh3d(meshes.add(Cuboid::from_size(b.half * 2.0))), MeshMaterial3d(mat)));
         }
     }
@@ -334,7 +360,11 @@ pub fn spawn_course(
         if sensor {
             e.insert(Sensor);
         } else if draw && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
-            let mat = materials.add(StandardMaterial { base_color: paint(Paint::Ramp, i / 2 + 1), perceptual_roughness: 0.8, ..default() });
+            let mat = materials.add(StandardMaterial {
+                base_color: paint(Paint::Ramp, i / 2 + 1),
+                perceptual_roughness: 0.8,
+                ..default()
+            });
             e.insert((Mesh3d(meshes.add(Cuboid::from_size(half * 2.0))), MeshMaterial3d(mat)));
         }
     }
@@ -347,7 +377,11 @@ pub fn spawn_course(
         None => error!("the rough ground collider could not be built; that patch is flat"),
     }
     if draw && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
-        let mat = materials.add(StandardMaterial { base_color: Color::srgb(0.55, 0.45, 0.32), perceptual_roughness: 1.0, ..default() });
+        let mat = materials.add(StandardMaterial {
+            base_color: Color::srgb(0.55, 0.45, 0.32),
+            perceptual_roughness: 1.0,
+            ..default()
+        });
         e.insert((Mesh3d(meshes.add(rough_mesh(&rough))), MeshMaterial3d(mat)));
     }
 }

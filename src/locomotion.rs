@@ -148,7 +148,11 @@ impl Locomotion {
 }
 
 /// Advances every blend space and writes weights and seek times into its `AnimationPlayer`.
-pub fn drive_blend_spaces(time: Res<Time>, mut spaces: Query<&mut Locomotion>, mut players: Query<&mut AnimationPlayer>) {
+pub fn drive_blend_spaces(
+    time: Res<Time>,
+    mut spaces: Query<&mut Locomotion>,
+    mut players: Query<&mut AnimationPlayer>,
+) {
     let dt = time.delta_secs();
     for mut loco in &mut spaces {
         loco.advance(dt);
@@ -193,7 +197,13 @@ mod tests {
     fn weights_follow_speed_and_sum_to_one() {
         let l = space();
         let mut w = [0.0; 3];
-        for (v, expected) in [(0.0, [1.0, 0.0, 0.0]), (0.7, [0.5, 0.5, 0.0]), (1.4, [0.0, 1.0, 0.0]), (2.3, [0.0, 0.5, 0.5]), (9.0, [0.0, 0.0, 1.0])] {
+        for (v, expected) in [
+            (0.0, [1.0, 0.0, 0.0]),
+            (0.7, [0.5, 0.5, 0.0]),
+            (1.4, [0.0, 1.0, 0.0]),
+            (2.3, [0.0, 0.5, 0.5]),
+            (9.0, [0.0, 0.0, 1.0]),
+        ] {
             l.weights_for(v, &mut w);
             for (a, b) in w.iter().zip(expected) {
                 assert!((a - b).abs() < 1e-5, "v {v}: {w:?}");

@@ -169,7 +169,12 @@ const ESCAPES: [f32; 12] = [0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.06, 0
 fn penetration_depth(context: &RapierContext, p: Vec3, vertical: f32) -> f32 {
     let sideways = [Vec3::X, Vec3::NEG_X, Vec3::Z, Vec3::NEG_Z]
         .iter()
-        .filter_map(|dir| ESCAPES.iter().take_while(|s| **s < vertical).find(|s| ground_height(context, p + *dir * **s).is_none_or(|g| g <= p.y)))
+        .filter_map(|dir| {
+            ESCAPES
+                .iter()
+                .take_while(|s| **s < vertical)
+                .find(|s| ground_height(context, p + *dir * **s).is_none_or(|g| g <= p.y))
+        })
         .fold(f32::INFINITY, |a, s| a.min(*s));
     vertical.min(sideways)
 }

@@ -47,21 +47,30 @@ pub fn spawn_orb(
         Transform::from_translation(home),
         Visibility::default(),
     ));
-    if visuals.0 && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
+    if visuals.0
+        && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut())
+    {
         let material = materials.add(StandardMaterial {
             base_color: Color::srgb(1.0, 0.75, 0.2),
             emissive: LinearRgba::rgb(4.0, 2.4, 0.5),
             ..default()
         });
         orb.insert((Mesh3d(meshes.add(Sphere::new(0.07).mesh().uv(24, 16))), MeshMaterial3d(material)));
-        orb.with_child((PointLight { intensity: 6000.0, range: 3.0, color: Color::srgb(1.0, 0.8, 0.4), ..default() }, Transform::IDENTITY));
+        orb.with_child((
+            PointLight { intensity: 6000.0, range: 3.0, color: Color::srgb(1.0, 0.8, 0.4), ..default() },
+            Transform::IDENTITY,
+        ));
     }
     let orb = orb.id();
     commands.insert_resource(LookTargets { orb, camera: None });
 }
 
 /// Moves the orb along its path.
-pub fn move_orb(time: Res<Time>, bodies: Query<&Transform, (With<Player>, Without<Orb>)>, mut orbs: Query<(&mut Orb, &mut Transform)>) {
+pub fn move_orb(
+    time: Res<Time>,
+    bodies: Query<&Transform, (With<Player>, Without<Orb>)>,
+    mut orbs: Query<(&mut Orb, &mut Transform)>,
+) {
     let dt = time.delta_secs();
     let body = bodies.iter().next().copied();
     for (mut orb, mut transform) in &mut orbs {
@@ -70,7 +79,11 @@ pub fn move_orb(time: Res<Time>, bodies: Query<&Transform, (With<Player>, Withou
         let goal = match body {
             Some(body) if orb.follow => {
                 // Front-right of the character (its right is -X), wandering in and out of reach.
-                let local = Vec3::new(-0.38 + 0.2 * (0.5 * t).sin(), 1.05 + 0.15 * (0.9 * t).sin(), 0.6 + 0.45 * (0.37 * t).sin());
+                let local = Vec3::new(
+                    -0.38 + 0.2 * (0.5 * t).sin(),
+                    1.05 + 0.15 * (0.9 * t).sin(),
+                    0.6 + 0.45 * (0.37 * t).sin(),
+                );
                 body.translation + body.rotation * local
             }
             _ => orb.home + Vec3::new(0.2 * (0.6 * t).sin(), 0.1 * (1.1 * t).sin(), 0.2 * (0.45 * t).cos()),

@@ -60,7 +60,15 @@ pub struct Motion {
 impl Motion {
     /// At rest, facing `yaw`.
     pub fn new(yaw: f32) -> Self {
-        Motion { speed: Spring::new(0.0), yaw, vertical: 0.0, avatar: None, speeds: (WALK_SPEED, JOG_SPEED), achieved: Spring::new(0.0), gain: 1.0 }
+        Motion {
+            speed: Spring::new(0.0),
+            yaw,
+            vertical: 0.0,
+            avatar: None,
+            speeds: (WALK_SPEED, JOG_SPEED),
+            achieved: Spring::new(0.0),
+            gain: 1.0,
+        }
     }
 }
 
@@ -74,7 +82,11 @@ pub fn controller(height: f32) -> KinematicCharacterController {
     let (radius, half) = (height / 6.0, height / 3.0);
     KinematicCharacterController {
         // Raised by the skin offset so the body's origin sits on the floor when grounded.
-        custom_shape: Some((Collider::capsule_y(half, radius), Vec3::Y * (half + radius + offset * 0.5), Quat::IDENTITY)),
+        custom_shape: Some((
+            Collider::capsule_y(half, radius),
+            Vec3::Y * (half + radius + offset * 0.5),
+            Quat::IDENTITY,
+        )),
         offset: CharacterLength::Absolute(offset),
         autostep: Some(CharacterAutostep {
             max_height: CharacterLength::Absolute(0.3),
@@ -100,7 +112,9 @@ pub fn keyboard_intent(
     mut players: Query<&mut MoveIntent, With<Player>>,
 ) {
     let mut local = Vec2::ZERO;
-    for (key, dir) in [(KeyCode::KeyW, Vec2::Y), (KeyCode::KeyS, -Vec2::Y), (KeyCode::KeyD, Vec2::X), (KeyCode::KeyA, -Vec2::X)] {
+    for (key, dir) in
+        [(KeyCode::KeyW, Vec2::Y), (KeyCode::KeyS, -Vec2::Y), (KeyCode::KeyD, Vec2::X), (KeyCode::KeyA, -Vec2::X)]
+    {
         if keys.pressed(key) {
             local += dir;
         }
@@ -120,7 +134,13 @@ pub fn keyboard_intent(
 pub fn move_characters(
     time: Res<Time>,
     mut bodies: Query<
-        (&MoveIntent, &mut Motion, &mut Transform, &mut KinematicCharacterController, Option<&KinematicCharacterControllerOutput>),
+        (
+            &MoveIntent,
+            &mut Motion,
+            &mut Transform,
+            &mut KinematicCharacterController,
+            Option<&KinematicCharacterControllerOutput>,
+        ),
         With<Player>,
     >,
     mut spaces: Query<&mut Locomotion>,
@@ -134,7 +154,8 @@ pub fn move_characters(
         let mut goal = if intent.jog { motion.speeds.1 } else { motion.speeds.0 } * wanted.length();
         if wanted.length() > 1e-3 {
             let target_yaw = wanted.x.atan2(wanted.y);
-            let diff = (target_yaw - motion.yaw + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI;
+            let diff = (target_yaw - motion.yaw + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
+                - std::f32::consts::PI;
             motion.yaw += diff.clamp(-TURN_RATE * dt, TURN_RATE * dt);
             // Slow down while facing far from the wanted direction (turning on the spot).
             goal *= ((diff.cos() + 0.3) / 1.3).clamp(0.0, 1.0);
@@ -143,16 +164,20 @@ pub fn move_characters(
         let speed = motion.speed.update(goal, 0.12, dt).max(0.0);
         let grounded = output.is_none_or(|o| o.grounded);
         // What the controller achieved last frame: the ground speed the feet must match.
-        let achieved = output.map_or(speed, |o| Vec2::new(o.effective_translation.x, o.effective_translation.z).length() / dt);
+        let achieved =
+            output.map_or(speed, |o| Vec2::new(o.effective_translation.x, o.effective_translation.z).length() / dt);
         let achieved = motion.achieved.update(achieved, 0.05, dt).max(0.0);
         // Up slopes the controller keeps only part of a horizontal step; ask for more so the
         // ground speed stays what was wanted (bounded, and only while moving).
-        let wanted_gain = if speed > 0.2 && achieved > 0.05 { (motion.gain * speed / achieved).clamp(1.0, 3.0) } else { 1.0 };
+        let wanted_gain =
+            if speed > 0.2 && achieved > 0.05 { (motion.gain * speed / achieved).clamp(1.0, 3.0) } else { 1.0 };
         motion.gain += (wanted_gain - motion.gain) * (dt / 0.1).min(1.0);
         motion.vertical = if grounded { 0.0 } else { (motion.vertical - 9.81 * dt).max(-30.0) };
         let forward = Vec3::new(motion.yaw.sin(), 0.0, motion.yaw.cos());
         transform.rotation = Quat::from_rotation_y(motion.yaw);
-        kcc.translation = Some(forward * speed * motion.gain * dt + Vec3::Y * (motion.vertical - if grounded { 0.5 } else { 0.0 }) * dt);
+        kcc.translation = Some(
+            forward * speed * motion.gain * dt + Vec3::Y * (motion.vertical - if grounded { 0.5 } else { 0.0 }) * dt,
+        );
         if let Some(mut loco) = motion.avatar.and_then(|a| spaces.get_mut(a).ok()) {
             loco.speed = achieved;
         }

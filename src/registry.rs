@@ -10,7 +10,11 @@ use bevy::prelude::*;
 use bevy::world_serialization::WorldAsset;
 
 /// Warns about component types in loaded scenes that lack a registration (once per scene).
-pub fn report_unregistered(assets: Res<Assets<WorldAsset>>, registry: Res<AppTypeRegistry>, mut seen: Local<Vec<AssetId<WorldAsset>>>) {
+pub fn report_unregistered(
+    assets: Res<Assets<WorldAsset>>,
+    registry: Res<AppTypeRegistry>,
+    mut seen: Local<Vec<AssetId<WorldAsset>>>,
+) {
     let registry = registry.read();
     for (id, asset) in assets.iter() {
         if seen.contains(&id) {
@@ -22,7 +26,10 @@ pub fn report_unregistered(assets: Res<Assets<WorldAsset>>, registry: Res<AppTyp
         for component in used {
             let Some(info) = asset.world.components().get_info(component) else { continue };
             if info.type_id().is_some_and(|t| registry.get(t).is_none()) {
-                warn!("the scene uses the component type {} which the demo does not register: it cannot be spawned", info.name());
+                warn!(
+                    "the scene uses the component type {} which the demo does not register: it cannot be spawned",
+                    info.name()
+                );
             }
         }
     }

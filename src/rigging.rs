@@ -66,8 +66,14 @@ pub struct ReachArm {
 pub fn after_rigging(
     mut commands: Commands,
     mut status: ResMut<RigStatus>,
-    mut rigged: Query<(Entity, &RiggedHumanoid, Option<&mut PendingLocomotion>), (With<Avatar>, Changed<RiggedHumanoid>)>,
-    mut failed: Query<(Entity, &RigFailed, Option<&mut PendingLocomotion>), (With<Avatar>, Without<RiggedHumanoid>, Added<RigFailed>)>,
+    mut rigged: Query<
+        (Entity, &RiggedHumanoid, Option<&mut PendingLocomotion>),
+        (With<Avatar>, Changed<RiggedHumanoid>),
+    >,
+    mut failed: Query<
+        (Entity, &RigFailed, Option<&mut PendingLocomotion>),
+        (With<Avatar>, Without<RiggedHumanoid>, Added<RigFailed>),
+    >,
     mut placers: Query<&mut FootPlacer>,
     mut locks: Query<&mut FootLock>,
     source: Res<crate::character::CharacterSource>,
@@ -101,7 +107,8 @@ pub fn after_rigging(
             // Heel → ball on the foot bone, ball → tip on the toe bone, a point every ~1 cm.
             let along = |from: Vec3, to: Vec3, bone: Entity, frame: ik_core::Xform, first: usize| {
                 let n = ((from.distance(to) / SOLE_SPACING).ceil() as usize).max(1);
-                (first..=n).map(move |k| SolePoint { bone, local: in_frame(&frame, from.lerp(to, k as f32 / n as f32)) })
+                (first..=n)
+                    .map(move |k| SolePoint { bone, local: in_frame(&frame, from.lerp(to, k as f32 / n as f32)) })
             };
             let mut points: Vec<SolePoint> = along(heel, ball_pt, leg.foot, ankle, 0).collect();
             ball_index[side] = points.len() - 1;
@@ -130,7 +137,9 @@ pub fn after_rigging(
             warn!("the feet's sole points could not be measured from the rest pose: no foot metrics");
         }
         let arm = rig.arms[1];
-        if let (Some(hand), Some(s), Some(e), Some(w)) = (humanoid.reaching_hand, rel(arm.upper), rel(arm.lower), rel(arm.hand)) {
+        if let (Some(hand), Some(s), Some(e), Some(w)) =
+            (humanoid.reaching_hand, rel(arm.upper), rel(arm.lower), rel(arm.hand))
+        {
             let reach = s.translation.distance(e.translation) + e.translation.distance(w.translation);
             entity.insert(ReachArm { shoulder: arm.upper, hand, reach });
         }
@@ -139,10 +148,12 @@ pub fn after_rigging(
             entity.insert(pending.0.take().unwrap_or_else(|| Locomotion::new(Entity::PLACEHOLDER, Vec::new())));
             entity.remove::<PendingLocomotion>();
         }
-        if !source.custom && visuals.0
-            && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
-                crate::labs::build::add_eyes(&mut commands, rig.head, meshes, materials);
-            }
+        if !source.custom
+            && visuals.0
+            && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut())
+        {
+            crate::labs::build::add_eyes(&mut commands, rig.head, meshes, materials);
+        }
         *status = RigStatus::Rigged(rig.profile.clone());
     }
     for (avatar, failure, pending) in &mut failed {
@@ -154,6 +165,9 @@ pub fn after_rigging(
             entity.remove::<PendingLocomotion>();
         }
         *status = RigStatus::Failed(failure.message.clone());
-        commands.insert_resource(crate::character::CharacterError(format!("cannot rig the character: {}", failure.message)));
+        commands.insert_resource(crate::character::CharacterError(format!(
+            "cannot rig the character: {}",
+            failure.message
+        )));
     }
 }

@@ -27,7 +27,13 @@ pub struct ClipInfo {
 impl ClipInfo {
     /// A clip with no contact labels (used when there is no sidecar).
     pub fn unlabelled(name: &str, nominal_speed: f32, duration: f32) -> Self {
-        ClipInfo { name: name.into(), nominal_speed, duration: duration.max(1e-3), frame_count: 1, contacts: [vec![], vec![]] }
+        ClipInfo {
+            name: name.into(),
+            nominal_speed,
+            duration: duration.max(1e-3),
+            frame_count: 1,
+            contacts: [vec![], vec![]],
+        }
     }
 
     /// Whether the clip has contact labels.
@@ -78,7 +84,13 @@ impl ClipTable {
                     .map(|a| a.iter().map(|b| b.as_bool().unwrap_or(false)).collect())
                     .unwrap_or_default()
             };
-            clips.push(ClipInfo { name, nominal_speed: speed, duration, frame_count, contacts: [read("foot_l"), read("foot_r")] });
+            clips.push(ClipInfo {
+                name,
+                nominal_speed: speed,
+                duration,
+                frame_count,
+                contacts: [read("foot_l"), read("foot_r")],
+            });
         }
         Ok(ClipTable { clips })
     }

@@ -30,9 +30,13 @@ impl Plugin for DemoView {
             .add_systems(Startup, move |commands: Commands| spawn_camera_and_sun(commands, orbit))
             .add_systems(PostStartup, follow_player)
             .add_systems(Update, (orbit_input, place_cameras).chain().after(crate::app::DemoSystems::Drive))
-            .add_plugins((crate::ui::DemoUi { args: self.args.clone() }, crate::labs::LabsPlugin { start: self.args.view, orbit: self.args.orbit }));
+            .add_plugins((
+                crate::ui::DemoUi { args: self.args.clone() },
+                crate::labs::LabsPlugin { start: self.args.view, orbit: self.args.orbit },
+            ));
         if let Some(path) = &self.args.screenshot {
-            app.insert_resource(ScreenshotPlan::new(path.clone(), self.args.frames)).add_systems(Last, screenshot_and_exit);
+            app.insert_resource(ScreenshotPlan::new(path.clone(), self.args.frames))
+                .add_systems(Last, screenshot_and_exit);
         }
     }
 }
@@ -50,7 +54,13 @@ fn spawn_camera_and_sun(mut commands: Commands, orbit: Option<(f32, f32, f32)>) 
         Name::new("Sun"),
         DirectionalLight { illuminance: 9000.0, shadow_maps_enabled: true, ..default() },
         Transform::from_xyz(8.0, 14.0, 6.0).looking_at(Vec3::ZERO, Vec3::Y),
-        CascadeShadowConfigBuilder { num_cascades: 3, first_cascade_far_bound: 8.0, maximum_distance: 60.0, ..default() }.build(),
+        CascadeShadowConfigBuilder {
+            num_cascades: 3,
+            first_cascade_far_bound: 8.0,
+            maximum_distance: 60.0,
+            ..default()
+        }
+        .build(),
     ));
 }
 

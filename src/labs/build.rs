@@ -95,14 +95,28 @@ pub fn handle(
 pub fn plate(commands: &mut Commands, paints: &mut Paints, at: Vec3, radius: f32, color: Color) {
     let mesh = paints.meshes.add(Cylinder::new(radius, 0.02));
     let material = paints.material(color);
-    commands.spawn((Name::new("Lab plate"), Mesh3d(mesh), MeshMaterial3d(material), Transform::from_translation(at + Vec3::Y * 0.01)));
+    commands.spawn((
+        Name::new("Lab plate"),
+        Mesh3d(mesh),
+        MeshMaterial3d(material),
+        Transform::from_translation(at + Vec3::Y * 0.01),
+    ));
 }
 
 /// Two small dark eyes on a mannequin's head bone, so where it looks can be seen. Head-local
 /// positions fit the project's mannequin (head joint at 1.60 m, face at about +0.11 m in z).
-pub fn add_eyes(commands: &mut Commands, head: Entity, meshes: &mut Assets<Mesh>, materials: &mut Assets<StandardMaterial>) {
+pub fn add_eyes(
+    commands: &mut Commands,
+    head: Entity,
+    meshes: &mut Assets<Mesh>,
+    materials: &mut Assets<StandardMaterial>,
+) {
     let mesh = meshes.add(Sphere::new(0.016).mesh().uv(10, 6));
-    let material = materials.add(StandardMaterial { base_color: Color::srgb(0.08, 0.08, 0.1), perceptual_roughness: 0.3, ..default() });
+    let material = materials.add(StandardMaterial {
+        base_color: Color::srgb(0.08, 0.08, 0.1),
+        perceptual_roughness: 0.3,
+        ..default()
+    });
     for side in [-1.0, 1.0] {
         commands.spawn((
             Name::new("eye"),

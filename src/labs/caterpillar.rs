@@ -69,7 +69,11 @@ fn spawn(mut commands: Commands, mut meshes: ResMut<Assets<Mesh>>, mut materials
         ));
         if i == 0 {
             for side in [-1.0, 1.0] {
-                seg.with_child((Mesh3d(eye_mesh.clone()), MeshMaterial3d(eye.clone()), Transform::from_xyz(0.09 * side, 0.08, 0.17)));
+                seg.with_child((
+                    Mesh3d(eye_mesh.clone()),
+                    MeshMaterial3d(eye.clone()),
+                    Transform::from_xyz(0.09 * side, 0.08, 0.17),
+                ));
             }
         }
         segments.push(seg.id());
@@ -77,21 +81,45 @@ fn spawn(mut commands: Commands, mut meshes: ResMut<Assets<Mesh>>, mut materials
         points.push(at);
     }
     let bounds = (origin + Vec3::new(-6.0, 0.1, -6.0), origin + Vec3::new(6.0, 1.5, 6.0));
-    let target = handle(&mut commands, &mut paints, "leaf", origin + Vec3::new(3.0, 0.25, 1.5), Color::srgb(0.95, 0.85, 0.2), 0.12, bounds);
-    commands.insert_resource(CaterpillarState { segments, radii, points, heading: Vec3::X, target, animate: true, clock: 0.0, distance: 0.0 });
+    let target = handle(
+        &mut commands,
+        &mut paints,
+        "leaf",
+        origin + Vec3::new(3.0, 0.25, 1.5),
+        Color::srgb(0.95, 0.85, 0.2),
+        0.12,
+        bounds,
+    );
+    commands.insert_resource(CaterpillarState {
+        segments,
+        radii,
+        points,
+        heading: Vec3::X,
+        target,
+        animate: true,
+        clock: 0.0,
+        distance: 0.0,
+    });
 }
 
-fn crawl(time: Res<Time>, mut lab: ResMut<CaterpillarState>, dragging: Res<super::drag::Dragging>, mut transforms: Query<&mut Transform>) {
+fn crawl(
+    time: Res<Time>,
+    mut lab: ResMut<CaterpillarState>,
+    dragging: Res<super::drag::Dragging>,
+    mut transforms: Query<&mut Transform>,
+) {
     let dt = time.delta_secs();
     lab.clock += dt;
     let t = lab.clock;
     let origin = lab_origin(StartView::Caterpillar);
     let dragged = dragging.0.is_some_and(|(e, ..)| e == lab.target);
-    if lab.animate && !dragged
-        && let Ok(mut leaf) = transforms.get_mut(lab.target) {
-            // The cookbook's figure eight, 4 m by 2 m, slower than the caterpillar.
-            leaf.translation = origin + Vec3::new((t * 0.35).sin() * 4.0, 0.25, (t * 0.7).sin() * 2.0);
-        }
+    if lab.animate
+        && !dragged
+        && let Ok(mut leaf) = transforms.get_mut(lab.target)
+    {
+        // The cookbook's figure eight, 4 m by 2 m, slower than the caterpillar.
+        leaf.translation = origin + Vec3::new((t * 0.35).sin() * 4.0, 0.25, (t * 0.7).sin() * 2.0);
+    }
     let Ok(goal) = transforms.get(lab.target).map(|t| Vec3::new(t.translation.x, 0.0, t.translation.z)) else { return };
     let lab = &mut *lab;
     if let Ok((head, heading)) = chase(lab.points[0], lab.heading, goal, 1.6, 2.5, 0.8, dt) {

@@ -61,8 +61,20 @@ fn spawn(mut commands: Commands, mut meshes: ResMut<Assets<Mesh>>, mut materials
     let offsets = vec![Vec3::Y * BONE; BONES];
     let bounds = (origin + Vec3::new(-4.0, 0.05, -2.5), origin + Vec3::new(4.0, 3.0, 2.5));
     let start_offset = Vec3::new(1.1, 0.9, 0.7);
-    let left_target = handle(&mut commands, &mut paints, "chain target", base(0) + start_offset, Color::srgb(0.25, 0.85, 0.35), 0.07, bounds);
-    let right_mat = paints.materials.add(StandardMaterial { base_color: Color::srgb(0.25, 0.85, 0.35), emissive: LinearRgba::rgb(0.1, 0.4, 0.15), ..default() });
+    let left_target = handle(
+        &mut commands,
+        &mut paints,
+        "chain target",
+        base(0) + start_offset,
+        Color::srgb(0.25, 0.85, 0.35),
+        0.07,
+        bounds,
+    );
+    let right_mat = paints.materials.add(StandardMaterial {
+        base_color: Color::srgb(0.25, 0.85, 0.35),
+        emissive: LinearRgba::rgb(0.1, 0.4, 0.15),
+        ..default()
+    });
     let right_target = commands
         .spawn((
             Name::new("chain target (mirror)"),
@@ -114,9 +126,10 @@ fn straighten(lab: Res<ChainsLabState>, mut transforms: Query<&mut Transform>) {
     for chain in &lab.chains {
         for joint in &chain.joints {
             if let Ok(mut t) = transforms.get_mut(*joint)
-                && t.rotation != Quat::IDENTITY {
-                    t.rotation = Quat::IDENTITY;
-                }
+                && t.rotation != Quat::IDENTITY
+            {
+                t.rotation = Quat::IDENTITY;
+            }
         }
     }
 }
@@ -125,12 +138,13 @@ fn straighten(lab: Res<ChainsLabState>, mut transforms: Query<&mut Transform>) {
 fn configure(lab: Res<ChainsLabState>, mut chains: Query<&mut IkChain>) {
     for chain in &lab.chains {
         if let Some(tip) = chain.joints.last()
-            && let Ok(mut ik) = chains.get_mut(*tip) {
-                let warm = !lab.from_straight;
-                if ik.warm_start != warm {
-                    ik.warm_start = warm;
-                }
+            && let Ok(mut ik) = chains.get_mut(*tip)
+        {
+            let warm = !lab.from_straight;
+            if ik.warm_start != warm {
+                ik.warm_start = warm;
             }
+        }
     }
 }
 

@@ -51,18 +51,20 @@ pub fn drag_handles(
     if !buttons.pressed(MouseButton::Left) {
         dragging.0 = None;
     }
-    if buttons.just_pressed(MouseButton::Left) && !captured.egui
-        && let Some(ray) = ray {
-            let hit = handles
-                .iter()
-                .filter_map(|(e, d, t)| ray_sphere(ray, t.translation, d.radius).map(|dist| (e, dist, t.translation)))
-                .min_by(|a, b| a.1.total_cmp(&b.1));
-            if let (Some((entity, _, at)), Some((_, cam))) = (hit, cameras.iter().next()) {
-                let normal = cam.forward().as_vec3();
-                let grab = ray.origin + *ray.direction * ray.direction.dot(at - ray.origin);
-                dragging.0 = Some((entity, normal, at - grab));
-            }
+    if buttons.just_pressed(MouseButton::Left)
+        && !captured.egui
+        && let Some(ray) = ray
+    {
+        let hit = handles
+            .iter()
+            .filter_map(|(e, d, t)| ray_sphere(ray, t.translation, d.radius).map(|dist| (e, dist, t.translation)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        if let (Some((entity, _, at)), Some((_, cam))) = (hit, cameras.iter().next()) {
+            let normal = cam.forward().as_vec3();
+            let grab = ray.origin + *ray.direction * ray.direction.dot(at - ray.origin);
+            dragging.0 = Some((entity, normal, at - grab));
         }
+    }
     captured.drag = dragging.0.is_some();
     let (Some((entity, normal, offset)), Some(ray)) = (dragging.0, ray) else { return };
     let Ok((_, drag, mut transform)) = handles.get_mut(entity) else {

@@ -60,10 +60,19 @@ fn spawn(
     let mut paints = Paints { meshes: &mut meshes, materials: &mut materials };
     let origin = lab_origin(StartView::LookAt);
     plate(&mut commands, &mut paints, origin, 2.6, Color::srgb(0.82, 0.82, 0.78));
-    let (graph, node) = AnimationGraph::from_clip(assets.load(GltfAssetLabel::Animation(0).from_asset("mannequin.glb")));
+    let (graph, node) =
+        AnimationGraph::from_clip(assets.load(GltfAssetLabel::Animation(0).from_asset("mannequin.glb")));
     commands.insert_resource(IdleGraph(graphs.add(graph), node));
     let bounds = (origin + Vec3::new(-3.0, 0.3, -3.0), origin + Vec3::new(3.0, 3.0, 3.0));
-    let target = handle(&mut commands, &mut paints, "look target", origin + Vec3::new(1.2, 1.6, 1.4), Color::srgb(1.0, 0.75, 0.2), 0.08, bounds);
+    let target = handle(
+        &mut commands,
+        &mut paints,
+        "look target",
+        origin + Vec3::new(1.2, 1.6, 1.4),
+        Color::srgb(1.0, 0.75, 0.2),
+        0.08,
+        bounds,
+    );
     let mut mannequins = [Entity::PLACEHOLDER; 2];
     for (i, (variant, x)) in [(Variant::Spread, -0.8), (Variant::HeadOnly, 0.8)].into_iter().enumerate() {
         mannequins[i] = commands
@@ -106,10 +115,15 @@ fn ready(
     }
     let target = IkTarget::Entity(lab.target);
     let look = match variants.get(root) {
-        Ok(Variant::Spread) => bevy_ik::rig::find_chain(root, &["spine_02", "spine_03", "neck_01", "head"], &names, &children)
-            .map(|b| LookAtSpread::spine_chest_neck_head([b[0], b[1], b[2], b[3]], target)),
-        _ => bevy_ik::rig::find_chain(root, &["head"], &names, &children)
-            .map(|b| LookAtSpread { joints: vec![LookAtJoint::from_degrees(b[0], 1.0, 50.0)], target, ..default() }),
+        Ok(Variant::Spread) => {
+            bevy_ik::rig::find_chain(root, &["spine_02", "spine_03", "neck_01", "head"], &names, &children)
+                .map(|b| LookAtSpread::spine_chest_neck_head([b[0], b[1], b[2], b[3]], target))
+        }
+        _ => bevy_ik::rig::find_chain(root, &["head"], &names, &children).map(|b| LookAtSpread {
+            joints: vec![LookAtJoint::from_degrees(b[0], 1.0, 50.0)],
+            target,
+            ..default()
+        }),
     };
     match look {
         Ok(look) => {
@@ -119,18 +133,31 @@ fn ready(
     }
 }
 
-fn sweep_target(time: Res<Time>, mut lab: ResMut<LookAtLabState>, dragging: Res<super::drag::Dragging>, mut transforms: Query<&mut Transform>) {
+fn sweep_target(
+    time: Res<Time>,
+    mut lab: ResMut<LookAtLabState>,
+    dragging: Res<super::drag::Dragging>,
+    mut transforms: Query<&mut Transform>,
+) {
     if !lab.animate || dragging.0.is_some_and(|(e, ..)| e == lab.target) {
         return;
     }
     lab.clock += time.delta_secs();
     let angle = 1.0 + 1.3 * (0.35 * lab.clock).sin();
     if let Ok(mut t) = transforms.get_mut(lab.target) {
-        t.translation = lab_origin(StartView::LookAt) + Vec3::new(1.8 * angle.sin(), 1.55 + 0.2 * (0.6 * lab.clock).sin(), 1.8 * angle.cos());
+        t.translation = lab_origin(StartView::LookAt)
+            + Vec3::new(1.8 * angle.sin(), 1.55 + 0.2 * (0.6 * lab.clock).sin(), 1.8 * angle.cos());
     }
 }
 
-fn draw(mut gizmos: Gizmos, lab: Res<LookAtLabState>, view: Res<super::ActiveView>, globals: Query<&GlobalTransform>, names: Query<(Entity, &Name)>, children: Query<&Children>) {
+fn draw(
+    mut gizmos: Gizmos,
+    lab: Res<LookAtLabState>,
+    view: Res<super::ActiveView>,
+    globals: Query<&GlobalTransform>,
+    names: Query<(Entity, &Name)>,
+    children: Query<&Children>,
+) {
     if view.0 != StartView::LookAt {
         return;
     }

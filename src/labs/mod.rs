@@ -94,7 +94,9 @@ impl Plugin for LabsPlugin {
 
 /// Keys 1–5 switch views.
 fn view_keys(keys: Res<ButtonInput<KeyCode>>, mut view: ResMut<ActiveView>) {
-    for (i, key) in [KeyCode::Digit1, KeyCode::Digit2, KeyCode::Digit3, KeyCode::Digit4, KeyCode::Digit5].iter().enumerate() {
+    for (i, key) in
+        [KeyCode::Digit1, KeyCode::Digit2, KeyCode::Digit3, KeyCode::Digit4, KeyCode::Digit5].iter().enumerate()
+    {
         if keys.just_pressed(*key) {
             view.0 = ActiveView::ALL[i].0;
         }

@@ -25,7 +25,11 @@ const KEYS: &[(&str, &str)] = &[
 ];
 
 /// Draws the help window.
-pub fn help_window(mut contexts: EguiContexts, mut ui_state: ResMut<UiState>, view: Res<crate::labs::ActiveView>) -> Result {
+pub fn help_window(
+    mut contexts: EguiContexts,
+    mut ui_state: ResMut<UiState>,
+    view: Res<crate::labs::ActiveView>,
+) -> Result {
     if !ui_state.help || ui_state.inspector || view.0 != crate::cli::StartView::Course {
         return Ok(());
     }

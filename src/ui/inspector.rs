@@ -13,7 +13,8 @@ use super::UiState;
 use crate::labs::LabOnly;
 use crate::toggles::DemoIk;
 
-type IkEntities = Or<(With<FootPlacer>, With<FootLock>, With<LookAtSpread>, With<IkChain>, With<HumanoidIk>, With<IkFade>)>;
+type IkEntities =
+    Or<(With<FootPlacer>, With<FootLock>, With<LookAtSpread>, With<IkChain>, With<HumanoidIk>, With<IkFade>)>;
 
 /// Draws the inspector window.
 pub fn inspector_window(world: &mut World) {
@@ -37,24 +38,26 @@ pub fn inspector_window(world: &mut World) {
         .open(&mut open)
         .show(ctx.get_mut(), |ui| {
             egui::ScrollArea::vertical().show(ui, |ui| {
-                egui::CollapsingHeader::new("Settings (IkSettings, demo switches, IkGizmos, IkGround)").default_open(false).show(ui, |ui| {
-                    ui.push_id("IkSettings", |ui| {
-                        ui.label(egui::RichText::new("IkSettings").italics());
-                        ui_for_resource::<IkSettings>(world, ui);
+                egui::CollapsingHeader::new("Settings (IkSettings, demo switches, IkGizmos, IkGround)")
+                    .default_open(false)
+                    .show(ui, |ui| {
+                        ui.push_id("IkSettings", |ui| {
+                            ui.label(egui::RichText::new("IkSettings").italics());
+                            ui_for_resource::<IkSettings>(world, ui);
+                        });
+                        ui.push_id("DemoIk", |ui| {
+                            ui.label(egui::RichText::new("demo switches").italics());
+                            ui_for_resource::<DemoIk>(world, ui);
+                        });
+                        ui.push_id("IkGizmos", |ui| {
+                            ui.label(egui::RichText::new("IkGizmos").italics());
+                            ui_for_resource::<IkGizmos>(world, ui);
+                        });
+                        ui.push_id("IkGround", |ui| {
+                            ui.label(egui::RichText::new("IkGround").italics());
+                            ui_for_resource::<IkGround>(world, ui);
+                        });
                     });
-                    ui.push_id("DemoIk", |ui| {
-                        ui.label(egui::RichText::new("demo switches").italics());
-                        ui_for_resource::<DemoIk>(world, ui);
-                    });
-                    ui.push_id("IkGizmos", |ui| {
-                        ui.label(egui::RichText::new("IkGizmos").italics());
-                        ui_for_resource::<IkGizmos>(world, ui);
-                    });
-                    ui.push_id("IkGround", |ui| {
-                        ui.label(egui::RichText::new("IkGround").italics());
-                        ui_for_resource::<IkGround>(world, ui);
-                    });
-                });
                 let mut lab_header = false;
                 for (i, (entity, name, lab)) in ik_entities.iter().enumerate() {
                     if *lab && !lab_header {

@@ -51,8 +51,14 @@ pub fn metrics_window(
             row("penetration", &|i| metrics.map_or("-".into(), |m| cm(m.feet[i].penetration)));
             row("float (planted)", &|i| metrics.map_or("-".into(), |m| cm(m.feet[i].float)));
             row("sole gap", &|i| metrics.map_or("-".into(), |m| cm(m.feet[i].gap)));
-            row("contact", &|i| metrics.map_or("-".into(), |m| if m.feet[i].contact { "planted".into() } else { "swing".into() }));
-            row("lock", &|i| placer.and_then(|p| p.feet.get(i)).map_or("-".into(), |f| if f.locked { "LOCKED".into() } else { "free".into() }));
+            row("contact", &|i| {
+                metrics.map_or("-".into(), |m| if m.feet[i].contact { "planted".into() } else { "swing".into() })
+            });
+            row("lock", &|i| {
+                placer
+                    .and_then(|p| p.feet.get(i))
+                    .map_or("-".into(), |f| if f.locked { "LOCKED".into() } else { "free".into() })
+            });
             row("slide (contact)", &|i| metrics.map_or("-".into(), |m| cm(m.feet[i].slide)));
             row("IK offset", &|i| placer.and_then(|p| p.feet.get(i)).map_or("-".into(), |f| cm(f.offset)));
         });
@@ -61,7 +67,8 @@ pub fn metrics_window(
             ui.monospace(format!("pelvis offset {:>7.1} cm", p.pelvis_offset * 100.0));
         }
         if let Some(l) = loco {
-            let w: Vec<String> = l.clips.iter().zip(&l.weights).map(|(c, w)| format!("{} {:.2}", c.info.name, w)).collect();
+            let w: Vec<String> =
+                l.clips.iter().zip(&l.weights).map(|(c, w)| format!("{} {:.2}", c.info.name, w)).collect();
             ui.monospace(format!("speed {:.2} m/s  phase {:.2}", l.speed, l.phase));
             ui.monospace(w.join("  "));
         } else if let Some(m) = bodies.iter().next() {

@@ -44,11 +44,24 @@ pub struct DemoUi {
 impl Plugin for DemoUi {
     fn build(&self, app: &mut App) {
         app.add_plugins((EguiPlugin::default(), DefaultInspectorConfigPlugin))
-            .insert_resource(UiState { help: !self.args.inspector, inspector: self.args.inspector, metrics: true, gizmos: self.args.gizmos })
+            .insert_resource(UiState {
+                help: !self.args.inspector,
+                inspector: self.args.inspector,
+                metrics: true,
+                gizmos: self.args.gizmos,
+            })
             .add_systems(Update, (ui_keys, apply_gizmos).chain())
             .add_systems(
                 EguiPrimaryContextPass,
-                (panel::main_panel, help::help_window, metrics::metrics_window, labs::lab_window, inspector::inspector_window, record_pointer).chain(),
+                (
+                    panel::main_panel,
+                    help::help_window,
+                    metrics::metrics_window,
+                    labs::lab_window,
+                    inspector::inspector_window,
+                    record_pointer,
+                )
+                    .chain(),
             );
     }
 }

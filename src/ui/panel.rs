@@ -51,9 +51,16 @@ pub fn main_panel(
             ui.checkbox(&mut ui_state.metrics, "M  metrics");
             ui.checkbox(&mut ui_state.help, "F1 controls");
             ui.separator();
-            let who = if source.custom { source.asset_path.trim_start_matches("user://").to_string() } else { "mannequin".into() };
+            let who = if source.custom {
+                source.asset_path.trim_start_matches("user://").to_string()
+            } else {
+                "mannequin".into()
+            };
             if let Some(model) = models.iter().next().filter(|_| source.custom) {
-                ui.label(format!("{who}: {:.2} m tall, legs {:.2} m; contacts {}", model.height, model.leg_length, source.labels_from));
+                ui.label(format!(
+                    "{who}: {:.2} m tall, legs {:.2} m; contacts {}",
+                    model.height, model.leg_length, source.labels_from
+                ));
                 for line in &model.clips {
                     ui.label(format!("   clip {line}"));
                 }

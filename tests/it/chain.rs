@@ -59,9 +59,10 @@ fn the_hand_reaches_the_target_in_the_same_frame() {
     let mut app = headless_app();
     let arm = spawn_animated_arm(&mut app);
     let target = Vec3::new(0.9, 1.2, -0.75);
-    app.world_mut()
-        .entity_mut(arm.hand)
-        .insert((IkChain::two_bone(IkTarget::Position(target)), Pole::new(IkTarget::Position(Vec3::new(0.8, 2.0, -2.0)))));
+    app.world_mut().entity_mut(arm.hand).insert((
+        IkChain::two_bone(IkTarget::Position(target)),
+        Pole::new(IkTarget::Position(Vec3::new(0.8, 2.0, -2.0))),
+    ));
     let mut worst = 0.0f32;
     for frame in 0..90 {
         app.update();

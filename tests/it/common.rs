@@ -19,13 +19,7 @@ pub fn headless_app() -> App {
 /// [`headless_app`] reading assets through the given asset plugin (e.g. another folder).
 pub fn headless_app_with_assets(assets: AssetPlugin) -> App {
     let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        assets,
-        TransformPlugin,
-        AnimationPlugin,
-        IkPlugin::default(),
-    ));
+    app.add_plugins((MinimalPlugins, assets, TransformPlugin, AnimationPlugin, IkPlugin::default()));
     app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(DT)));
     app
 }

@@ -82,7 +82,12 @@ fn check(name: &str, convention: &Convention, outcome: &Outcome, reference_heigh
     let rigged = outcome.rigged.as_ref().ok_or_else(|| format!("{name}: not rigged: {:?}", outcome.failed))?;
     let rig = &rigged.rig;
     if rig.spine.len() != 3 || rig.neck.is_none() || rig.legs.iter().any(|l| l.ball.is_none()) {
-        return Err(format!("{name}: spine {} bones, neck {:?}, balls {:?}", rig.spine.len(), rig.neck, rig.legs.map(|l| l.ball)));
+        return Err(format!(
+            "{name}: spine {} bones, neck {:?}, balls {:?}",
+            rig.spine.len(),
+            rig.neck,
+            rig.legs.map(|l| l.ball)
+        ));
     }
     for (canonical, entity) in expected(rig) {
         let want = convention.bone_name(&canonical).unwrap();
@@ -95,7 +100,10 @@ fn check(name: &str, convention: &Convention, outcome: &Outcome, reference_heigh
     let forward_error = frame.forward.angle_between(convention.forward()).to_degrees();
     let up_error = frame.up.angle_between(Vec3::Y).to_degrees();
     if forward_error > 5.0 || up_error > 5.0 {
-        return Err(format!("{name}: forward {} ({forward_error:.1}° off), up {} ({up_error:.1}° off)", frame.forward, frame.up));
+        return Err(format!(
+            "{name}: forward {} ({forward_error:.1}° off), up {} ({up_error:.1}° off)",
+            frame.forward, frame.up
+        ));
     }
     let height_error = reference_height.map_or(0.0, |h| (frame.height / h - 1.0).abs());
     println!(

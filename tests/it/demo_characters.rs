@@ -22,11 +22,13 @@ use ik_tool::mannequin::{conventions, generate_convention};
 const DEFAULT_SET: [&str; 4] = ["mixamo_cm", "vrm_minus_z", "arbitrary_shuffled_a_pose", "robot_100"];
 
 fn run_demo(name: &str) -> Result<String, String> {
-    let convention = conventions().into_iter().find(|(n, _)| *n == name).map(|(_, c)| c).ok_or(format!("no preset {name}"))?;
+    let convention =
+        conventions().into_iter().find(|(n, _)| *n == name).map(|(_, c)| c).ok_or(format!("no preset {name}"))?;
     let dir = std::env::temp_dir().join(format!("bevy_ik_demo_{name}_{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let file = dir.join(format!("{name}.glb"));
-    std::fs::write(&file, generate_convention(&convention).map_err(|e| e.to_string())?.glb).map_err(|e| e.to_string())?;
+    std::fs::write(&file, generate_convention(&convention).map_err(|e| e.to_string())?.glb)
+        .map_err(|e| e.to_string())?;
     let output = Command::new(env!("CARGO_BIN_EXE_bevy_ik_demo"))
         .args(["--headless", "--character", file.to_str().unwrap()])
         .env("RUST_LOG", "warn")

@@ -110,7 +110,11 @@ fn ball_slide(lock: bool) -> f32 {
 fn foot_lock_keeps_planted_balls_still_while_the_root_slides() {
     let unlocked = ball_slide(false);
     let locked = ball_slide(true);
-    println!("ball slide over 1 s of 5 cm/s root motion: {:.1} mm unlocked, {:.3} mm locked", unlocked * 1e3, locked * 1e3);
+    println!(
+        "ball slide over 1 s of 5 cm/s root motion: {:.1} mm unlocked, {:.3} mm locked",
+        unlocked * 1e3,
+        locked * 1e3
+    );
     assert!(unlocked > 0.045, "without locking the ball follows the root ({unlocked} m)");
     assert!(locked <= 0.001, "a locked ball stays within 1 mm ({} mm)", locked * 1e3);
 }

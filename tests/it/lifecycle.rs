@@ -42,7 +42,8 @@ fn mannequin_scene(app: &mut App) -> Handle<WorldAsset> {
 fn a_respawned_scene_is_rigged_again_from_its_new_bones() {
     let mut app = gltf_app();
     let scene = mannequin_scene(&mut app);
-    let character = app.world_mut().spawn((Name::new("hero"), WorldAssetRoot(scene.clone()), HumanoidIk::default())).id();
+    let character =
+        app.world_mut().spawn((Name::new("hero"), WorldAssetRoot(scene.clone()), HumanoidIk::default())).id();
     update_until(&mut app, "the rig", |app| app.world().get::<RiggedHumanoid>(character).is_some());
     let first = app.world().get::<RiggedHumanoid>(character).unwrap().rig.pelvis;
     assert!(app.world().get::<RiggedHumanoid>(character).unwrap().mapping.contains("pelvis"));
@@ -74,7 +75,10 @@ fn a_rig_that_cannot_be_made_fails_once_with_bone_names_and_the_map_syntax() {
     let mut app = headless_app();
     app.init_resource::<Failures>();
     app.add_observer(|_: On<Add, RigFailed>, mut n: ResMut<Failures>| n.0 += 1);
-    let root = app.world_mut().spawn((Name::new("blob"), Transform::default(), HumanoidIk { patience_frames: 2, ..default() })).id();
+    let root = app
+        .world_mut()
+        .spawn((Name::new("blob"), Transform::default(), HumanoidIk { patience_frames: 2, ..default() }))
+        .id();
     // Two bones, nothing humanoid about them.
     let a = app.world_mut().spawn((Name::new("Body"), Transform::from_xyz(0.0, 1.0, 0.0), ChildOf(root))).id();
     app.world_mut().spawn((Name::new("Tentacle"), Transform::from_xyz(0.0, -0.5, 0.0), ChildOf(a)));
@@ -84,7 +88,10 @@ fn a_rig_that_cannot_be_made_fails_once_with_bone_names_and_the_map_syntax() {
     let failed = app.world().get::<RigFailed>(root).expect("the rig failed").message.clone();
     println!("{failed}");
     assert!(failed.contains("thigh_l") || failed.contains("left thigh"), "names the missing roles: {failed}");
-    assert!(failed.contains("role = bone") || failed.contains("rig-map") || failed.contains("RigChoice::Map"), "gives the map syntax: {failed}");
+    assert!(
+        failed.contains("role = bone") || failed.contains("rig-map") || failed.contains("RigChoice::Map"),
+        "gives the map syntax: {failed}"
+    );
     assert!(app.world().get::<RiggedHumanoid>(root).is_none());
     assert_eq!(app.world().resource::<Failures>().0, 1, "reported once in 200 frames, not every frame");
 }

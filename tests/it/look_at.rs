@@ -26,7 +26,8 @@ fn look_toward(degrees: f32) -> f32 {
     let (root, joints) = spawn_spine(app.world_mut());
     let angle = degrees.to_radians();
     let target = Vec3::new(10.0 * angle.sin(), 1.6, 10.0 * angle.cos());
-    let look = LookAtSpread { half_life: 0.0, ..LookAtSpread::spine_chest_neck_head(joints, IkTarget::Position(target)) };
+    let look =
+        LookAtSpread { half_life: 0.0, ..LookAtSpread::spine_chest_neck_head(joints, IkTarget::Position(target)) };
     app.world_mut().entity_mut(root).insert(look);
     app.update();
     app.update();
@@ -47,9 +48,10 @@ fn the_spread_reaches_120_degrees_and_stops_there() {
 fn joints_stay_within_their_limits() {
     let mut app = headless_app();
     let (root, joints) = spawn_spine(app.world_mut());
-    app.world_mut()
-        .entity_mut(root)
-        .insert(LookAtSpread { half_life: 0.0, ..LookAtSpread::spine_chest_neck_head(joints, IkTarget::Position(Vec3::new(-5.0, 1.6, -5.0))) });
+    app.world_mut().entity_mut(root).insert(LookAtSpread {
+        half_life: 0.0,
+        ..LookAtSpread::spine_chest_neck_head(joints, IkTarget::Position(Vec3::new(-5.0, 1.6, -5.0)))
+    });
     app.update();
     for (joint, limit) in joints.iter().zip([15.0f32, 20.0, 35.0, 50.0]) {
         let turned = app.world().get::<Transform>(*joint).unwrap().rotation.angle_between(Quat::IDENTITY).to_degrees();

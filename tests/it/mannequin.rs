@@ -86,7 +86,11 @@ fn load_and_rig(app: &mut App, path: &str) -> (Entity, ik_core::rig::HumanoidRig
 
 /// Plays `clip` on the scene's player for 200 frames and returns, over the sidecar's labelled
 /// Walk contacts, the worst ball height and every ball ground speed (m/s, character space).
-fn planted_balls(app: &mut App, rig: &ik_core::rig::HumanoidRig<Entity>, clip: Handle<AnimationClip>) -> (f32, Vec<f32>) {
+fn planted_balls(
+    app: &mut App,
+    rig: &ik_core::rig::HumanoidRig<Entity>,
+    clip: Handle<AnimationClip>,
+) -> (f32, Vec<f32>) {
     let mut players = app.world_mut().query_filtered::<Entity, With<AnimationPlayer>>();
     let player = players.iter(app.world()).next().expect("an AnimationPlayer");
     let (graph, node) = AnimationGraph::from_clip(clip);

@@ -43,7 +43,12 @@ fn find_chain_names_every_missing_bone() {
     let found = app
         .world_mut()
         .run_system_once(move |names: Query<&Name>, children: Query<&Children>| {
-            let ok = find_chain(root, &["mixamorig:LeftUpLeg", "mixamorig:LeftLeg", "mixamorig:LeftFoot"], &names, &children);
+            let ok = find_chain(
+                root,
+                &["mixamorig:LeftUpLeg", "mixamorig:LeftLeg", "mixamorig:LeftFoot"],
+                &names,
+                &children,
+            );
             let missing = find_chain(root, &["mixamorig:LeftUpLeg", "thigh_l", "calf_l"], &names, &children);
             (ok.map(|c| c.len()), missing.map_err(|e| e.missing))
         })

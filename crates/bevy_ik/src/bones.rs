@@ -118,7 +118,10 @@ impl BoneSet {
                 }
             };
             if !reached_stop {
-                return Err(format!("bone {key} is not a descendant of {}", stop.map_or("?".into(), |s| s.to_string())));
+                return Err(format!(
+                    "bone {key} is not a descendant of {}",
+                    stop.map_or("?".into(), |s| s.to_string())
+                ));
             }
             let len = path.len();
             for (i, (entity, parent)) in path.into_iter().enumerate() {
@@ -130,10 +133,7 @@ impl BoneSet {
         ordered.sort_by_key(|(d, e, _)| (*d, e.to_bits()));
         let entities: Vec<Entity> = ordered.iter().map(|(_, e, _)| *e).collect();
         let parent_entities: Vec<Option<Entity>> = ordered.iter().map(|(_, _, p)| *p).collect();
-        let parents = parent_entities
-            .iter()
-            .map(|p| p.and_then(|p| entities.iter().position(|e| *e == p)))
-            .collect();
+        let parents = parent_entities.iter().map(|p| p.and_then(|p| entities.iter().position(|e| *e == p))).collect();
         let keys = keys.iter().map(|k| entities.iter().position(|e| e == k).unwrap_or(0)).collect();
         let n = entities.len();
         Ok(BoneSet {
@@ -179,8 +179,7 @@ impl BoneSet {
             None => Xform::IDENTITY,
         };
         self.locals.copy_from_slice(&self.read);
-        forward_kinematics(&self.parents, &self.locals, &Xform::IDENTITY, &mut self.model)
-            .map_err(|e| e.to_string())
+        forward_kinematics(&self.parents, &self.locals, &Xform::IDENTITY, &mut self.model).map_err(|e| e.to_string())
     }
 
     /// Recomputes `model` from the current `locals` (after a solver changed some of them).

@@ -10,10 +10,10 @@ use ik_core::limits::{JointLimit as CoreLimit, LimitShape};
 use ik_core::{TwoBoneJob, Xform};
 
 use crate::bones::{BoneSet, Hierarchy, StopCache, apply_correction, restore_after_fault};
-pub use crate::limb::ChainOutput;
-use crate::limb::Limb;
 use crate::chain_system::{ChainWorld, chain_entities, owns_all};
 use crate::fade::{IkFade, effective_weight};
+pub use crate::limb::ChainOutput;
+use crate::limb::Limb;
 use crate::report::{FaultLatch, IkFault};
 use crate::target::IkTarget;
 
@@ -268,7 +268,9 @@ impl IkChainState {
     pub fn joint_positions(&self) -> impl Iterator<Item = Vec3> + '_ {
         let (limb, iterative) = self.parts();
         let limb = limb.into_iter().flat_map(|l| l.model().map(|m| l.stop_world.transform_point(m.translation)));
-        let set = iterative.into_iter().flat_map(|c| c.joints.iter().map(|&j| c.bones.stop_world.transform_point(c.bones.model[j].translation)));
+        let set = iterative
+            .into_iter()
+            .flat_map(|c| c.joints.iter().map(|&j| c.bones.stop_world.transform_point(c.bones.model[j].translation)));
         limb.chain(set)
     }
 
@@ -339,7 +341,8 @@ impl IkChainState {
             return Ok(());
         }
         self.joints = ChainJoints::Unbuilt;
-        let joints = chain_entities(tip, if chain.solver == IkSolver::TwoBone { None } else { chain.root }, count, hierarchy)?;
+        let joints =
+            chain_entities(tip, if chain.solver == IkSolver::TwoBone { None } else { chain.root }, count, hierarchy)?;
         self.joints = if chain.solver == IkSolver::TwoBone {
             ChainJoints::Limb(Limb::build(&joints, hierarchy)?)
         } else {
@@ -398,7 +401,8 @@ impl IkChainState {
     pub(crate) fn written_bones(&self) -> impl Iterator<Item = (u32, Entity)> + '_ {
         let (limb, iterative) = self.parts();
         let limb = limb.into_iter().flat_map(|l| [(0, l.entities[0]), (1, l.entities[1])]);
-        let set = iterative.into_iter().flat_map(|c| c.bones.entities.iter().enumerate().map(|(slot, &e)| (slot as u32, e)));
+        let set =
+            iterative.into_iter().flat_map(|c| c.bones.entities.iter().enumerate().map(|(slot, &e)| (slot as u32, e)));
         limb.chain(set)
     }
 
@@ -445,10 +449,16 @@ impl IkChainState {
         buffers.locals.clear();
         buffers.locals.extend(joints.iter().map(|&j| bones.locals[j].rotation));
         buffers.limits.clear();
-        buffers.limits.extend(joints.iter().map(|&j| world.limits.get(bones.entities[j]).ok().map(JointLimit::to_core)));
+        buffers
+            .limits
+            .extend(joints.iter().map(|&j| world.limits.get(bones.entities[j]).ok().map(JointLimit::to_core)));
         buffers.corrections.resize(n, Quat::IDENTITY);
-        let job = ChainJob { tolerance: chain.tolerance, max_iterations: chain.max_iterations, ..ChainJob::new(&buffers.joints, target) }
-            .with_limits(&buffers.locals, &buffers.limits);
+        let job = ChainJob {
+            tolerance: chain.tolerance,
+            max_iterations: chain.max_iterations,
+            ..ChainJob::new(&buffers.joints, target)
+        }
+        .with_limits(&buffers.locals, &buffers.limits);
         let warm = if chain.warm_start { Some(&mut buffers.warm) } else { None };
         let solved = match chain.solver {
             IkSolver::Ccd => ik_core::ccd::solve(&job, &mut buffers.scratch, warm, &mut buffers.corrections),
@@ -501,7 +511,7 @@ impl IkChainState {
             soften: chain.soften,
             weight,
             ..TwoBoneJob::from_model(&model, [0, 1, 2], to_model(target_world), pole_world.map(to_model))
-            .ok_or_else(|| IkFault::MissingBone("two-bone joints".into()))?
+                .ok_or_else(|| IkFault::MissingBone("two-bone joints".into()))?
         };
         let solution = job.run().map_err(IkFault::Solver)?;
         let [root, mid] = &mut limb.locals;

@@ -7,13 +7,18 @@ use bevy::utils::Parallel;
 
 use crate::IkSettings;
 use crate::bones::{Hierarchy, StopCache};
-use crate::limb::ChainOutput;
 use crate::chain::*;
 use crate::fade::IkFade;
+use crate::limb::ChainOutput;
 use crate::report::IkFault;
 
 /// The joints of a chain ending at `tip`: `count` ancestors above it (or up to `root`), root first.
-pub(crate) fn chain_entities(tip: Entity, root: Option<Entity>, count: usize, hierarchy: &Hierarchy) -> Result<Vec<Entity>, IkFault> {
+pub(crate) fn chain_entities(
+    tip: Entity,
+    root: Option<Entity>,
+    count: usize,
+    hierarchy: &Hierarchy,
+) -> Result<Vec<Entity>, IkFault> {
     let mut joints = vec![tip];
     let mut current = tip;
     loop {
@@ -58,7 +63,11 @@ pub(crate) struct ChainWorld<'a, 'w, 's> {
 }
 
 /// Whether every bone the chain writes carries this chain's mark with its slot.
-pub(crate) fn owns_all(tip: Entity, mut written: impl Iterator<Item = (u32, Entity)>, marks: &Query<&ChainBone>) -> bool {
+pub(crate) fn owns_all(
+    tip: Entity,
+    mut written: impl Iterator<Item = (u32, Entity)>,
+    marks: &Query<&ChainBone>,
+) -> bool {
     written.all(|(slot, bone)| marks.get(bone).is_ok_and(|m| *m == ChainBone { owner: tip, slot }))
 }
 
@@ -91,7 +100,8 @@ pub fn solve_chains(
         let hierarchy = transforms.p0();
         let world = ChainWorld { hierarchy: &hierarchy, limits: &limits, marks: &marks };
         let serial = &*serial;
-        type Item<'a> = (Entity, &'a IkChain, Option<&'a Pole>, Option<&'a IkFade>, Mut<'a, IkChainState>, Mut<'a, ChainOutput>);
+        type Item<'a> =
+            (Entity, &'a IkChain, Option<&'a Pole>, Option<&'a IkFade>, Mut<'a, IkChainState>, Mut<'a, ChainOutput>);
         let solve = |stops: &mut StopCache, (tip, chain, pole, fade, mut state, mut output): Item| {
             state.solve(tip, (chain, pole, fade), &world, stops);
             state.fill_output(&mut output);
@@ -189,15 +199,23 @@ mod tests {
     /// An arm (shoulder → upper arm → forearm → hand) under a turned root.
     fn spawn_arm(world: &mut World, at: Vec3) -> [Entity; 4] {
         let root = world.spawn(Transform::from_translation(at).with_rotation(Quat::from_rotation_y(0.4))).id();
-        let upper = world.spawn((Transform::from_xyz(0.2, 1.4, 0.0).with_rotation(Quat::from_rotation_z(-0.3)), ChildOf(root))).id();
-        let fore = world.spawn((Transform::from_xyz(0.0, -0.3, 0.0).with_rotation(Quat::from_rotation_x(0.5)), ChildOf(upper))).id();
+        let upper = world
+            .spawn((Transform::from_xyz(0.2, 1.4, 0.0).with_rotation(Quat::from_rotation_z(-0.3)), ChildOf(root)))
+            .id();
+        let fore = world
+            .spawn((Transform::from_xyz(0.0, -0.3, 0.0).with_rotation(Quat::from_rotation_x(0.5)), ChildOf(upper)))
+            .id();
         let hand = world.spawn((Transform::from_xyz(0.0, -0.27, 0.0), ChildOf(fore))).id();
         [root, upper, fore, hand]
     }
 
     fn app(parallel: bool) -> App {
         let mut app = App::new();
-        app.add_plugins((MinimalPlugins, TransformPlugin, IkPlugin { settings: IkSettings { enabled: true, parallel } }));
+        app.add_plugins((
+            MinimalPlugins,
+            TransformPlugin,
+            IkPlugin { settings: IkSettings { enabled: true, parallel } },
+        ));
         app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(1.0 / 60.0)));
         app
     }
@@ -216,10 +234,9 @@ mod tests {
                 let arm = spawn_arm(app.world_mut(), Vec3::new(i as f32 * 1.5, 0.0, 0.0));
                 let target = Vec3::new(i as f32 * 1.5 + 0.35, 1.1, 0.25);
                 let pole = Vec3::new(i as f32 * 1.5 + 0.3, 1.2, -1.0);
-                app.world_mut().entity_mut(arm[3]).insert((
-                    IkChain::two_bone(IkTarget::Position(target)),
-                    Pole::new(IkTarget::Position(pole)),
-                ));
+                app.world_mut()
+                    .entity_mut(arm[3])
+                    .insert((IkChain::two_bone(IkTarget::Position(target)), Pole::new(IkTarget::Position(pole))));
                 arms.push((arm, target));
             }
             for frame in 0..4 {
@@ -252,7 +269,9 @@ mod tests {
         let mut hands = Vec::new();
         for side in [-1.0f32, 1.0] {
             let upper = world.spawn((Transform::from_xyz(0.2 * side, 1.4, 0.0), ChildOf(root))).id();
-            let fore = world.spawn((Transform::from_xyz(0.0, -0.3, 0.0).with_rotation(Quat::from_rotation_x(0.5)), ChildOf(upper))).id();
+            let fore = world
+                .spawn((Transform::from_xyz(0.0, -0.3, 0.0).with_rotation(Quat::from_rotation_x(0.5)), ChildOf(upper)))
+                .id();
             let hand = world.spawn((Transform::from_xyz(0.0, -0.27, 0.0), ChildOf(fore))).id();
             let target = Vec3::new(1.0 + 0.3 * side, 1.1, 2.3);
             world.entity_mut(hand).insert(IkChain::two_bone(IkTarget::Position(target)));
@@ -282,9 +301,11 @@ mod tests {
                 assert!(app.world().get::<Transform>(e).unwrap().is_finite());
             }
         }
-        let owners: Vec<Entity> = [upper, fore, hand].iter().filter_map(|&e| app.world().get::<ChainBone>(e)).map(|m| m.owner).collect();
+        let owners: Vec<Entity> =
+            [upper, fore, hand].iter().filter_map(|&e| app.world().get::<ChainBone>(e)).map(|m| m.owner).collect();
         assert_eq!(owners.len(), 3, "every written bone carries one mark");
-        let states: Vec<Ownership> = [hand, finger].iter().map(|&e| app.world().get::<IkChainState>(e).unwrap().ownership).collect();
+        let states: Vec<Ownership> =
+            [hand, finger].iter().map(|&e| app.world().get::<IkChainState>(e).unwrap().ownership).collect();
         assert!(states.contains(&Ownership::Serial), "the chain that lost the shared bone writes serially: {states:?}");
         // (Where the two chains end up is not defined: both solve from the animated pose.)
     }

@@ -52,7 +52,8 @@ impl IkFade {
             return;
         }
         let step = dt.max(0.0) / duration;
-        self.progress = if goal > self.progress { (self.progress + step).min(goal) } else { (self.progress - step).max(goal) };
+        self.progress =
+            if goal > self.progress { (self.progress + step).min(goal) } else { (self.progress - step).max(goal) };
     }
 }
 

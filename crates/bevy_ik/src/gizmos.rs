@@ -31,15 +31,13 @@ pub struct IkGizmosPlugin;
 
 impl Plugin for IkGizmosPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<IkGizmos>()
-            .register_type::<IkGizmos>()
-            .add_systems(
-                PostUpdate,
-                (draw_chains, draw_feet)
-                    .after(TransformSystems::Propagate)
-                    // Headless apps without Bevy's gizmo plugin simply draw nothing.
-                    .run_if(resource_exists::<bevy::gizmos::config::GizmoConfigStore>),
-            );
+        app.init_resource::<IkGizmos>().register_type::<IkGizmos>().add_systems(
+            PostUpdate,
+            (draw_chains, draw_feet)
+                .after(TransformSystems::Propagate)
+                // Headless apps without Bevy's gizmo plugin simply draw nothing.
+                .run_if(resource_exists::<bevy::gizmos::config::GizmoConfigStore>),
+        );
     }
 }
 

@@ -65,7 +65,13 @@ pub struct HumanoidIk {
 
 impl Default for HumanoidIk {
     fn default() -> Self {
-        HumanoidIk { profile: RigChoice::Auto, look_target: None, hand_target: None, foot_lock: true, patience_frames: 120 }
+        HumanoidIk {
+            profile: RigChoice::Auto,
+            look_target: None,
+            hand_target: None,
+            foot_lock: true,
+            patience_frames: 120,
+        }
     }
 }
 
@@ -142,14 +148,22 @@ impl HumanoidBones<'_, '_> {
         }
         let bones: Vec<SkeletonBone<Entity>> = skeleton
             .iter()
-            .map(|(e, name, parent, rest)| SkeletonBone { handle: *e, name: name.as_str(), parent: *parent, rest: *rest })
+            .map(|(e, name, parent, rest)| SkeletonBone {
+                handle: *e,
+                name: name.as_str(),
+                parent: *parent,
+                rest: *rest,
+            })
             .collect();
         let map = match choice {
             RigChoice::Auto => None,
-            RigChoice::Map(map) => Some(
-                RigProfile::from_map("user map", map.iter().map(|(r, b)| (r.as_str(), b.as_str())))
-                    .map_err(|unknown| format!("unknown role names in the rig map: {}. {}", unknown.join(", "), ik_core::rig::MAP_HINT))?,
-            ),
+            RigChoice::Map(map) => {
+                Some(RigProfile::from_map("user map", map.iter().map(|(r, b)| (r.as_str(), b.as_str()))).map_err(
+                    |unknown| {
+                        format!("unknown role names in the rig map: {}. {}", unknown.join(", "), ik_core::rig::MAP_HINT)
+                    },
+                )?)
+            }
         };
         rig_humanoid(&bones, map.as_ref()).map_err(|e| e.to_string())
     }
@@ -163,7 +177,10 @@ impl HumanoidBones<'_, '_> {
 #[allow(clippy::type_complexity)]
 pub fn rig_humanoids(
     mut commands: Commands,
-    mut pending: Query<(Entity, &HumanoidIk, Option<&mut RigAttempts>, Option<&Name>), (Without<RiggedHumanoid>, Without<RigFailed>)>,
+    mut pending: Query<
+        (Entity, &HumanoidIk, Option<&mut RigAttempts>, Option<&Name>),
+        (Without<RiggedHumanoid>, Without<RigFailed>),
+    >,
     bones: HumanoidBones,
 ) {
     for (root, humanoid, attempts, name) in &mut pending {
@@ -177,7 +194,8 @@ pub fn rig_humanoids(
         let who = name.map_or_else(|| format!("{root}"), |n| format!("`{n}`"));
         match bones.detect(root, &humanoid.profile) {
             Ok(report) => {
-                let (reaching_hand, pole) = attach(&mut commands, root, humanoid, &report.rig, &report.frame, &bones.hierarchy);
+                let (reaching_hand, pole) =
+                    attach(&mut commands, root, humanoid, &report.rig, &report.frame, &bones.hierarchy);
                 let mapping = report.mapping();
                 info!("bevy_ik: rigged {who} ({}):\n{mapping}", report.found_by);
                 commands.entity(root).remove::<RigAttempts>().insert(RiggedHumanoid {
@@ -194,7 +212,9 @@ pub fn rig_humanoids(
                     commands.entity(root).insert(RigAttempts { frames, failed_with_bones: None });
                 } else {
                     error!("bevy_ik: cannot rig {who} as a humanoid: {message}");
-                    commands.entity(root).insert((RigAttempts { frames: 0, failed_with_bones: Some(count) }, RigFailed { message }));
+                    commands
+                        .entity(root)
+                        .insert((RigAttempts { frames: 0, failed_with_bones: Some(count) }, RigFailed { message }));
                 }
             }
         }
@@ -257,7 +277,8 @@ fn attach(
             let toe = leg.ball.and_then(|b| rest_relative(root, b, hierarchy));
             let rest = ankle.map(|a| {
                 // Without a toe bone the foot is taken as 18 % of the leg, pointing forward.
-                let foot = toe.map_or(0.18 * frame.leg_length, |t| crate::feet_system::horizontal(t.translation - a.translation));
+                let foot = toe
+                    .map_or(0.18 * frame.leg_length, |t| crate::feet_system::horizontal(t.translation - a.translation));
                 let estimated_toe = ik_core::Xform { translation: a.translation + frame.forward * foot, ..a };
                 let (heel, mut tip) = ik_core::sole::heel_and_tip(
                     &a,
@@ -294,7 +315,11 @@ fn attach(
         let forward = rest_relative(root, rig.head, hierarchy)
             .map_or(Vec3::ZERO, |h| ik_core::look_at::local_forward_axis(h.rotation, frame.forward));
         root_commands.insert(LookAtSpread {
-            joints: joints.iter().zip(shares).map(|(b, j)| LookAtJoint { bone: *b, share: j.share, limit: j.limit }).collect(),
+            joints: joints
+                .iter()
+                .zip(shares)
+                .map(|(b, j)| LookAtJoint { bone: *b, share: j.share, limit: j.limit })
+                .collect(),
             target,
             forward,
             ..Default::default()
@@ -306,6 +331,10 @@ fn attach(
     let h = frame.height;
     let at = frame.left * (-0.39 * h) + frame.up * (0.55 * h) - frame.forward * (0.33 * h);
     let pole = commands.spawn((Name::new("right elbow pole"), Transform::from_translation(at), ChildOf(root))).id();
-    commands.entity(arm.hand).insert((IkChain { soften: 0.03, ..IkChain::two_bone(target) }, Pole::new(IkTarget::Entity(pole)), IkFade::new(false)));
+    commands.entity(arm.hand).insert((
+        IkChain { soften: 0.03, ..IkChain::two_bone(target) },
+        Pole::new(IkTarget::Entity(pole)),
+        IkFade::new(false),
+    ));
     (Some(arm.hand), Some(pole))
 }

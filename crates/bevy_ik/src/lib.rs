@@ -39,11 +39,11 @@ mod chain_system;
 pub mod fade;
 pub mod feet;
 mod feet_system;
+#[cfg(feature = "gizmos")]
+pub mod gizmos;
 pub mod ground;
 pub mod humanoid;
 mod limb;
-#[cfg(feature = "gizmos")]
-pub mod gizmos;
 pub mod look_at;
 mod report;
 pub mod rig;
@@ -63,8 +63,8 @@ pub mod prelude {
     #[cfg(feature = "gizmos")]
     pub use crate::gizmos::IkGizmos;
     pub use crate::ground::{GroundPlane, IkGround};
-    pub use crate::look_at::{LookAtJoint, LookAtSpread, LookAtState};
     pub use crate::humanoid::{HumanoidBones, HumanoidIk, RigChoice, RigFailed, RiggedHumanoid};
+    pub use crate::look_at::{LookAtJoint, LookAtSpread, LookAtState};
     pub use crate::rig::{RigError, find_chain};
     pub use crate::target::IkTarget;
     pub use crate::{IkPlugin, IkSettings, IkSystems};
@@ -168,15 +168,20 @@ impl Plugin for IkPlugin {
             PostUpdate,
             fade::advance_fades.in_set(IkSystems::Prepare).run_if(any_with_component::<fade::IkFade>),
         )
-        .add_systems(PostUpdate, feet::place_feet.in_set(IkSystems::Feet).run_if(any_with_component::<feet::FootPlacer>))
+        .add_systems(
+            PostUpdate,
+            feet::place_feet.in_set(IkSystems::Feet).run_if(any_with_component::<feet::FootPlacer>),
+        )
         .add_systems(
             PostUpdate,
             look_at::solve_look_at.in_set(IkSystems::LookAt).run_if(any_with_component::<look_at::LookAtSpread>),
         )
-        .add_systems(PostUpdate, chain::solve_chains.in_set(IkSystems::Chains).run_if(any_with_component::<chain::IkChain>));
+        .add_systems(
+            PostUpdate,
+            chain::solve_chains.in_set(IkSystems::Chains).run_if(any_with_component::<chain::IkChain>),
+        );
 
         #[cfg(feature = "gizmos")]
         app.add_plugins(gizmos::IkGizmosPlugin);
-
     }
 }

@@ -167,8 +167,10 @@ impl LookAtState {
             *out = bones.model[k];
         }
         self.spread.clear();
-        self.spread.extend(look.joints.iter().map(|j| ik_core::look_at::LookAtJoint { share: j.share, limit: j.limit }));
-        let head = self.joint_model.last().ok_or(IkFault::Solver(ik_core::IkError::ChainTooShort { needed: 1, got: 0 }))?;
+        self.spread
+            .extend(look.joints.iter().map(|j| ik_core::look_at::LookAtJoint { share: j.share, limit: j.limit }));
+        let head =
+            self.joint_model.last().ok_or(IkFault::Solver(ik_core::IkError::ChainTooShort { needed: 1, got: 0 }))?;
         let forward = if look.forward != Vec3::ZERO {
             look.forward
         } else {

@@ -29,7 +29,11 @@ const SCENARIOS: [Scenario; 8] = [
 fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|info| info.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
         .unwrap_or_else(|| "unknown".into())
 }
 
@@ -54,8 +58,10 @@ fn main() {
         Err(_) if bench => vec![1, 100, 1_000, 10_000],
         Err(_) => vec![1, 100],
     };
-    let scenarios: Vec<Scenario> =
-        SCENARIOS.into_iter().filter(|s| filters.is_empty() || filters.iter().any(|f| s.label().contains(f.as_str()))).collect();
+    let scenarios: Vec<Scenario> = SCENARIOS
+        .into_iter()
+        .filter(|s| filters.is_empty() || filters.iter().any(|f| s.label().contains(f.as_str())))
+        .collect();
 
     println!("# ik_bench: {}", if bench { "measurement" } else { "smoke run (cargo test; timings meaningless)" });
     println!(
@@ -65,7 +71,9 @@ fn main() {
         if cfg!(debug_assertions) { "debug assertions on (NOT a measurement)" } else { "optimized" },
     );
     println!();
-    println!("| scenario | N | IK window ms/frame (median) | ns/character | ns/chain | × floor | whole frame ms | max error m | mean error m | other load |");
+    println!(
+        "| scenario | N | IK window ms/frame (median) | ns/character | ns/chain | × floor | whole frame ms | max error m | mean error m | other load |"
+    );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut results: Vec<Measurement> = Vec::new();
     for &n in &counts {
@@ -111,7 +119,11 @@ fn main() {
 fn check(m: &Measurement) {
     assert_eq!(m.warnings, 0, "{}: bevy_ik logged warnings", m.scenario.label());
     assert!(m.max_error.is_finite() && m.mean_error.is_finite(), "{}: non-finite error", m.scenario.label());
-    assert!(!m.window.is_empty() && m.window.iter().all(|d| *d > Duration::ZERO), "{}: window not timed", m.scenario.label());
+    assert!(
+        !m.window.is_empty() && m.window.iter().all(|d| *d > Duration::ZERO),
+        "{}: window not timed",
+        m.scenario.label()
+    );
     match m.scenario {
         // Exact two-bone solves on reachable targets: on target to well under a millimetre.
         Scenario::OurLegs { .. } => assert!(m.max_error < 1e-3, "bevy_ik legs miss by {} m", m.max_error),
@@ -156,8 +168,11 @@ fn summary(results: &[Measurement], counts: &[usize]) {
             );
         }
     }
-    let flat: Vec<(usize, f64)> =
-        counts.iter().filter(|&&n| n >= 100).filter_map(|&n| find(results, full, n).map(|m| (n, per_character(m)))).collect();
+    let flat: Vec<(usize, f64)> = counts
+        .iter()
+        .filter(|&&n| n >= 100)
+        .filter_map(|&n| find(results, full, n).map(|m| (n, per_character(m))))
+        .collect();
     if flat.len() >= 2 {
         let lo = flat.iter().map(|f| f.1).fold(f64::INFINITY, f64::min);
         let hi = flat.iter().map(|f| f.1).fold(0.0, f64::max);

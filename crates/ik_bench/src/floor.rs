@@ -36,7 +36,10 @@ impl Gather {
 }
 
 /// Per character: reads its bones by entity (parallel), then writes them back (serial).
-pub fn floor_gather(mut characters: Query<&mut Gather>, mut transforms: ParamSet<(Query<&Transform>, Query<&mut Transform>)>) {
+pub fn floor_gather(
+    mut characters: Query<&mut Gather>,
+    mut transforms: ParamSet<(Query<&Transform>, Query<&mut Transform>)>,
+) {
     {
         let read = transforms.p0();
         characters.par_iter_mut().for_each(|mut gather| {

@@ -194,9 +194,15 @@ pub fn build(scenario: Scenario, count: usize) -> App {
                 for c in &characters {
                     app.world_mut().entity_mut(c.root).insert(Gather::new(c.touched()));
                 }
-                app.add_systems(PostUpdate, (start_clock, floor_gather, stop_clock).chain().before(TransformSystems::Propagate));
+                app.add_systems(
+                    PostUpdate,
+                    (start_clock, floor_gather, stop_clock).chain().before(TransformSystems::Propagate),
+                );
             } else {
-                app.add_systems(PostUpdate, (start_clock, floor, stop_clock).chain().before(TransformSystems::Propagate));
+                app.add_systems(
+                    PostUpdate,
+                    (start_clock, floor, stop_clock).chain().before(TransformSystems::Propagate),
+                );
             }
         }
         Scenario::Full { ground, parallel } => {
@@ -212,7 +218,10 @@ pub fn build(scenario: Scenario, count: usize) -> App {
                     let tilt = Quat::from_rotation_arc(Vec3::Y, plane.normal.normalize());
                     let half = Vec3::new(400.0, 0.5, 400.0);
                     let centre = Vec3::Y * plane.height - tilt * Vec3::Y * half.y;
-                    app.world_mut().spawn((Collider::cuboid(half.x, half.y, half.z), Transform::from_translation(centre).with_rotation(tilt)));
+                    app.world_mut().spawn((
+                        Collider::cuboid(half.x, half.y, half.z),
+                        Transform::from_translation(centre).with_rotation(tilt),
+                    ));
                 }
             }
             for c in &characters {
@@ -296,7 +305,8 @@ pub fn measure(scenario: Scenario, count: usize, warmup: usize, frames: usize, m
     }
     // The kernel counts CPU time in 10 ms ticks: under a second the figure means little.
     let long_enough = began.elapsed() >= Duration::from_secs(1);
-    let foreign_load = load_before.filter(|_| long_enough).and_then(|before| Some(CpuClock::read()?.foreign_since(&before)));
+    let foreign_load =
+        load_before.filter(|_| long_enough).and_then(|before| Some(CpuClock::read()?.foreign_since(&before)));
     let window = std::mem::take(&mut app.world_mut().resource_mut::<Stopwatch>().samples);
     let (max_error, mean_error) = errors(&mut app, scenario);
     let warnings = count_warnings(&mut app);

@@ -21,11 +21,13 @@ use std::hint::black_box;
 use common::{LEFT, PELVIS, RIGHT, biped, gait_clip, min_heights};
 use criterion::{Criterion, criterion_group, criterion_main};
 use glam::Vec3;
-use ik_core::foot_placement::{FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, FootRig, GroundHit};
+use ik_core::Xform;
+use ik_core::foot_placement::{
+    FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, FootRig, GroundHit,
+};
 use ik_core::gait::GaitParams;
 use ik_core::skeleton::forward_kinematics;
 use ik_core::slide_removal::{SlideFoot, SlideRemovalSettings, remove_foot_slide};
-use ik_core::Xform;
 
 const FPS: f32 = 60.0;
 
@@ -72,7 +74,8 @@ fn foot_placement(c: &mut Criterion) {
             };
             locals.copy_from_slice(black_box(&clip[k * bones..(k + 1) * bones]));
             forward_kinematics(skel.parents(), &locals, &Xform::IDENTITY, &mut model).expect("valid biped");
-            let pelvis = job.run(&mut locals, &mut model, ground, 1.0 / FPS, &mut state, &mut reports).expect("valid rig");
+            let pelvis =
+                job.run(&mut locals, &mut model, ground, 1.0 / FPS, &mut state, &mut reports).expect("valid rig");
             black_box(&locals);
             pelvis
         })

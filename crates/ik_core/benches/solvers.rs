@@ -44,7 +44,10 @@ impl Rng {
 fn posed_limb() -> [Xform; 3] {
     let parents = [None, Some(0), Some(1), Some(2)];
     let locals = [
-        Xform::from_translation_rotation(Vec3::new(0.2, 1.4, 0.1), Quat::from_euler(glam::EulerRot::YXZ, 0.7, -0.3, 0.2)),
+        Xform::from_translation_rotation(
+            Vec3::new(0.2, 1.4, 0.1),
+            Quat::from_euler(glam::EulerRot::YXZ, 0.7, -0.3, 0.2),
+        ),
         Xform::from_translation_rotation(Vec3::new(0.18, 0.0, 0.0), Quat::from_rotation_z(-1.1)),
         Xform::from_translation_rotation(Vec3::new(0.0, -0.30, 0.0), Quat::from_rotation_x(0.9)),
         Xform::from_translation(Vec3::new(0.0, -0.27, 0.0)),
@@ -114,7 +117,12 @@ fn iterative(c: &mut Criterion) {
     let joints = chain_6_bones();
     let reach = 0.15 * 6.0;
     let targets = moving_targets(joints[0].translation, reach);
-    type Solve = fn(&ChainJob, &mut ChainScratch, Option<&mut WarmStart>, &mut [Quat]) -> Result<ik_core::fabrik::ChainSolution, ik_core::IkError>;
+    type Solve = fn(
+        &ChainJob,
+        &mut ChainScratch,
+        Option<&mut WarmStart>,
+        &mut [Quat],
+    ) -> Result<ik_core::fabrik::ChainSolution, ik_core::IkError>;
     let solvers: [(&str, Solve); 2] = [("fabrik", ik_core::fabrik::solve), ("ccd", ik_core::ccd::solve)];
     for (name, solve) in solvers {
         for warm in [false, true] {

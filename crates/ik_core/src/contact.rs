@@ -51,11 +51,7 @@ pub struct ContactSettings {
 
 impl Default for ContactSettings {
     fn default() -> Self {
-        ContactSettings {
-            velocity_threshold: 0.3,
-            height_threshold: 0.1,
-            vote_window: 3,
-        }
+        ContactSettings { velocity_threshold: 0.3, height_threshold: 0.1, vote_window: 3 }
     }
 }
 
@@ -63,19 +59,11 @@ impl Default for ContactSettings {
 pub const MAX_VOTE_WINDOW: usize = 127;
 
 fn check_lengths(expected: usize, got: usize) -> Result<(), IkError> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(IkError::LengthMismatch { expected, got })
-    }
+    if expected == got { Ok(()) } else { Err(IkError::LengthMismatch { expected, got }) }
 }
 
 fn check_rate(frame_rate: f32) -> Result<(), IkError> {
-    if frame_rate.is_finite() && frame_rate > 0.0 {
-        Ok(())
-    } else {
-        Err(IkError::NonFiniteInput)
-    }
+    if frame_rate.is_finite() && frame_rate > 0.0 { Ok(()) } else { Err(IkError::NonFiniteInput) }
 }
 
 /// Toe speed at frame `i`, m/s: central difference, one-sided at the ends, 0 for one frame.
@@ -206,13 +194,7 @@ pub fn label_contacts_hysteresis(
     check_lengths(positions.len(), labels.len())?;
     check_rate(frame_rate)?;
     let s = settings;
-    let values = [
-        s.enter_height,
-        s.leave_height,
-        s.enter_speed,
-        s.leave_speed,
-        floor_height,
-    ];
+    let values = [s.enter_height, s.leave_height, s.enter_speed, s.leave_speed, floor_height];
     if values.iter().any(|v| !v.is_finite()) || positions.iter().any(|p| !p.is_finite()) {
         return Err(IkError::NonFiniteInput);
     }
@@ -220,11 +202,8 @@ pub fn label_contacts_hysteresis(
     for (i, label) in labels.iter_mut().enumerate() {
         let h = positions[i].y - floor_height;
         let v = step_speed(positions, frame_rate, i);
-        planted = if planted {
-            h <= s.leave_height && v <= s.leave_speed
-        } else {
-            h < s.enter_height && v < s.enter_speed
-        };
+        planted =
+            if planted { h <= s.leave_height && v <= s.leave_speed } else { h < s.enter_height && v < s.enter_speed };
         *label = planted;
     }
     tidy_spans(labels, s.min_gap, s.min_span);
@@ -274,12 +253,7 @@ fn fill_runs(labels: &mut [bool], value: bool, min: usize) {
 /// Smooths labels into a 0..1 contact signal with a Gaussian blur of standard deviation
 /// `sigma` seconds (window ±3σ, renormalized at the clip's ends). `sigma ≤ 0` copies the labels
 /// as 0/1. `signal` must be as long as `labels`.
-pub fn smooth_contacts(
-    labels: &[bool],
-    frame_rate: f32,
-    sigma: f32,
-    signal: &mut [f32],
-) -> Result<(), IkError> {
+pub fn smooth_contacts(labels: &[bool], frame_rate: f32, sigma: f32, signal: &mut [f32]) -> Result<(), IkError> {
     check_lengths(labels.len(), signal.len())?;
     check_rate(frame_rate)?;
     if sigma.is_nan() {
@@ -298,12 +272,7 @@ pub fn smooth_contacts(
     for (i, s) in signal.iter_mut().enumerate() {
         let (mut sum, mut weight) = (0.0f32, 0.0f32);
         let lo = i.saturating_sub(reach);
-        for (j, &label) in labels
-            .iter()
-            .enumerate()
-            .take((i + reach).min(n - 1) + 1)
-            .skip(lo)
-        {
+        for (j, &label) in labels.iter().enumerate().take((i + reach).min(n - 1) + 1).skip(lo) {
             let k = j as f32 - i as f32;
             let w = (k * k * inv).exp();
             weight += w;

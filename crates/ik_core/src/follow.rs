@@ -70,7 +70,8 @@ pub fn chase(
     dt: f32,
 ) -> Result<(Vec3, Vec3), IkError> {
     let finite = head.is_finite() && heading.is_finite() && target.is_finite();
-    if !finite || !max_speed.is_finite() || !max_turn_rate.is_finite() || !arrive_radius.is_finite() || !dt.is_finite() {
+    if !finite || !max_speed.is_finite() || !max_turn_rate.is_finite() || !arrive_radius.is_finite() || !dt.is_finite()
+    {
         return Err(IkError::NonFiniteInput);
     }
     let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);

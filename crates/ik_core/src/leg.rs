@@ -293,7 +293,8 @@ pub fn soft_zone_start(model: &[Xform], leg: &LegChain, soften: f32) -> f32 {
 /// [`soft_zone_start`]: a leg solved with it reaches any target up to its animated extension
 /// exactly, so IK never pulls an animated leg short.
 pub fn soften_past_pose(model: &[Xform], chain: &LegChain, soften: f32) -> f32 {
-    let (hip, knee, ankle) = (model[chain.hip].translation, model[chain.knee].translation, model[chain.ankle].translation);
+    let (hip, knee, ankle) =
+        (model[chain.hip].translation, model[chain.knee].translation, model[chain.ankle].translation);
     let reach = (knee - hip).length() + (ankle - knee).length();
     if reach > 0.0 { (1.0 - soft_zone_start(model, chain, soften) / reach).clamp(0.0, 1.0) } else { 0.0 }
 }

@@ -170,7 +170,15 @@ pub struct LookAtJob<'a> {
 impl<'a> LookAtJob<'a> {
     /// A job with weight 1, no eye offset and the default iteration count.
     pub fn new(joints: &'a [LookAtJoint], model: &'a [Xform], forward: Vec3, target: Vec3) -> Self {
-        LookAtJob { joints, model, forward, eye_offset: Vec3::ZERO, target, weight: 1.0, iterations: DEFAULT_ITERATIONS }
+        LookAtJob {
+            joints,
+            model,
+            forward,
+            eye_offset: Vec3::ZERO,
+            target,
+            weight: 1.0,
+            iterations: DEFAULT_ITERATIONS,
+        }
     }
 }
 
@@ -284,7 +292,8 @@ impl LookAtJob<'_> {
             None => 0.0,
         };
         let solution = LookAtSolution { turned, clamped: level.is_infinite(), axis, residual, iterations };
-        let finite = solution.turned.is_finite() && solution.residual.is_finite() && corrections.iter().all(|c| c.is_finite());
+        let finite =
+            solution.turned.is_finite() && solution.residual.is_finite() && corrections.iter().all(|c| c.is_finite());
         if !finite {
             corrections.iter_mut().for_each(|c| *c = Quat::IDENTITY);
             return Err(IkError::NonFiniteInput);

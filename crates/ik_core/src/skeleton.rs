@@ -212,6 +212,9 @@ mod tests {
     fn broken_hierarchy_is_an_error() {
         let err = Skeleton::new(vec![Some(1), None], vec!["a".into(), "b".into()], vec![Xform::IDENTITY; 2]);
         assert_eq!(err, Err(IkError::BrokenHierarchy { bone: 0 }));
-        assert_eq!(arm().find_chain(&["shoulder", "wrist", "hand", "finger"]), Err(vec!["wrist".into(), "finger".into()]));
+        assert_eq!(
+            arm().find_chain(&["shoulder", "wrist", "hand", "finger"]),
+            Err(vec!["wrist".into(), "finger".into()])
+        );
     }
 }

@@ -156,7 +156,7 @@ pub fn find_edges(
         };
         // A sample stays on the first point's side while its ground is nearer that plane.
         let on_a_side = |s: &(f32, Probe)| {
-            let (p, ground) = (s.1 .0, s.1 .3 .0.y);
+            let (p, ground) = (s.1.0, s.1.3.0.y);
             (ground - plane_height(ha, p)).abs() <= (ground - plane_height(hb, p)).abs()
         };
         let (last_a, first_b) = bracket_edge(EDGE_ITERATIONS, &mut sample, on_a_side);

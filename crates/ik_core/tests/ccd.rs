@@ -3,7 +3,6 @@
 //! targets, bad input answered with an error and the input pose; and the lesson's experiment
 //! (FABRIK ≤ 8 iterations on average and no misses, CCD clearly worse, warm start ≤ 2).
 
-
 use ik_core::ccd::{self, ChainJob, ChainScratch, WarmStart};
 use ik_core::fabrik::{self, gather_chain};
 use ik_core::glam::{Quat, Vec3};

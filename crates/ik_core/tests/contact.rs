@@ -2,7 +2,6 @@
 //! few one-frame pops), the default labels agree with the truth on ≥ 95 % of frames at 60 and
 //! 30 fps; the majority vote removes one-frame blips; the smoothed signal stays in 0..1.
 
-
 use ik_core::IkError;
 use ik_core::contact::{ContactSettings, label_contacts, majority_vote, raw_contacts, smooth_contacts};
 use ik_core::glam::Vec3;
@@ -45,7 +44,11 @@ fn default_labels_agree_with_a_synthetic_walk_on_95_percent_of_frames() {
             let mut labels = vec![false; toe.len()];
             label_contacts(&toe, fps, 0.0, &settings, &mut labels).unwrap();
             let (a_raw, a) = (agreement(&raw, &truth), agreement(&labels, &truth));
-            println!("{fps} fps, foot {side}: raw labels agree on {:.1} %, voted labels on {:.1} %", a_raw * 100.0, a * 100.0);
+            println!(
+                "{fps} fps, foot {side}: raw labels agree on {:.1} %, voted labels on {:.1} %",
+                a_raw * 100.0,
+                a * 100.0
+            );
             assert!(a >= 0.95, "agreement {a}");
             assert!(a >= a_raw, "the vote must not make things worse");
         }
@@ -103,7 +106,10 @@ fn bad_input_is_an_error() {
     let s = ContactSettings::default();
     assert_eq!(label_contacts(&toe, 60.0, 0.0, &s, &mut labels), Err(IkError::NonFiniteInput));
     assert_eq!(label_contacts(&toe[..1], 0.0, 0.0, &s, &mut labels[..1]), Err(IkError::NonFiniteInput));
-    assert_eq!(label_contacts(&toe, 60.0, 0.0, &s, &mut labels[..1]), Err(IkError::LengthMismatch { expected: 2, got: 1 }));
+    assert_eq!(
+        label_contacts(&toe, 60.0, 0.0, &s, &mut labels[..1]),
+        Err(IkError::LengthMismatch { expected: 2, got: 1 })
+    );
     let mut signal = [0.0; 3];
     assert_eq!(smooth_contacts(&labels, 60.0, 0.1, &mut signal), Err(IkError::LengthMismatch { expected: 2, got: 3 }));
     // A still toe on the floor is in contact; a still toe in the air is not.

@@ -5,7 +5,6 @@
 //!   frame + 1 mm, and position and velocity stay continuous through the switch;
 //! - dt = 0 and a zero blend time give no NaN.
 
-
 use ik_core::IkError;
 use ik_core::contact::{ContactSettings, label_contacts};
 use ik_core::foot_lock::{FootLockSettings, FootLockState};
@@ -97,7 +96,8 @@ fn measure(toe: &[Vec3], r: &Run, settings: &FootLockSettings) -> (f32, f32, f32
 
 #[test]
 fn locked_toe_holds_within_1mm_and_switches_without_jumps_at_125_percent_root_speed() {
-    let settings = FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2, lock_blend_time: 0.2 };
+    let settings =
+        FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2, lock_blend_time: 0.2 };
     for (offset, side) in [(0.0, 1.0), (0.5, -1.0)] {
         let (toe, truth) = walk(12.0, offset, side, 1.25);
         let r = run(&toe, &truth, &settings);
@@ -148,7 +148,8 @@ fn locked_toe_holds_within_1mm_and_switches_without_jumps_at_125_percent_root_sp
 fn velocity_is_continuous_through_lock_and_unlock() {
     // A velocity jump would stay the same size as frames get shorter; a continuous velocity's
     // frame-to-frame change shrinks with dt. Compare 60 and 240 fps.
-    let settings = FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2, lock_blend_time: 0.2 };
+    let settings =
+        FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2, lock_blend_time: 0.2 };
     let mut worst = Vec::new();
     for fps in [60.0f32, 240.0] {
         let (toe, truth) = walk_at(fps, 6.0, 0.0, 1.0, 1.25);
@@ -161,7 +162,10 @@ fn velocity_is_continuous_through_lock_and_unlock() {
         }
         worst.push(dv);
     }
-    println!("largest velocity change over one frame at a switch: {:.3} m/s at 60 fps, {:.3} m/s at 240 fps", worst[0], worst[1]);
+    println!(
+        "largest velocity change over one frame at a switch: {:.3} m/s at 60 fps, {:.3} m/s at 240 fps",
+        worst[0], worst[1]
+    );
     assert!(worst[1] <= 0.35 * worst[0], "velocity step does not shrink with dt: {worst:?}");
 }
 
@@ -169,7 +173,8 @@ fn velocity_is_continuous_through_lock_and_unlock() {
 fn labels_from_the_clip_drive_the_lock_as_well_as_the_truth() {
     // Offline: label contacts on the clip played with its own root motion; runtime: the root
     // runs 25 % fast.
-    let settings = FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2, lock_blend_time: 0.2 };
+    let settings =
+        FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2, lock_blend_time: 0.2 };
     let (clip, _) = walk(12.0, 0.0, 1.0, 1.0);
     let mut labels = vec![false; clip.len()];
     label_contacts(&clip, FPS, 0.0, &ContactSettings::default(), &mut labels).unwrap();
@@ -216,7 +221,10 @@ fn zero_dt_zero_blend_time_and_bad_input_give_no_nan() {
     assert_eq!(state.input_velocity, before.input_velocity);
     // Bad input leaves the state alone.
     assert_eq!(state.update(Vec3::NAN, true, PLANTED, 0.1, &FootLockSettings::default()), Err(IkError::NonFiniteInput));
-    assert_eq!(state.update(toe[2], true, PLANTED, f32::INFINITY, &FootLockSettings::default()), Err(IkError::NonFiniteInput));
+    assert_eq!(
+        state.update(toe[2], true, PLANTED, f32::INFINITY, &FootLockSettings::default()),
+        Err(IkError::NonFiniteInput)
+    );
     assert_eq!(state.position, before.position);
 }
 
@@ -224,7 +232,8 @@ fn zero_dt_zero_blend_time_and_bad_input_give_no_nan() {
 fn a_hard_lock_holds_the_toe_within_1mm_for_the_whole_contact_at_125_percent_root_speed() {
     // lock_blend_time 0: the toe stops where it is when the lock engages (position continuous,
     // velocity not), so there is no blend-in glide; unlocks stay inertialized.
-    let settings = FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2, lock_blend_time: 0.0 };
+    let settings =
+        FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2, lock_blend_time: 0.0 };
     for (offset, side) in [(0.0, 1.0), (0.5, -1.0)] {
         let (toe, truth) = walk(12.0, offset, side, 1.25);
         let r = run(&toe, &truth, &settings);

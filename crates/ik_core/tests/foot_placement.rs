@@ -63,7 +63,14 @@ fn run<G: FnMut(Vec3, Vec3, f32) -> Option<GroundHit>>(
     mut ground: G,
 ) -> Run {
     let rigs = feet(skel);
-    let job = FootPlacement { parents: skel.parents(), pelvis: PELVIS, feet: &rigs, model_to_world, foot_shifts: &[], settings };
+    let job = FootPlacement {
+        parents: skel.parents(),
+        pelvis: PELVIS,
+        feet: &rigs,
+        model_to_world,
+        foot_shifts: &[],
+        settings,
+    };
     let mut state = FootPlacementState::new(2);
     let mut reports = [FootReport::default(); 2];
     let mut locals = animated.to_vec();
@@ -139,7 +146,10 @@ fn springs_ease_in_and_the_first_frame_is_placed_directly() {
         let out = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 60, 1.0 / 60.0, ground);
         let after_change = out.offsets[10];
         let worst_float = out.left_floats[10..].iter().fold(0f32, |m, f| m.max(f.abs()));
-        println!("ground {drop} m lower: pelvis {after_change:.4} m on the first frame, worst left float {:.2} mm", worst_float * 1e3);
+        println!(
+            "ground {drop} m lower: pelvis {after_change:.4} m on the first frame, worst left float {:.2} mm",
+            worst_float * 1e3
+        );
         assert!(out.offsets[9].abs() < 1e-6);
         if eases {
             assert!(after_change < -1e-4 && after_change > -drop * 0.5, "first frame after the change: {after_change}");
@@ -423,11 +433,13 @@ fn the_sole_clears_a_nosing_or_a_crest_wherever_it_falls_between_probe_points() 
                             Vec3::Y
                         };
                         let t = o.y - h;
-                        (t >= 0.0 && t <= m && d.y < 0.0).then(|| GroundHit { point: Vec3::new(o.x, h, o.z), normal: n })
+                        (t >= 0.0 && t <= m && d.y < 0.0)
+                            .then(|| GroundHit { point: Vec3::new(o.x, h, o.z), normal: n })
                     };
                     let mut animated = standing(&skel, 0.04);
                     lift_foot(&skel, &mut animated, &LEFT, lift, 0.0);
-                    animated[LEFT.ankle].rotation = (animated[LEFT.ankle].rotation * Quat::from_rotation_x(pitch.to_radians())).normalize();
+                    animated[LEFT.ankle].rotation =
+                        (animated[LEFT.ankle].rotation * Quat::from_rotation_x(pitch.to_radians())).normalize();
                     let mut locals = animated.clone();
                     let mut model = model_of(&skel, &locals);
                     let mut state = FootPlacementState::new(2);

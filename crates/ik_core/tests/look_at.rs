@@ -60,7 +60,11 @@ struct Measured {
 }
 
 fn solve(rig: &Rig, joints: &[LookAtJoint; 4], target: Vec3, weight: f32) -> Measured {
-    let job = LookAtJob { eye_offset: rig.eye_offset, weight, ..LookAtJob::new(joints, &rig.chain_model, rig.forward, target) };
+    let job = LookAtJob {
+        eye_offset: rig.eye_offset,
+        weight,
+        ..LookAtJob::new(joints, &rig.chain_model, rig.forward, target)
+    };
     let mut corrections = [Quat::IDENTITY; 4];
     let solution = job.run(&mut corrections).unwrap();
     let mut locals = rig.locals.clone();
@@ -74,7 +78,12 @@ fn solve(rig: &Rig, joints: &[LookAtJoint; 4], target: Vec3, weight: f32) -> Mea
     let eye = model[4].transform_point(rig.eye_offset);
     let joint_angles = corrections.map(|c| quat_log_shortest(c).length());
     assert!((solution.turned - f0.angle_between(f1)).abs() < 1e-3, "reported turn matches FK");
-    Measured { turned: precise_angle(f0, f1), residual: precise_angle(f1, target - eye), clamped: solution.clamped, joint_angles }
+    Measured {
+        turned: precise_angle(f0, f1),
+        residual: precise_angle(f1, target - eye),
+        clamped: solution.clamped,
+        joint_angles,
+    }
 }
 
 fn precise_angle(a: Vec3, b: Vec3) -> f32 {
@@ -190,7 +199,8 @@ fn degenerate_targets_and_bad_input() {
     let joints = spine_chest_neck_head();
     let mut corrections = [Quat::IDENTITY; 4];
     // Target at the eyes: no turn.
-    let job = LookAtJob { eye_offset: rig.eye_offset, ..LookAtJob::new(&joints, &rig.chain_model, rig.forward, rig.eye) };
+    let job =
+        LookAtJob { eye_offset: rig.eye_offset, ..LookAtJob::new(&joints, &rig.chain_model, rig.forward, rig.eye) };
     assert_eq!(job.run(&mut corrections).unwrap().turned, 0.0);
     assert_eq!(corrections, [Quat::IDENTITY; 4]);
     // Straight behind: a full 120° about the vertical.
@@ -232,7 +242,11 @@ fn each_iteration_shrinks_the_error_from_the_eyes_moving() {
         let target = rig.eye + distance * Vec3::new(phi.sin(), -0.2, phi.cos());
         let mut residuals = Vec::new();
         for iterations in 1..=6 {
-            let job = LookAtJob { eye_offset: rig.eye_offset, iterations, ..LookAtJob::new(&joints, &rig.chain_model, rig.forward, target) };
+            let job = LookAtJob {
+                eye_offset: rig.eye_offset,
+                iterations,
+                ..LookAtJob::new(&joints, &rig.chain_model, rig.forward, target)
+            };
             let mut corrections = [Quat::IDENTITY; 4];
             residuals.push(job.run(&mut corrections).unwrap().residual);
         }
@@ -251,7 +265,11 @@ fn the_solve_stops_once_converged_and_aims_as_the_full_iteration_count_would() {
         let phi = angle.to_radians();
         let target = rig.eye + distance * Vec3::new(phi.sin(), -0.2, phi.cos());
         let solve = |iterations| {
-            let job = LookAtJob { eye_offset: rig.eye_offset, iterations, ..LookAtJob::new(&joints, &rig.chain_model, rig.forward, target) };
+            let job = LookAtJob {
+                eye_offset: rig.eye_offset,
+                iterations,
+                ..LookAtJob::new(&joints, &rig.chain_model, rig.forward, target)
+            };
             let mut corrections = [Quat::IDENTITY; 4];
             let solution = job.run(&mut corrections).unwrap();
             (solution, corrections)

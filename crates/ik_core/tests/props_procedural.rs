@@ -32,11 +32,10 @@ fn quat() -> impl Strategy<Value = Quat> {
 }
 
 fn unit_quat() -> impl Strategy<Value = Quat> {
-    (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0)
-        .prop_map(|(x, y, z, w)| {
-            let q = Quat::from_xyzw(x, y, z, w);
-            if q.length() > 1e-3 { q.normalize() } else { Quat::IDENTITY }
-        })
+    (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0).prop_map(|(x, y, z, w)| {
+        let q = Quat::from_xyzw(x, y, z, w);
+        if q.length() > 1e-3 { q.normalize() } else { Quat::IDENTITY }
+    })
 }
 
 proptest! {

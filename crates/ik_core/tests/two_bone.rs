@@ -11,8 +11,14 @@ fn posed_arm(seed: f32) -> (Skeleton, Vec<Xform>) {
         vec!["base".into(), "upper".into(), "lower".into(), "hand".into()],
         vec![
             Xform::from_translation_rotation(Vec3::new(0.1, 1.4, -0.2), Quat::from_rotation_y(0.3 * seed)),
-            Xform::from_translation_rotation(Vec3::new(0.2, 0.0, 0.0), Quat::from_euler(EulerRot::XYZ, 0.2, 0.4 * seed, -0.6)),
-            Xform::from_translation_rotation(Vec3::new(0.0, -0.31, 0.0), Quat::from_euler(EulerRot::XYZ, 0.9, 0.1, 0.2 * seed)),
+            Xform::from_translation_rotation(
+                Vec3::new(0.2, 0.0, 0.0),
+                Quat::from_euler(EulerRot::XYZ, 0.2, 0.4 * seed, -0.6),
+            ),
+            Xform::from_translation_rotation(
+                Vec3::new(0.0, -0.31, 0.0),
+                Quat::from_euler(EulerRot::XYZ, 0.9, 0.1, 0.2 * seed),
+            ),
             Xform::from_translation_rotation(Vec3::new(0.0, -0.27, 0.02), Quat::from_rotation_x(0.3)),
         ],
     )
@@ -21,7 +27,14 @@ fn posed_arm(seed: f32) -> (Skeleton, Vec<Xform>) {
     (skeleton, locals)
 }
 
-fn solve(skeleton: &Skeleton, locals: &mut [Xform], target: Vec3, pole: Option<Vec3>, soften: f32, weight: f32) -> Vec<Xform> {
+fn solve(
+    skeleton: &Skeleton,
+    locals: &mut [Xform],
+    target: Vec3,
+    pole: Option<Vec3>,
+    soften: f32,
+    weight: f32,
+) -> Vec<Xform> {
     let mut model = vec![Xform::IDENTITY; skeleton.len()];
     skeleton.model_from_local(locals, &mut model).unwrap();
     let job = TwoBoneJob { soften, weight, ..TwoBoneJob::from_model(&model, [1, 2, 3], target, pole).unwrap() };
@@ -133,7 +146,8 @@ fn weight_zero_returns_the_input_pose_bit_exactly() {
 fn reached_flag_tells_reachable_from_unreachable() {
     let (skeleton, locals) = posed_arm(0.0);
     let model = skeleton.rest_model();
-    let mut job = TwoBoneJob::from_model(&model, [1, 2, 3], model[1].translation + Vec3::new(0.3, -0.2, 0.0), None).unwrap();
+    let mut job =
+        TwoBoneJob::from_model(&model, [1, 2, 3], model[1].translation + Vec3::new(0.3, -0.2, 0.0), None).unwrap();
     assert!(job.run().unwrap().reached);
     job.target = model[1].translation + Vec3::new(3.0, 0.0, 0.0);
     assert!(!job.run().unwrap().reached);
@@ -169,7 +183,8 @@ fn bad_input_is_an_error_not_a_panic() {
 
 #[test]
 fn position_form_matches_the_law_of_cosines_in_2d() {
-    let (mid, tip) = two_bone_positions(Vec3::ZERO, 1.2, 1.0, Vec3::new(1.5, 0.5, 0.0), Vec3::new(0.0, 3.0, 0.0)).unwrap();
+    let (mid, tip) =
+        two_bone_positions(Vec3::ZERO, 1.2, 1.0, Vec3::new(1.5, 0.5, 0.0), Vec3::new(0.0, 3.0, 0.0)).unwrap();
     assert!((tip - Vec3::new(1.5, 0.5, 0.0)).length() < 1e-6);
     assert!((mid.length() - 1.2).abs() < 1e-6 && ((tip - mid).length() - 1.0).abs() < 1e-6);
     assert!(mid.y > 0.5 / 1.5 * mid.x, "elbow on the pole's side of the root-target line");

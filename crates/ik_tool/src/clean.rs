@@ -25,9 +25,7 @@
 
 use glam::{Quat, Vec3, Vec4};
 use ik_core::leg::{LegChain, LegMinHeights, LegSettings, solve_leg};
-use ik_core::slide_removal::{
-    SlideFoot, SlideRemovalSettings, remove_foot_slide, toe_contact_travel,
-};
+use ik_core::slide_removal::{SlideFoot, SlideRemovalSettings, remove_foot_slide, toe_contact_travel};
 use ik_core::{IkError, Xform};
 
 use crate::ToolError;
@@ -36,8 +34,8 @@ use crate::gltf_read::{Clip, Document, Property};
 use crate::json::Json;
 use crate::legs::Legs;
 use crate::motion::{
-    ContactOptions, ContactPoint, RootMotion, Sampled, add_travel, contact_points, label_feet,
-    root_motion, sample_clip, sequence, world_frames,
+    ContactOptions, ContactPoint, RootMotion, Sampled, add_travel, contact_points, label_feet, root_motion,
+    sample_clip, sequence, world_frames,
 };
 use crate::sample::pose_at;
 
@@ -66,44 +64,25 @@ fn close_loop(
     let mut model = vec![Xform::IDENTITY; bones];
     let fk = ik_core::skeleton::forward_kinematics;
     let points = |model: &[Xform]| -> Vec<Vec3> {
-        std::iter::once(pelvis)
-            .chain(feet.iter().filter_map(|f| f.chain.toe))
-            .map(|b| model[b].translation)
-            .collect()
+        std::iter::once(pelvis).chain(feet.iter().filter_map(|f| f.chain.toe)).map(|b| model[b].translation).collect()
     };
     let last = frames - 1;
-    fk(
-        parents,
-        &locals[last * bones..],
-        &Xform::IDENTITY,
-        &mut model,
-    )?;
+    fk(parents, &locals[last * bones..], &Xform::IDENTITY, &mut model)?;
     let end = points(&model);
     fk(parents, &locals[..bones], &Xform::IDENTITY, &mut model)?;
-    let drift: Vec<Vec3> = end
-        .iter()
-        .zip(points(&model))
-        .map(|(e, s)| *e - s)
-        .collect();
+    let drift: Vec<Vec3> = end.iter().zip(points(&model)).map(|(e, s)| *e - s).collect();
     for f in 1..last {
         let share = f as f32 / last as f32;
         let frame = &mut locals[f * bones..(f + 1) * bones];
         fk(parents, frame, &Xform::IDENTITY, &mut model)?;
-        let targets: Vec<Vec3> = points(&model)
-            .iter()
-            .zip(&drift)
-            .map(|(p, d)| *p - *d * share)
-            .collect();
+        let targets: Vec<Vec3> = points(&model).iter().zip(&drift).map(|(p, d)| *p - *d * share).collect();
         frame[pelvis].translation = match parents[pelvis] {
             Some(p) => model[p].inverse_transform_point(targets[0]),
             None => targets[0],
         };
         fk(parents, frame, &Xform::IDENTITY, &mut model)?;
         for (foot, target) in feet.iter().zip(&targets[1..]) {
-            let settings = LegSettings {
-                min_heights: Some(foot.min_heights),
-                ..*leg
-            };
+            let settings = LegSettings { min_heights: Some(foot.min_heights), ..*leg };
             solve_leg(parents, frame, &mut model, &foot.chain, *target, &settings)?;
         }
     }
@@ -131,13 +110,7 @@ impl Default for CleanOptions {
         CleanOptions {
             scale: 1.0,
             root_speed: None,
-            slide: SlideRemovalSettings {
-                leg: LegSettings {
-                    soften: SOFTEN,
-                    ..slide.leg
-                },
-                ..slide
-            },
+            slide: SlideRemovalSettings { leg: LegSettings { soften: SOFTEN, ..slide.leg }, ..slide },
             contacts: ContactOptions::default(),
         }
     }
@@ -207,16 +180,14 @@ impl ClipReport {
             self.speed_source,
             self.frames,
             self.rate,
-            if self.resampled {
-                " (resampled, cubic)"
-            } else {
-                ""
-            },
+            if self.resampled { " (resampled, cubic)" } else { "" },
             if self.looping { ", looping" } else { "" },
             self.iterations,
         );
         if self.nothing_to_fix {
-            out.push_str("Nothing to fix: the planted feet stand still and every leg reaches; the clip is left as it is.\n\n");
+            out.push_str(
+                "Nothing to fix: the planted feet stand still and every leg reaches; the clip is left as it is.\n\n",
+            );
         }
         out.push_str("| foot | contact frames | contact travel, before (cm) | after (cm) | reduction | max hip–contact, before (cm) | after (cm) | leg reach (cm) | max joint change (°) | max foot turn per frame, before (°) | after (°) |\n");
         out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -242,10 +213,7 @@ impl ClipReport {
                 f.max_foot_turn[1].to_degrees(),
             ));
         }
-        out.push_str(&format!(
-            "\nThe pelvis moved by at most {:.1} cm.\n",
-            100.0 * self.pelvis_change
-        ));
+        out.push_str(&format!("\nThe pelvis moved by at most {:.1} cm.\n", 100.0 * self.pelvis_change));
         for w in &self.warnings {
             out.push_str(w);
             out.push('\n');
@@ -274,16 +242,14 @@ fn angle(a: Quat, b: Quat) -> f32 {
 fn knee_side(bones: usize, world: &[Xform], chains: &[LegChain], frames: usize) -> Option<Vec3> {
     let mut sides = Vec::new();
     for chain in chains {
-        let (bend, f, side) = (0..frames)
-            .map(|f| knee_bend(world, bones, chain, f))
-            .max_by(|a, b| a.0.total_cmp(&b.0))?;
+        let (bend, f, side) =
+            (0..frames).map(|f| knee_bend(world, bones, chain, f)).max_by(|a, b| a.0.total_cmp(&b.0))?;
         if bend < 1e-3 {
             return None;
         }
         sides.push(world[f * bones + chain.knee].rotation.inverse() * side.try_normalize()?);
     }
-    (sides[0].angle_between(sides[1]) < 10f32.to_radians())
-        .then(|| (sides[0] + sides[1]).normalize())
+    (sides[0].angle_between(sides[1]) < 10f32.to_radians()).then(|| (sides[0] + sides[1]).normalize())
 }
 
 /// How far the knee sits off the hip→ankle line on frame `f`, the frame and the (unnormalized)
@@ -350,19 +316,12 @@ struct SolveRig {
 
 impl SolveRig {
     fn new(parents: &[Option<usize>], points: &[ContactPoint; 2]) -> (SolveRig, [usize; 2]) {
-        let mut rig = SolveRig {
-            parents: parents.to_vec(),
-            bones: parents.len(),
-            added: Vec::new(),
-        };
+        let mut rig = SolveRig { parents: parents.to_vec(), bones: parents.len(), added: Vec::new() };
         let toes = points.map(|p| match p.ball {
             Some(b) => b,
             None => {
                 rig.parents.push(Some(p.foot));
-                rig.added.push(Xform {
-                    translation: p.sole,
-                    ..Xform::IDENTITY
-                });
+                rig.added.push(Xform { translation: p.sole, ..Xform::IDENTITY });
                 rig.parents.len() - 1
             }
         });
@@ -378,10 +337,7 @@ impl SolveRig {
         if self.added.is_empty() {
             return locals.to_vec();
         }
-        locals
-            .chunks_exact(self.bones)
-            .flat_map(|f| f.iter().chain(&self.added).copied())
-            .collect()
+        locals.chunks_exact(self.bones).flat_map(|f| f.iter().chain(&self.added).copied()).collect()
     }
 
     /// The file's bones of extended locals.
@@ -389,10 +345,7 @@ impl SolveRig {
         if self.added.is_empty() {
             return locals.to_vec();
         }
-        locals
-            .chunks_exact(self.total())
-            .flat_map(|f| f[..self.bones].iter().copied())
-            .collect()
+        locals.chunks_exact(self.total()).flat_map(|f| f[..self.bones].iter().copied()).collect()
     }
 }
 
@@ -422,12 +375,7 @@ fn repose(
     let mut previous: Vec<Option<(Quat, Quat)>> = vec![None; feet.len()];
     for f in 0..frames {
         let range = f * bones..(f + 1) * bones;
-        fk(
-            parents,
-            &source[range.clone()],
-            &Xform::IDENTITY,
-            &mut src_model,
-        )?;
+        fk(parents, &source[range.clone()], &Xform::IDENTITY, &mut src_model)?;
         let frame = &mut out[range];
         frame[pelvis].translation = match parents[pelvis] {
             Some(p) => src_model[p].inverse_transform_point(solved_pelvis[f]),
@@ -446,21 +394,15 @@ fn repose(
                 previous[k] = Some((src_foot, model[c.ankle].rotation));
                 continue;
             }
-            let settings = LegSettings {
-                min_heights: Some(foot.min_heights),
-                knee_side: poles[k][f],
-                ..*leg
-            };
+            let settings = LegSettings { min_heights: Some(foot.min_heights), knee_side: poles[k][f], ..*leg };
             let saved: Vec<Xform> = frame.to_vec();
             let acceptable = |frame: &[Xform], model: &[Xform]| -> bool {
                 let new_foot = model[c.ankle].rotation;
                 let turn_ok = previous[k].is_none_or(|(src_prev, out_prev)| {
-                    angle(new_foot, out_prev)
-                        <= MAX_FOOT_TURN.max(angle(src_foot, src_prev) + 5f32.to_radians())
+                    angle(new_foot, out_prev) <= MAX_FOOT_TURN.max(angle(src_foot, src_prev) + 5f32.to_radians())
                 });
                 let bend = knee_bend(model, bones, &c, 0).2;
-                let side_ok =
-                    bend.length() < 1e-6 || src_bend.length() < 1e-6 || bend.dot(src_bend) > 0.0;
+                let side_ok = bend.length() < 1e-6 || src_bend.length() < 1e-6 || bend.dot(src_bend) > 0.0;
                 turn_ok && side_ok && frame.iter().all(Xform::is_finite)
             };
             let solve = |frame: &mut [Xform], model: &mut [Xform], w: f32| -> bool {
@@ -468,15 +410,7 @@ fn repose(
                 if fk(parents, frame, &Xform::IDENTITY, model).is_err() {
                     return false;
                 }
-                solve_leg(
-                    parents,
-                    frame,
-                    model,
-                    &c,
-                    source_toe.lerp(target, w),
-                    &settings,
-                )
-                .is_ok()
+                solve_leg(parents, frame, model, &c, source_toe.lerp(target, w), &settings).is_ok()
                     && acceptable(frame, model)
             };
             if !solve(frame, &mut model, 1.0) {
@@ -514,12 +448,7 @@ fn repose(
 fn max_foot_turn(world: &[Xform], bones: usize, foot: usize) -> f32 {
     let frames = world.len() / bones.max(1);
     (1..frames)
-        .map(|f| {
-            angle(
-                world[f * bones + foot].rotation,
-                world[(f - 1) * bones + foot].rotation,
-            )
-        })
+        .map(|f| angle(world[f * bones + foot].rotation, world[(f - 1) * bones + foot].rotation))
         .fold(0.0, f32::max)
 }
 
@@ -534,13 +463,10 @@ pub fn clean_clip(
 ) -> Result<CleanedClip, ToolError> {
     let ik = |e: IkError| doc.bad(format!("animation \"{}\": {e}", clip.name));
     if !(options.scale.is_finite() && options.scale >= 0.0) {
-        return Err(ToolError::Input(
-            "--root-speed-scale must be a finite number ≥ 0".into(),
-        ));
+        return Err(ToolError::Input("--root-speed-scale must be a finite number ≥ 0".into()));
     }
     let sampled = sample_clip(doc, clip);
-    let motion: RootMotion =
-        root_motion(doc, clip, &sampled, legs, options.root_speed, sidecar).map_err(ik)?;
+    let motion: RootMotion = root_motion(doc, clip, &sampled, legs, options.root_speed, sidecar).map_err(ik)?;
     let feet = label_feet(doc, &sampled, legs, &motion, &options.contacts).map_err(ik)?;
     let points = contact_points(doc, &sampled, legs).map_err(ik)?;
     let (n, dt) = (sampled.timeline.frames, 1.0 / sampled.timeline.rate);
@@ -550,11 +476,7 @@ pub fn clean_clip(
     let added = motion.added_velocity(options.scale);
     // An in-place clip travels from outside (its top node moves; taken out again after the
     // solve); a clip with root motion gets it scaled inside, on its top-most translated bone.
-    let carrier = if motion.in_place {
-        top
-    } else {
-        root_motion_bone(&sampled, clip, pelvis)
-    };
+    let carrier = if motion.in_place { top } else { root_motion_bone(&sampled, clip, pelvis) };
     let (rig, toes) = SolveRig::new(&sampled.parents, &points);
     let parents = &rig.parents;
     let bones = rig.total();
@@ -562,18 +484,12 @@ pub fn clean_clip(
     let (first_seq, keep) = sequence(&source_locals, bones, sampled.looping);
     let seq_frames = first_seq.len() / bones;
     let cycle = if sampled.looping { n - 1 } else { seq_frames };
-    let labels: Vec<Vec<bool>> = feet
-        .iter()
-        .map(|f| (0..seq_frames).map(|j| f.contacts[j % cycle]).collect())
-        .collect();
+    let labels: Vec<Vec<bool>> =
+        feet.iter().map(|f| (0..seq_frames).map(|j| f.contacts[j % cycle]).collect()).collect();
     let mut travelling = first_seq.clone();
     add_travel(parents, &mut travelling, carrier, added, dt).map_err(ik)?;
     let world = world_frames(parents, &travelling, dt, top, Vec3::ZERO).map_err(ik)?;
-    let lowest = |b: usize| {
-        (0..seq_frames)
-            .map(|f| world[f * bones + b].translation.y)
-            .fold(f32::INFINITY, f32::min)
-    };
+    let lowest = |b: usize| (0..seq_frames).map(|f| world[f * bones + b].translation.y).fold(f32::INFINITY, f32::min);
     let chains: Vec<LegChain> = legs
         .legs
         .iter()
@@ -604,18 +520,12 @@ pub fn clean_clip(
     let clip_side = knee_side(bones, &world, &chains, seq_frames);
     settings.leg.knee_side = clip_side;
     // Poles per frame from the source pose (the sequence's frames repeat the clip's).
-    let poles: Vec<Vec<Option<Vec3>>> = chains
-        .iter()
-        .map(|c| source_poles(&world, bones, c, seq_frames, clip_side))
-        .collect();
+    let poles: Vec<Vec<Option<Vec3>>> =
+        chains.iter().map(|c| source_poles(&world, bones, c, seq_frames, clip_side)).collect();
 
     // Nothing to fix: the contact points stand still during contacts (travelling at the scaled
     // speed): the clip is left exactly as it is.
-    let track = |b: usize| {
-        (0..seq_frames)
-            .map(|f| world[f * bones + b].translation)
-            .collect::<Vec<_>>()
-    };
+    let track = |b: usize| (0..seq_frames).map(|f| world[f * bones + b].translation).collect::<Vec<_>>();
     let still = chains.iter().zip(&labels).all(|(c, l)| {
         toe_contact_travel(&track(c.toe.unwrap_or(c.ankle)), l)
             < NOTHING_TO_FIX * if sampled.looping { 3.0 } else { 1.0 }
@@ -636,28 +546,13 @@ pub fn clean_clip(
         for pass in 0..passes {
             let (mut seq, _) = sequence(&source, bones, sampled.looping);
             add_travel(parents, &mut seq, carrier, added, dt).map_err(ik)?;
-            let mut report =
-                |done: usize, _: usize| progress(pass * per_pass + done, passes * per_pass);
-            let result =
-                remove_foot_slide(parents, pelvis, &slide_feet, &seq, &settings, &mut report)
+            let mut report = |done: usize, _: usize| progress(pass * per_pass + done, passes * per_pass);
+            let result = remove_foot_slide(parents, pelvis, &slide_feet, &seq, &settings, &mut report).map_err(ik)?;
+            let (posed, hits) =
+                repose(parents, pelvis, &slide_feet, &poles, &seq, &result.pelvis, &result.toe_targets, &settings.leg)
                     .map_err(ik)?;
-            let (posed, hits) = repose(
-                parents,
-                pelvis,
-                &slide_feet,
-                &poles,
-                &seq,
-                &result.pelvis,
-                &result.toe_targets,
-                &settings.leg,
-            )
-            .map_err(ik)?;
             for (k, list) in hits.iter().enumerate() {
-                hit_frames[k].extend(
-                    list.iter()
-                        .filter(|&&f| f >= keep && f < keep + n)
-                        .map(|&f| f - keep),
-                );
+                hit_frames[k].extend(list.iter().filter(|&&f| f >= keep && f < keep + n).map(|&f| f - keep));
             }
             ext_out = posed[keep * bones..(keep + n) * bones].to_vec();
             if motion.in_place {
@@ -668,12 +563,8 @@ pub fn clean_clip(
             if !sampled.looping {
                 break;
             }
-            let loop_leg = LegSettings {
-                knee_side: None,
-                ..settings.leg
-            };
-            let drift =
-                close_loop(parents, pelvis, &slide_feet, &loop_leg, &mut ext_out, n).map_err(ik)?;
+            let loop_leg = LegSettings { knee_side: None, ..settings.leg };
+            let drift = close_loop(parents, pelvis, &slide_feet, &loop_leg, &mut ext_out, n).map_err(ik)?;
             source.clone_from(&ext_out);
             if drift < LOOP_DRIFT_DONE {
                 break;
@@ -697,24 +588,10 @@ pub fn clean_clip(
         return Err(ik(IkError::NonFiniteInput));
     }
 
-    let channels = if nothing_to_fix {
-        Vec::new()
-    } else {
-        changed_channels(doc, clip, &sampled, legs, &out)
-    };
+    let channels = if nothing_to_fix { Vec::new() } else { changed_channels(doc, clip, &sampled, legs, &out) };
     let after_added = if motion.in_place { added } else { Vec3::ZERO };
-    let mut report = measure(
-        &sampled,
-        legs,
-        &points,
-        &feet,
-        &motion,
-        options,
-        &out,
-        top,
-        [added, after_added],
-    )
-    .map_err(ik)?;
+    let mut report =
+        measure(&sampled, legs, &points, &feet, &motion, options, &out, top, [added, after_added]).map_err(ik)?;
     report.nothing_to_fix = nothing_to_fix;
     report.warnings = warnings;
     let note = Json::obj()
@@ -728,20 +605,14 @@ pub fn clean_clip(
             "the character travels at root_velocity (m/s, world): move the clip's top node at node_velocity \
              on top of the root motion the clip carries, and the feet stay planted",
         );
-    Ok(CleanedClip {
-        report,
-        channels,
-        note,
-    })
+    Ok(CleanedClip { report, channels, note })
 }
 
 /// The top-most bone from the pelvis up that the clip translates (the pelvis when none is).
 fn root_motion_bone(sampled: &Sampled, clip: &Clip, pelvis: usize) -> usize {
     let translated = |bone: usize| {
         let node = sampled.node_of_bone[bone];
-        clip.channels
-            .iter()
-            .any(|c| c.node == node && c.property == Property::Translation)
+        clip.channels.iter().any(|c| c.node == node && c.property == Property::Translation)
     };
     let mut best = pelvis;
     let mut bone = Some(pelvis);
@@ -756,13 +627,7 @@ fn root_motion_bone(sampled: &Sampled, clip: &Clip, pelvis: usize) -> usize {
 
 /// Channels of the pelvis, its ancestors and the leg bones whose frames differ from what the
 /// file plays at the frame times.
-fn changed_channels(
-    doc: &Document,
-    clip: &Clip,
-    sampled: &Sampled,
-    legs: &Legs,
-    out: &[Xform],
-) -> Vec<NewChannel> {
+fn changed_channels(doc: &Document, clip: &Clip, sampled: &Sampled, legs: &Legs, out: &[Xform]) -> Vec<NewChannel> {
     let bones = sampled.bones();
     let n = sampled.timeline.frames;
     let rest: Vec<Xform> = doc.nodes.iter().map(|x| x.rest).collect();
@@ -788,15 +653,8 @@ fn changed_channels(
         let b = sampled.bone_of_node[node];
         let frames = || (0..n).map(|f| (file_frames[f * bones + b], out[f * bones + b]));
         if frames().any(|(a, z)| a.translation.distance(z.translation) > 1e-5) {
-            let values = (0..n)
-                .map(|f| out[f * bones + b].translation.extend(0.0))
-                .collect();
-            channels.push(NewChannel {
-                node,
-                property: Property::Translation,
-                times: times.clone(),
-                values,
-            });
+            let values = (0..n).map(|f| out[f * bones + b].translation.extend(0.0)).collect();
+            channels.push(NewChannel { node, property: Property::Translation, times: times.clone(), values });
         }
         if frames().any(|(a, z)| angle(a.rotation, z.rotation) > 1e-4) {
             let mut values: Vec<Vec4> = Vec::with_capacity(n);
@@ -805,23 +663,11 @@ fn changed_channels(
                 let flip = values.last().is_some_and(|p: &Vec4| p.dot(q) < 0.0);
                 values.push(if flip { -q } else { q });
             }
-            channels.push(NewChannel {
-                node,
-                property: Property::Rotation,
-                times: times.clone(),
-                values,
-            });
+            channels.push(NewChannel { node, property: Property::Rotation, times: times.clone(), values });
         }
         if frames().any(|(a, z)| a.scale.distance(z.scale) > 1e-5) {
-            let values = (0..n)
-                .map(|f| out[f * bones + b].scale.extend(0.0))
-                .collect();
-            channels.push(NewChannel {
-                node,
-                property: Property::Scale,
-                times: times.clone(),
-                values,
-            });
+            let values = (0..n).map(|f| out[f * bones + b].scale.extend(0.0)).collect();
+            channels.push(NewChannel { node, property: Property::Scale, times: times.clone(), values });
         }
     }
     channels
@@ -846,11 +692,7 @@ fn measure(
     let after = world_frames(&sampled.parents, out, dt, top, added_after)?;
     let pelvis = sampled.bone_of_node[legs.pelvis];
     let pelvis_change = (0..n)
-        .map(|f| {
-            before[f * bones + pelvis]
-                .translation
-                .distance(after[f * bones + pelvis].translation)
-        })
+        .map(|f| before[f * bones + pelvis].translation.distance(after[f * bones + pelvis].translation))
         .fold(0.0, f32::max);
     let reports = legs.legs.each_ref().map(|leg| {
         let [hip, knee, ankle] = [leg.thigh, leg.calf, leg.foot].map(|x| sampled.bone_of_node[x]);
@@ -858,11 +700,7 @@ fn measure(
         let (contacts, point) = (&feet[k], &points[k]);
         let at = |w: &[Xform], f: usize, b: usize| w[f * bones + b].translation;
         let track = |w: &[Xform]| (0..n).map(|f| point.at(w, bones, f)).collect::<Vec<_>>();
-        let stretch = |w: &[Xform]| {
-            (0..n)
-                .map(|f| point.at(w, bones, f).distance(at(w, f, hip)))
-                .fold(0.0, f32::max)
-        };
+        let stretch = |w: &[Xform]| (0..n).map(|f| point.at(w, bones, f).distance(at(w, f, hip))).fold(0.0, f32::max);
         let reach = at(&before, 0, knee).distance(at(&before, 0, hip))
             + at(&before, 0, ankle).distance(at(&before, 0, knee))
             + point.at(&before, bones, 0).distance(at(&before, 0, ankle));
@@ -870,10 +708,8 @@ fn measure(
         let joints: Vec<usize> = [hip, knee, ankle].into_iter().chain(point.ball).collect();
         for f in 0..n {
             for &b in &joints {
-                max_joint_change = max_joint_change.max(angle(
-                    sampled.locals[f * bones + b].rotation,
-                    out[f * bones + b].rotation,
-                ));
+                max_joint_change =
+                    max_joint_change.max(angle(sampled.locals[f * bones + b].rotation, out[f * bones + b].rotation));
             }
         }
         FootReport {
@@ -887,10 +723,7 @@ fn measure(
             stretch: [stretch(&before), stretch(&after)],
             reach,
             max_joint_change,
-            max_foot_turn: [
-                max_foot_turn(&before, bones, ankle),
-                max_foot_turn(&after, bones, ankle),
-            ],
+            max_foot_turn: [max_foot_turn(&before, bones, ankle), max_foot_turn(&after, bones, ankle)],
         }
     });
     Ok(ClipReport {

@@ -338,7 +338,8 @@ fn run_contacts(
     for (c, result) in chosen(&doc, clip)?.into_iter().zip(&labelled) {
         text.push_str(&summary(&doc, c, sidecar.as_ref(), result));
     }
-    let json_text = json.map(|_| crate::sidecar::Sidecar::from_contacts(&doc, &labelled, &shared.contacts).to_json_text());
+    let json_text =
+        json.map(|_| crate::sidecar::Sidecar::from_contacts(&doc, &labelled, &shared.contacts).to_json_text());
     if let (Some(path), Some(c)) = (plot, labelled.first()) {
         let times: Vec<f32> = (0..c.sampled.timeline.frames).map(|f| c.sampled.timeline.time(f)).collect();
         let title = format!(

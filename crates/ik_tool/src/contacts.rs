@@ -31,11 +31,7 @@ pub struct ClipContacts {
 }
 
 fn range(values: &[f32]) -> (f32, f32) {
-    values
-        .iter()
-        .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| {
-            (a.min(v), b.max(v))
-        })
+    values.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)))
 }
 
 /// Labels stored in the file for this clip and foot (animation `extras.contacts`, else the
@@ -56,10 +52,7 @@ pub fn stored_labels(
         .and_then(|a| a.get("extras"));
     let from = |meta: Option<&Json>| -> Option<Vec<bool>> {
         let contacts = meta?.get("contacts")?;
-        let list = contacts
-            .get(side)
-            .or_else(|| contacts.get(key))?
-            .as_array()?;
+        let list = contacts.get(side).or_else(|| contacts.get(key))?.as_array()?;
         let labels: Vec<bool> = list.iter().filter_map(Json::as_bool).collect();
         (labels.len() == frames && list.len() == frames).then_some(labels)
     };
@@ -74,11 +67,7 @@ pub fn summary(doc: &Document, clip: &Clip, sidecar: Option<&Json>, c: &ClipCont
         c.clip,
         t.frames,
         t.rate,
-        if t.resampled {
-            format!(" (resampled with cubics from {:.0} Hz)", t.source_rate)
-        } else {
-            String::new()
-        },
+        if t.resampled { format!(" (resampled with cubics from {:.0} Hz)", t.source_rate) } else { String::new() },
         if c.sampled.looping { ", looping" } else { "" },
         c.motion.velocity.length(),
         c.motion.source,
@@ -101,21 +90,10 @@ pub fn summary(doc: &Document, clip: &Clip, sidecar: Option<&Json>, c: &ClipCont
             s0,
             s1,
         ));
-        let side = if foot.side == "left" {
-            "foot_l"
-        } else {
-            "foot_r"
-        };
+        let side = if foot.side == "left" { "foot_l" } else { "foot_r" };
         if let Some(stored) = stored_labels(doc, clip, sidecar, (side, &foot.key), t.frames) {
-            let same = stored
-                .iter()
-                .zip(&foot.contacts)
-                .filter(|(a, b)| a == b)
-                .count();
-            out.push_str(&format!(
-                "; matches the file's labels on {same}/{} frames",
-                t.frames
-            ));
+            let same = stored.iter().zip(&foot.contacts).filter(|(a, b)| a == b).count();
+            out.push_str(&format!("; matches the file's labels on {same}/{} frames", t.frames));
         }
         out.push('\n');
     }

@@ -54,9 +54,7 @@ pub fn parse_map(text: &str) -> Result<RigProfile, String> {
             Json::Obj(entries) => entries
                 .into_iter()
                 .map(|(k, v)| {
-                    v.as_str()
-                        .map(|b| (k.clone(), b.to_string()))
-                        .ok_or(format!("bone map: \"{k}\" is not a string"))
+                    v.as_str().map(|b| (k.clone(), b.to_string())).ok_or(format!("bone map: \"{k}\" is not a string"))
                 })
                 .collect::<Result<_, _>>()?,
             _ => return Err("bone map: expected a JSON object".into()),
@@ -65,18 +63,12 @@ pub fn parse_map(text: &str) -> Result<RigProfile, String> {
         text.split([',', '\n'])
             .map(str::trim)
             .filter(|p| !p.is_empty() && !p.starts_with('#'))
-            .map(|p| {
-                p.split_once('=')
-                    .map(|(r, b)| (r.trim().to_string(), b.trim().to_string()))
-            })
+            .map(|p| p.split_once('=').map(|(r, b)| (r.trim().to_string(), b.trim().to_string())))
             .collect::<Option<_>>()
             .ok_or("bone map: expected role=bone pairs")?
     };
-    RigProfile::from_map(
-        "user map",
-        pairs.iter().map(|(r, b)| (r.as_str(), b.as_str())),
-    )
-    .map_err(|unknown| format!("bone map: unknown roles: {}", unknown.join(", ")))
+    RigProfile::from_map("user map", pairs.iter().map(|(r, b)| (r.as_str(), b.as_str())))
+        .map_err(|unknown| format!("bone map: unknown roles: {}", unknown.join(", ")))
 }
 
 fn descends(nodes: &[Node], mut node: usize, ancestor: usize) -> bool {
@@ -92,11 +84,7 @@ fn descends(nodes: &[Node], mut node: usize, ancestor: usize) -> bool {
 
 /// Matches one profile; `Err` lists what is missing or out of hierarchy.
 fn match_legs(nodes: &[Node], profile: &RigProfile) -> Result<Legs, Vec<String>> {
-    let names: Vec<(usize, &str)> = nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (i, n.name.as_str()))
-        .collect();
+    let names: Vec<(usize, &str)> = nodes.iter().enumerate().map(|(i, n)| (i, n.name.as_str())).collect();
     let mut missing = Vec::new();
     let mut need = |role: Role| {
         let found = find_role(&names, profile, role);
@@ -106,55 +94,22 @@ fn match_legs(nodes: &[Node], profile: &RigProfile) -> Result<Legs, Vec<String>>
         found
     };
     let pelvis = need(Role::Pelvis);
-    let sides = [Side::Left, Side::Right].map(|s| {
-        (
-            need(Role::Thigh(s)),
-            need(Role::Calf(s)),
-            need(Role::Foot(s)),
-        )
-    });
+    let sides = [Side::Left, Side::Right].map(|s| (need(Role::Thigh(s)), need(Role::Calf(s)), need(Role::Foot(s))));
     let balls = [Side::Left, Side::Right].map(|s| find_role(&names, profile, Role::Ball(s)));
-    let (
-        Some(pelvis),
-        [
-            (Some(t0), Some(c0), Some(f0)),
-            (Some(t1), Some(c1), Some(f1)),
-        ],
-    ) = (pelvis, sides)
-    else {
+    let (Some(pelvis), [(Some(t0), Some(c0), Some(f0)), (Some(t1), Some(c1), Some(f1))]) = (pelvis, sides) else {
         return Err(missing);
     };
     let mut legs = Vec::new();
-    for (side, [thigh, calf, foot], ball) in [
-        ("left", [t0, c0, f0], balls[0]),
-        ("right", [t1, c1, f1], balls[1]),
-    ] {
-        let chain: Vec<usize> = [pelvis, thigh, calf, foot]
-            .into_iter()
-            .chain(ball)
-            .collect();
+    for (side, [thigh, calf, foot], ball) in [("left", [t0, c0, f0], balls[0]), ("right", [t1, c1, f1], balls[1])] {
+        let chain: Vec<usize> = [pelvis, thigh, calf, foot].into_iter().chain(ball).collect();
         if let Some(w) = chain.windows(2).find(|w| !descends(nodes, w[1], w[0])) {
-            return Err(vec![format!(
-                "{side} leg: \"{}\" is not below \"{}\"",
-                nodes[w[1]].name, nodes[w[0]].name
-            )]);
+            return Err(vec![format!("{side} leg: \"{}\" is not below \"{}\"", nodes[w[1]].name, nodes[w[0]].name)]);
         }
         let toe_end = ball.and_then(|ball| nodes.iter().position(|n| n.parent == Some(ball)));
-        legs.push(Leg {
-            side,
-            thigh,
-            calf,
-            foot,
-            ball,
-            toe_end,
-        });
+        legs.push(Leg { side, thigh, calf, foot, ball, toe_end });
     }
     let [left, right]: [Leg; 2] = legs.try_into().map_err(|_| vec!["legs".to_string()])?;
-    Ok(Legs {
-        profile: profile.name.clone(),
-        pelvis,
-        legs: [left, right],
-    })
+    Ok(Legs { profile: profile.name.clone(), pelvis, legs: [left, right] })
 }
 
 /// Finds the legs with the user map if given (legs only: a map need not name arms or a head);
@@ -165,7 +120,10 @@ fn match_legs(nodes: &[Node], profile: &RigProfile) -> Result<Legs, Vec<String>>
 pub fn find_legs(nodes: &[Node], map: Option<&RigProfile>) -> Result<Legs, String> {
     if let Some(profile) = map {
         return match_legs(nodes, profile).map_err(|missing| {
-            format!("no legs found: the map is missing {} (name the bones with --map role=bone,...)", missing.join(", "))
+            format!(
+                "no legs found: the map is missing {} (name the bones with --map role=bone,...)",
+                missing.join(", ")
+            )
         });
     }
     for profile in &RigProfile::builtin() {
@@ -222,7 +180,11 @@ fn detect_legs(nodes: &[Node]) -> Result<Legs, String> {
         ball: l.ball,
         toe_end: l.ball.and_then(|ball| nodes.iter().position(|n| n.parent == Some(ball))),
     };
-    Ok(Legs { profile: report.found_by, pelvis: rig.pelvis, legs: [leg("left", &rig.legs[0]), leg("right", &rig.legs[1])] })
+    Ok(Legs {
+        profile: report.found_by,
+        pelvis: rig.pelvis,
+        legs: [leg("left", &rig.legs[0]), leg("right", &rig.legs[1])],
+    })
 }
 
 #[cfg(test)]
@@ -236,19 +198,11 @@ mod tests {
 
     fn chain_of(names: &[&str], per_leg: usize) -> Vec<Node> {
         // pelvis at 0, then each leg as a chain below it.
-        let mut nodes = vec![Node {
-            name: names[0].into(),
-            parent: None,
-            rest: Xform::IDENTITY,
-        }];
+        let mut nodes = vec![Node { name: names[0].into(), parent: None, rest: Xform::IDENTITY }];
         for side in names[1..].chunks(per_leg) {
             let mut parent = 0;
             for name in side {
-                nodes.push(Node {
-                    name: (*name).into(),
-                    parent: Some(parent),
-                    rest: Xform::IDENTITY,
-                });
+                nodes.push(Node { name: (*name).into(), parent: Some(parent), rest: Xform::IDENTITY });
                 parent = nodes.len() - 1;
             }
         }
@@ -269,39 +223,21 @@ mod tests {
             "mixamorig:RightToeBase",
         ]);
         let legs = find_legs(&mixamo, None).unwrap();
-        assert_eq!(
-            (legs.profile.as_str(), legs.pelvis, legs.legs[1].ball),
-            ("mixamo", 0, Some(8))
-        );
+        assert_eq!((legs.profile.as_str(), legs.pelvis, legs.legs[1].ball), ("mixamo", 0, Some(8)));
         let custom = chain(&["Hip", "LT", "LC", "LF", "LB", "RT", "RC", "RF", "RB"]);
         let err = find_legs(&custom, None).unwrap_err();
-        assert!(
-            err.contains("no legs found") && err.contains("thigh_l") && err.contains("role = bone"),
-            "{err}"
-        );
+        assert!(err.contains("no legs found") && err.contains("thigh_l") && err.contains("role = bone"), "{err}");
         let map = parse_map(
             "pelvis=Hip, thigh_l=LT, calf_l=LC, foot_l=LF, ball_l=LB\nthigh_r=RT,calf_r=RC,foot_r=RF,ball_r=RB",
         );
-        assert_eq!(
-            find_legs(&custom, Some(&map.unwrap())).unwrap().legs[0].foot,
-            3
-        );
+        assert_eq!(find_legs(&custom, Some(&map.unwrap())).unwrap().legs[0].foot, 3);
         let json = parse_map(r#"{"pelvis": "Hip", "thigh_l": "LT"}"#).unwrap();
-        assert!(
-            find_legs(&custom, Some(&json))
-                .unwrap_err()
-                .contains("right thigh")
-        );
+        assert!(find_legs(&custom, Some(&json)).unwrap_err().contains("right thigh"));
         // Ankle-only feet: no ball bone, the legs are still found.
         let ankles = chain_of(&["Hip", "LT", "LC", "LF", "RT", "RC", "RF"], 3);
-        let map =
-            parse_map("pelvis=Hip,thigh_l=LT,calf_l=LC,foot_l=LF,thigh_r=RT,calf_r=RC,foot_r=RF")
-                .unwrap();
+        let map = parse_map("pelvis=Hip,thigh_l=LT,calf_l=LC,foot_l=LF,thigh_r=RT,calf_r=RC,foot_r=RF").unwrap();
         let legs = find_legs(&ankles, Some(&map)).unwrap();
-        assert_eq!(
-            (legs.legs[0].ball, legs.legs[1].foot, legs.legs[1].toe_end),
-            (None, 6, None)
-        );
+        assert_eq!((legs.legs[0].ball, legs.legs[1].foot, legs.legs[1].toe_end), (None, 6, None));
         assert!(parse_map("tail=T").unwrap_err().contains("tail"));
     }
 }

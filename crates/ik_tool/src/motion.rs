@@ -33,8 +33,7 @@
 
 use glam::Vec3;
 use ik_core::contact::{
-    HysteresisSettings, label_contacts_hysteresis, majority_vote, smooth_contacts, step_speed,
-    tidy_spans,
+    HysteresisSettings, label_contacts_hysteresis, majority_vote, smooth_contacts, step_speed, tidy_spans,
 };
 use ik_core::{IkError, Xform};
 
@@ -86,22 +85,13 @@ pub fn sample_clip(doc: &Document, clip: &Clip) -> Sampled {
     for (b, &n) in node_of_bone.iter().enumerate() {
         bone_of_node[n] = b;
     }
-    let parents = node_of_bone
-        .iter()
-        .map(|&n| doc.nodes[n].parent.map(|p| bone_of_node[p]))
-        .collect();
+    let parents = node_of_bone.iter().map(|&n| doc.nodes[n].parent.map(|p| bone_of_node[p])).collect();
     let rest: Vec<Xform> = doc.nodes.iter().map(|n| n.rest).collect();
     let mut by_node = rest.clone();
     let bones = node_of_bone.len();
     let mut locals = Vec::with_capacity(timeline.frames * bones);
     for f in 0..timeline.frames {
-        pose_at(
-            &rest,
-            clip,
-            timeline.time(f),
-            timeline.resampled,
-            &mut by_node,
-        );
+        pose_at(&rest, clip, timeline.time(f), timeline.resampled, &mut by_node);
         locals.extend(node_of_bone.iter().map(|&n| by_node[n]));
     }
     let last = (timeline.frames - 1) * bones;
@@ -112,14 +102,7 @@ pub fn sample_clip(doc: &Document, clip: &Clip) -> Sampled {
                 && a.translation.distance(z.translation) <= 1e-3
                 && a.scale.distance(z.scale) <= 1e-3
         });
-    Sampled {
-        timeline,
-        parents,
-        node_of_bone,
-        bone_of_node,
-        locals,
-        looping,
-    }
+    Sampled { timeline, parents, node_of_bone, bone_of_node, locals, looping }
 }
 
 /// How fast the character travels while the clip plays.
@@ -153,11 +136,7 @@ pub fn world_frames(
     let bones = parents.len();
     let mut model = vec![Xform::IDENTITY; locals.len()];
     let mut frame = vec![Xform::IDENTITY; bones];
-    for (f, (l, m)) in locals
-        .chunks_exact(bones)
-        .zip(model.chunks_exact_mut(bones))
-        .enumerate()
-    {
+    for (f, (l, m)) in locals.chunks_exact(bones).zip(model.chunks_exact_mut(bones)).enumerate() {
         frame.copy_from_slice(l);
         frame[top].translation += added * (f as f32 * dt);
         ik_core::skeleton::forward_kinematics(parents, &frame, &Xform::IDENTITY, m)?;
@@ -181,15 +160,9 @@ pub fn add_travel(
         match parents[bone] {
             None => frame[bone].translation += offset,
             Some(p) => {
-                ik_core::skeleton::forward_kinematics(
-                    parents,
-                    frame,
-                    &Xform::IDENTITY,
-                    &mut model,
-                )?;
+                ik_core::skeleton::forward_kinematics(parents, frame, &Xform::IDENTITY, &mut model)?;
                 let parent = model[p];
-                frame[bone].translation +=
-                    parent.inverse_transform_point(parent.translation + offset);
+                frame[bone].translation += parent.inverse_transform_point(parent.translation + offset);
             }
         }
     }
@@ -237,39 +210,24 @@ impl ContactPoint {
 }
 
 fn rest_world(doc: &Document, sampled: &Sampled) -> Result<Vec<Xform>, IkError> {
-    let rest: Vec<Xform> = sampled
-        .node_of_bone
-        .iter()
-        .map(|&n| doc.nodes[n].rest)
-        .collect();
+    let rest: Vec<Xform> = sampled.node_of_bone.iter().map(|&n| doc.nodes[n].rest).collect();
     let mut world = vec![Xform::IDENTITY; rest.len()];
     ik_core::skeleton::forward_kinematics(&sampled.parents, &rest, &Xform::IDENTITY, &mut world)?;
     Ok(world)
 }
 
 /// The contact points of `[left, right]` (see the module docs).
-pub fn contact_points(
-    doc: &Document,
-    sampled: &Sampled,
-    legs: &Legs,
-) -> Result<[ContactPoint; 2], IkError> {
+pub fn contact_points(doc: &Document, sampled: &Sampled, legs: &Legs) -> Result<[ContactPoint; 2], IkError> {
     let world = rest_world(doc, sampled)?;
     let at = |node: usize| world[sampled.bone_of_node[node]].translation;
-    let lowest = world
-        .iter()
-        .map(|x| x.translation.y)
-        .fold(f32::INFINITY, f32::min);
+    let lowest = world.iter().map(|x| x.translation.y).fold(f32::INFINITY, f32::min);
     let fwd = rest_forward(doc, sampled, legs)?.unwrap_or(Vec3::Z);
     Ok(legs.legs.each_ref().map(|l| {
         let leg_length = (at(l.calf) - at(l.thigh)).length() + (at(l.foot) - at(l.calf)).length();
         let foot = sampled.bone_of_node[l.foot];
         let ankle = at(l.foot);
         let above = ankle.y - lowest;
-        let height = if above > 0.02 * leg_length {
-            above
-        } else {
-            0.1 * leg_length
-        };
+        let height = if above > 0.02 * leg_length { above } else { 0.1 * leg_length };
         let sole_model = ankle - Vec3::Y * height + fwd * (0.07 * leg_length);
         ContactPoint {
             foot,
@@ -292,13 +250,7 @@ pub fn root_motion(
 ) -> Result<RootMotion, IkError> {
     let bones = sampled.bones();
     let pelvis = sampled.bone_of_node[legs.pelvis];
-    let world = world_frames(
-        &sampled.parents,
-        &sampled.locals,
-        1.0 / sampled.timeline.rate,
-        0,
-        Vec3::ZERO,
-    )?;
+    let world = world_frames(&sampled.parents, &sampled.locals, 1.0 / sampled.timeline.rate, 0, Vec3::ZERO)?;
     let at = |f: usize, b: usize| world[f * bones + b].translation;
     let last = sampled.timeline.frames - 1;
     let duration = sampled.timeline.duration().max(1e-6);
@@ -309,34 +261,21 @@ pub fn root_motion(
             Some(s) => clip_velocity.normalize() * s,
             None => clip_velocity,
         };
-        return Ok(RootMotion {
-            clip_velocity,
-            velocity,
-            source: "root motion in the clip".into(),
-            in_place: false,
-        });
+        return Ok(RootMotion { clip_velocity, velocity, source: "root motion in the clip".into(), in_place: false });
     }
-    let animation = doc
-        .json
-        .get("animations")
-        .and_then(|a| a.as_array())
-        .and_then(|a| a.get(clip.index));
+    let animation = doc.json.get("animations").and_then(|a| a.as_array()).and_then(|a| a.get(clip.index));
     let extras = animation.and_then(|a| a.get("extras"));
     let from_extras = extras
         .and_then(|e| e.get("ik_clean"))
         .and_then(|c| c.get("root_speed"))
         .or_else(|| extras.and_then(|e| e.get("nominal_speed")))
         .and_then(Json::as_f64);
-    let from_sidecar = sidecar
-        .and_then(|s| s.get(&clip.name))
-        .and_then(|c| c.get("nominal_speed"))
-        .and_then(Json::as_f64);
+    let from_sidecar =
+        sidecar.and_then(|s| s.get(&clip.name)).and_then(|c| c.get("nominal_speed")).and_then(Json::as_f64);
     let points = contact_points(doc, sampled, legs)?;
     let ground = ground_velocity(sampled, &world, &points);
     // Forward: the way the feet point at rest, else against the planted feet's motion, else +Z.
-    let forward = rest_forward(doc, sampled, legs)?
-        .or_else(|| (-ground).try_normalize())
-        .unwrap_or(Vec3::Z);
+    let forward = rest_forward(doc, sampled, legs)?.or_else(|| (-ground).try_normalize()).unwrap_or(Vec3::Z);
     let (speed, source) = if let Some(s) = flag {
         (s, "--root-speed".to_string())
     } else if let Some(s) = from_extras.filter(|s| s.is_finite()) {
@@ -344,17 +283,9 @@ pub fn root_motion(
     } else if let Some(s) = from_sidecar.filter(|s| s.is_finite()) {
         (s as f32, "the .ik.json sidecar".to_string())
     } else {
-        (
-            -ground.dot(forward),
-            "the planted feet's backward speed".to_string(),
-        )
+        (-ground.dot(forward), "the planted feet's backward speed".to_string())
     };
-    Ok(RootMotion {
-        clip_velocity,
-        velocity: forward * speed,
-        source,
-        in_place: true,
-    })
+    Ok(RootMotion { clip_velocity, velocity: forward * speed, source, in_place: true })
 }
 
 /// The horizontal direction the feet point in in the rest pose (foot joint → ball, summed over
@@ -381,15 +312,8 @@ pub fn ground_velocity(sampled: &Sampled, world: &[Xform], points: &[ContactPoin
         return Vec3::ZERO;
     }
     let rate = sampled.timeline.rate;
-    let tracks: Vec<Vec<Vec3>> = points
-        .iter()
-        .map(|p| (0..n).map(|f| p.at(world, bones, f)).collect())
-        .collect();
-    let floor = tracks
-        .iter()
-        .flatten()
-        .map(|p| p.y)
-        .fold(f32::INFINITY, f32::min);
+    let tracks: Vec<Vec<Vec3>> = points.iter().map(|p| (0..n).map(|f| p.at(world, bones, f)).collect()).collect();
+    let floor = tracks.iter().flatten().map(|p| p.y).fold(f32::INFINITY, f32::min);
     let mut samples = Vec::new();
     for (track, point) in tracks.iter().zip(points) {
         for f in 0..n {
@@ -401,17 +325,11 @@ pub fn ground_velocity(sampled: &Sampled, world: &[Xform], points: &[ContactPoin
         }
     }
     let near = |a: Vec3, b: Vec3| a.distance(b) <= 0.1f32.max(0.1 * a.length());
-    let best = samples
-        .iter()
-        .max_by_key(|&&a| samples.iter().filter(|&&b| near(a, b)).count());
+    let best = samples.iter().max_by_key(|&&a| samples.iter().filter(|&&b| near(a, b)).count());
     let Some(&best) = best else { return Vec3::ZERO };
     let cluster: Vec<Vec3> = samples.iter().copied().filter(|&b| near(best, b)).collect();
     let mean = cluster.iter().sum::<Vec3>() / cluster.len().max(1) as f32;
-    if mean.length() < 0.05 {
-        Vec3::ZERO
-    } else {
-        mean
-    }
+    if mean.length() < 0.05 { Vec3::ZERO } else { mean }
 }
 
 /// Contact labelling options: thresholds (leg-length relative unless given), vote, minimum
@@ -439,13 +357,7 @@ pub const LEAVE_SPEED: f32 = 0.20;
 
 impl Default for ContactOptions {
     fn default() -> Self {
-        ContactOptions {
-            velocity: None,
-            height: None,
-            vote_window: 3,
-            min_span: 0.05,
-            smooth: 0.02,
-        }
+        ContactOptions { velocity: None, height: None, vote_window: 3, min_span: 0.05, smooth: 0.02 }
     }
 }
 
@@ -501,25 +413,12 @@ pub fn label_feet(
     let (seq, keep) = sequence(&sampled.locals, bones, sampled.looping);
     let rate = sampled.timeline.rate;
     let top = sampled.top_of(sampled.bone_of_node[legs.pelvis]);
-    let world = world_frames(
-        &sampled.parents,
-        &seq,
-        1.0 / rate,
-        top,
-        motion.added_velocity(1.0),
-    )?;
+    let world = world_frames(&sampled.parents, &seq, 1.0 / rate, top, motion.added_velocity(1.0))?;
     let frames = seq.len() / bones;
     let n = sampled.timeline.frames;
     let points = contact_points(doc, sampled, legs)?;
-    let tracks: Vec<Vec<Vec3>> = points
-        .iter()
-        .map(|p| (0..frames).map(|f| p.at(&world, bones, f)).collect())
-        .collect();
-    let floor = tracks
-        .iter()
-        .flat_map(|t| &t[keep..keep + n])
-        .map(|p| p.y)
-        .fold(f32::INFINITY, f32::min);
+    let tracks: Vec<Vec<Vec3>> = points.iter().map(|p| (0..frames).map(|f| p.at(&world, bones, f)).collect()).collect();
+    let floor = tracks.iter().flat_map(|t| &t[keep..keep + n]).map(|p| p.y).fold(f32::INFINITY, f32::min);
     let mut out = Vec::with_capacity(2);
     for ((leg, track), point) in legs.legs.iter().zip(&tracks).zip(&points) {
         let thresholds = options.thresholds(point.leg_length, rate);
@@ -546,24 +445,14 @@ pub fn label_feet(
             ball: point.ball.is_some(),
         });
     }
-    let [left, right]: [FootContacts; 2] = out.try_into().map_err(|_| IkError::LengthMismatch {
-        expected: 2,
-        got: 0,
-    })?;
+    let [left, right]: [FootContacts; 2] =
+        out.try_into().map_err(|_| IkError::LengthMismatch { expected: 2, got: 0 })?;
     Ok([left, right])
 }
 
 /// Number of contact spans; for a looping clip a span across the seam counts once.
 pub fn span_count(labels: &[bool], looping: bool) -> usize {
     let n = labels.len();
-    let starts = labels
-        .iter()
-        .enumerate()
-        .filter(|&(i, &c)| c && (i == 0 || !labels[i - 1]))
-        .count();
-    if looping && n > 2 && labels[0] && labels[n - 1] && labels.iter().any(|&c| !c) {
-        starts - 1
-    } else {
-        starts
-    }
+    let starts = labels.iter().enumerate().filter(|&(i, &c)| c && (i == 0 || !labels[i - 1])).count();
+    if looping && n > 2 && labels[0] && labels[n - 1] && labels.iter().any(|&c| !c) { starts - 1 } else { starts }
 }

@@ -144,17 +144,8 @@ impl Sidecar {
     }
 
     /// The sidecar of labelled clips (see the module docs).
-    pub fn from_contacts(
-        doc: &Document,
-        labelled: &[ClipContacts],
-        options: &ContactOptions,
-    ) -> Sidecar {
-        Sidecar {
-            clips: labelled
-                .iter()
-                .map(|c| ClipSidecar::from_contacts(doc, c, options))
-                .collect(),
-        }
+    pub fn from_contacts(doc: &Document, labelled: &[ClipContacts], options: &ContactOptions) -> Sidecar {
+        Sidecar { clips: labelled.iter().map(|c| ClipSidecar::from_contacts(doc, c, options)).collect() }
     }
 }
 
@@ -176,11 +167,7 @@ pub fn clip_name(doc: &Document, index: usize) -> String {
 
 impl ClipSidecar {
     /// The sidecar entry of one labelled clip.
-    pub fn from_contacts(
-        doc: &Document,
-        c: &ClipContacts,
-        options: &ContactOptions,
-    ) -> ClipSidecar {
+    pub fn from_contacts(doc: &Document, c: &ClipContacts, options: &ContactOptions) -> ClipSidecar {
         let t = &c.sampled.timeline;
         let values = |f: &dyn Fn(&crate::motion::FootContacts) -> &Vec<f32>| FootValues {
             foot_l: f(&c.feet[0]).iter().map(|&v| finite(v)).collect(),
@@ -201,10 +188,7 @@ impl ClipSidecar {
             duration: finite(t.duration().max(1.0 / t.rate)),
             frame_rate: finite(t.rate),
             frame_count: t.frames,
-            contacts: FootLabels {
-                foot_l: c.feet[0].contacts.clone(),
-                foot_r: c.feet[1].contacts.clone(),
-            },
+            contacts: FootLabels { foot_l: c.feet[0].contacts.clone(), foot_r: c.feet[1].contacts.clone() },
             landing_phase: None,
             diagnostics: Some(Diagnostics {
                 start: finite(t.start),
@@ -261,14 +245,7 @@ impl<'de> Deserialize<'de> for Sidecar {
 /// the file, or else measures it from the planted feet, and returns the sidecar. Bad input is
 /// [`ToolError::Input`] with a message naming the file.
 pub fn label_file(path: &Path, rig_map: Option<&str>) -> Result<Sidecar, ToolError> {
-    let shared = crate::cli::Shared {
-        map: rig_map.map(str::to_string),
-        ..Default::default()
-    };
+    let shared = crate::cli::Shared { map: rig_map.map(str::to_string), ..Default::default() };
     let (doc, labelled) = crate::cli::label_clips(path, None, &shared)?;
-    Ok(Sidecar::from_contacts(
-        &doc,
-        &labelled.clips,
-        &shared.contacts,
-    ))
+    Ok(Sidecar::from_contacts(&doc, &labelled.clips, &shared.contacts))
 }

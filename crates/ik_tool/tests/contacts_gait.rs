@@ -24,13 +24,8 @@ struct TempDir(PathBuf);
 
 impl TempDir {
     fn new(name: &str) -> Self {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!(
-            "ik_tool_gait_{name}_{}_{nanos}",
-            std::process::id()
-        ));
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!("ik_tool_gait_{name}_{}_{nanos}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)
     }
@@ -46,16 +41,9 @@ impl Drop for TempDir {
 }
 
 fn ik_tool(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ik_tool"))
-        .args(args)
-        .output()
-        .expect("ik_tool runs");
+    let out = Command::new(env!("CARGO_BIN_EXE_ik_tool")).args(args).output().expect("ik_tool runs");
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (
-        out.status.code().unwrap_or(-1),
-        text(&out.stdout),
-        text(&out.stderr),
-    )
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
 }
 
 fn s(p: &Path) -> &str {
@@ -74,14 +62,7 @@ fn build(slide: f32, ankle_only: bool, static_pose: bool) -> Vec<u8> {
     let body = mesh::body(&rig);
     let weights = skin::bind(&rig, &body, &skin::BindParams::default());
     let walk = clips::clip_specs()[1];
-    let spec = clips::ClipSpec {
-        gait: GaitParams {
-            stance_fraction: 0.15,
-            speed: SPEED,
-            ..walk.gait
-        },
-        ..walk
-    };
+    let spec = clips::ClipSpec { gait: GaitParams { stance_fraction: 0.15, speed: SPEED, ..walk.gait }, ..walk };
     let mut clip = clips::build_clip(&rig, &spec).unwrap();
     let n = clip.intervals();
     for (i, p) in clip.pelvis_translation.iter_mut().enumerate() {
@@ -91,36 +72,23 @@ fn build(slide: f32, ankle_only: bool, static_pose: bool) -> Vec<u8> {
         let pelvis = rig.bone("pelvis");
         let rest = rig.skeleton.rest()[pelvis].translation;
         clip.pelvis_translation.iter_mut().for_each(|p| *p = rest);
-        clip.rotations
-            .iter_mut()
-            .for_each(|keys| keys.iter_mut().for_each(|q| *q = Quat::IDENTITY));
+        clip.rotations.iter_mut().for_each(|keys| keys.iter_mut().for_each(|q| *q = Quat::IDENTITY));
     }
     let glb = asset::glb(&rig, &body, &weights, &[clip]);
     let chunks = decode_glb(&glb).unwrap();
     let mut json: serde_json::Value = serde_json::from_slice(chunks.json).unwrap();
-    json["animations"][0]
-        .as_object_mut()
-        .unwrap()
-        .remove("extras");
+    json["animations"][0].as_object_mut().unwrap().remove("extras");
     if static_pose {
         json["animations"][0]["name"] = "Pose".into();
     }
     if ankle_only {
         let nodes = json["nodes"].as_array_mut().unwrap();
-        let index = |nodes: &Vec<serde_json::Value>, name: &str| {
-            nodes.iter().position(|n| n["name"] == name).unwrap()
-        };
+        let index = |nodes: &Vec<serde_json::Value>, name: &str| nodes.iter().position(|n| n["name"] == name).unwrap();
         for side in ["l", "r"] {
-            let (ball, foot) = (
-                index(nodes, &format!("ball_{side}")),
-                index(nodes, &format!("foot_{side}")),
-            );
+            let (ball, foot) = (index(nodes, &format!("ball_{side}")), index(nodes, &format!("foot_{side}")));
             nodes[ball]["name"] = format!("prop_{side}").into();
             nodes[foot].as_object_mut().unwrap().remove("children");
-            nodes[0]["children"]
-                .as_array_mut()
-                .unwrap()
-                .push(ball.into());
+            nodes[0]["children"].as_array_mut().unwrap().push(ball.into());
         }
     }
     encode_glb(&json.to_string(), chunks.bin.unwrap())
@@ -129,18 +97,12 @@ fn build(slide: f32, ankle_only: bool, static_pose: bool) -> Vec<u8> {
 /// Contact spans of a looping clip's labels (a span across the seam counts once).
 fn cyclic_spans(labels: &[bool]) -> usize {
     let cycle = &labels[..labels.len() - 1];
-    (0..cycle.len())
-        .filter(|&i| cycle[i] && !cycle[(i + cycle.len() - 1) % cycle.len()])
-        .count()
+    (0..cycle.len()).filter(|&i| cycle[i] && !cycle[(i + cycle.len() - 1) % cycle.len()]).count()
         + usize::from(cycle.iter().all(|&c| c))
 }
 
 fn labels(v: &serde_json::Value) -> Vec<bool> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b.as_bool().unwrap())
-        .collect()
+    v.as_array().unwrap().iter().map(|b| b.as_bool().unwrap()).collect()
 }
 
 fn check_one_span(case: &str, sidecar: &serde_json::Value) {
@@ -149,25 +111,15 @@ fn check_one_span(case: &str, sidecar: &serde_json::Value) {
     assert!(walk["duration"].as_f64().unwrap() > 0.0 && walk["frame_rate"].as_f64().unwrap() > 0.0);
     let speed = walk["nominal_speed"].as_f64().unwrap();
     println!("{case}: measured ground speed {speed:.3} m/s (generated at {SPEED})");
-    assert!(
-        (speed - SPEED as f64).abs() < 0.1,
-        "{case}: ground speed {speed}"
-    );
+    assert!((speed - SPEED as f64).abs() < 0.1, "{case}: ground speed {speed}");
     for foot in ["foot_l", "foot_r"] {
         let l = labels(&walk["contacts"][foot]);
         assert_eq!(l.len(), frames);
         let share = l[..frames - 1].iter().filter(|&&c| c).count() as f32 / (frames - 1) as f32;
         let spans = cyclic_spans(&l);
-        println!(
-            "{case} {foot}: {spans} span(s) per cycle covering {:.1} % of it",
-            100.0 * share
-        );
+        println!("{case} {foot}: {spans} span(s) per cycle covering {:.1} % of it", 100.0 * share);
         assert_eq!(spans, 1, "{case} {foot}: {spans} spans");
-        assert!(
-            (0.12..=0.18).contains(&share),
-            "{case} {foot}: contact {:.1} % of the cycle",
-            100.0 * share
-        );
+        assert!((0.12..=0.18).contains(&share), "{case} {foot}: contact {:.1} % of the cycle", 100.0 * share);
     }
 }
 
@@ -179,20 +131,13 @@ fn a_sliding_15_percent_stance_walk_gets_one_contact_span_per_foot_and_a_sidecar
     let (code, stdout, stderr) = ik_tool(&["contacts", s(&input), "--json", s(&json)]);
     assert_eq!(code, 0, "{stderr}");
     println!("{stdout}");
-    assert!(
-        stdout.contains("planted feet"),
-        "speed measured from the planted feet: {stdout}"
-    );
+    assert!(stdout.contains("planted feet"), "speed measured from the planted feet: {stdout}");
     let text = std::fs::read_to_string(&json).unwrap();
     let sidecar: serde_json::Value = serde_json::from_str(&text).unwrap();
     check_one_span("15 % walk (balls)", &sidecar);
     // The library entry point gives the same sidecar.
     let labelled = ik_tool::sidecar::label_file(&input, None).unwrap();
-    assert_eq!(
-        labelled.to_json_text(),
-        text,
-        "label_file = contacts --json"
-    );
+    assert_eq!(labelled.to_json_text(), text, "label_file = contacts --json");
     let back = ik_tool::sidecar::Sidecar::parse(&text).unwrap();
     assert_eq!(back, labelled);
 }
@@ -200,18 +145,13 @@ fn a_sliding_15_percent_stance_walk_gets_one_contact_span_per_foot_and_a_sidecar
 #[test]
 fn ankle_only_feet_are_labelled_and_cleaned() {
     let dir = TempDir::new("ankles");
-    let (input, json, out) = (
-        dir.path("ankles.glb"),
-        dir.path("ankles.json"),
-        dir.path("ankles_clean.glb"),
-    );
+    let (input, json, out) = (dir.path("ankles.glb"), dir.path("ankles.json"), dir.path("ankles_clean.glb"));
     std::fs::write(&input, build(0.015, true, false)).unwrap();
     let (code, stdout, stderr) = ik_tool(&["contacts", s(&input), "--json", s(&json)]);
     assert_eq!(code, 0, "{stderr}");
     println!("{stdout}");
     assert!(stdout.contains("sole (estimated)"), "{stdout}");
-    let sidecar: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let sidecar: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     check_one_span("15 % walk (ankle-only)", &sidecar);
     let (code, stdout, stderr) = ik_tool(&["clean", s(&input), "--out", s(&out)]);
     assert_eq!(code, 0, "{stderr}");
@@ -242,8 +182,7 @@ fn measure(path: &Path, clip: &serde_json::Value, balls: bool) -> Measures {
         Vec3::Z * speed,
     )
     .unwrap();
-    let bone =
-        |name: &str| sampled.bone_of_node[doc.nodes.iter().position(|n| n.name == name).unwrap()];
+    let bone = |name: &str| sampled.bone_of_node[doc.nodes.iter().position(|n| n.name == name).unwrap()];
     let mut travel = [0.0; 2];
     let mut turn = [0.0f32; 2];
     for (k, (side, key)) in [("l", "foot_l"), ("r", "foot_r")].into_iter().enumerate() {
@@ -257,15 +196,9 @@ fn measure(path: &Path, clip: &serde_json::Value, balls: bool) -> Measures {
         };
         let l = labels(&clip["contacts"][key]);
         let n = sampled.timeline.frames;
-        travel[k] = (1..n)
-            .filter(|&i| l[i] && l[i - 1])
-            .map(|i| point(i).distance(point(i - 1)))
-            .sum();
+        travel[k] = (1..n).filter(|&i| l[i] && l[i - 1]).map(|i| point(i).distance(point(i - 1))).sum();
         for f in 1..n {
-            let (a, b) = (
-                world[f * bones + foot].rotation,
-                world[(f - 1) * bones + foot].rotation,
-            );
+            let (a, b) = (world[f * bones + foot].rotation, world[(f - 1) * bones + foot].rotation);
             turn[k] = turn[k].max((2.0 * a.dot(b).abs().min(1.0).acos()).to_degrees());
         }
     }
@@ -283,56 +216,28 @@ fn report_and_check(case: &str, before: &Measures, after: &Measures) {
             after.turn[k],
             before.turn[k]
         );
-        assert!(
-            before.travel[k] > 0.005,
-            "{case}: the source slides ({} m)",
-            before.travel[k]
-        );
-        assert!(
-            cut >= 0.80,
-            "{case} foot {k}: travel cut by only {:.1} %",
-            100.0 * cut
-        );
-        assert!(
-            after.turn[k] <= 20.0,
-            "{case} foot {k}: the foot turns {:.1}° in one frame",
-            after.turn[k]
-        );
+        assert!(before.travel[k] > 0.005, "{case}: the source slides ({} m)", before.travel[k]);
+        assert!(cut >= 0.80, "{case} foot {k}: travel cut by only {:.1} %", 100.0 * cut);
+        assert!(after.turn[k] <= 20.0, "{case} foot {k}: the foot turns {:.1}° in one frame", after.turn[k]);
     }
 }
 
 #[test]
 fn cleaning_the_sliding_walk_plants_the_feet_without_flipping_them() {
     let dir = TempDir::new("clean15");
-    let (input, json, out) = (
-        dir.path("walk15.glb"),
-        dir.path("walk15.json"),
-        dir.path("walk15_clean.glb"),
-    );
+    let (input, json, out) = (dir.path("walk15.glb"), dir.path("walk15.json"), dir.path("walk15_clean.glb"));
     std::fs::write(&input, build(0.015, false, false)).unwrap();
     let (code, _, stderr) = ik_tool(&["contacts", s(&input), "--json", s(&json)]);
     assert_eq!(code, 0, "{stderr}");
-    let sidecar: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let sidecar: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     for scale in ["1", "1.25"] {
-        let (code, stdout, stderr) = ik_tool(&[
-            "clean",
-            s(&input),
-            "--out",
-            s(&out),
-            "--root-speed-scale",
-            scale,
-        ]);
+        let (code, stdout, stderr) = ik_tool(&["clean", s(&input), "--out", s(&out), "--root-speed-scale", scale]);
         assert_eq!(code, 0, "{stderr}");
         println!("{stdout}");
         let mut clip = sidecar["Walk"].clone();
         let speed = clip["nominal_speed"].as_f64().unwrap() * scale.parse::<f64>().unwrap();
         clip["nominal_speed"] = speed.into();
-        report_and_check(
-            &format!("15 % walk ×{scale}"),
-            &measure(&input, &clip, true),
-            &measure(&out, &clip, true),
-        );
+        report_and_check(&format!("15 % walk ×{scale}"), &measure(&input, &clip, true), &measure(&out, &clip, true));
     }
 }
 

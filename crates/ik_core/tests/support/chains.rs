@@ -8,7 +8,8 @@ use ik_core::fabrik::{ChainJob, ChainScratch, ChainSolution, WarmStart, apply_co
 use ik_core::glam::{EulerRot, Quat, Vec3};
 use ik_core::{IkError, Skeleton, Xform};
 
-pub type Solver = fn(&ChainJob, &mut ChainScratch, Option<&mut WarmStart>, &mut [Quat]) -> Result<ChainSolution, IkError>;
+pub type Solver =
+    fn(&ChainJob, &mut ChainScratch, Option<&mut WarmStart>, &mut [Quat]) -> Result<ChainSolution, IkError>;
 
 /// Deterministic pseudo-random numbers in [0, 1).
 pub fn lcg(state: &mut u64) -> f32 {
