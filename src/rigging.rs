@@ -119,17 +119,17 @@ pub fn after_rigging(
         if let Ok(mut placer) = placers.get_mut(avatar) {
             // Demo tuning: corrections follow the ground closely (short half-lives), so a foot
             // moving up a 30° ramp at walking speed does not lag into it.
-            placer.foot_half_life = 0.0;
-            placer.tilt_half_life = 0.03;
-            placer.pelvis_half_life = 0.06;
+            placer.settings.foot_half_life = 0.0;
+            placer.settings.tilt_half_life = 0.03;
+            placer.settings.pelvis_half_life = 0.06;
         }
         if let Ok(mut lock) = locks.get_mut(avatar) {
             // A planted toe stops where it lands (no inertialized glide into the lock), even
             // when the previous unlock is still blending out (short first steps from standing):
             // a hard lock keeps the toe's position continuous wherever it engages.
-            lock.lock_blend_time = 0.0;
-            lock.lock_distance = 0.25;
-            lock.blend_time = 0.12;
+            lock.settings.lock_blend_time = 0.0;
+            lock.settings.lock_distance = 0.25;
+            lock.settings.blend_time = 0.12;
         }
         if feet.iter().all(|f| !f.is_empty() && f.iter().all(|p| p.local.is_finite())) {
             entity.insert(FootProbe { feet, ball: ball_index });

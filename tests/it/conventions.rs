@@ -5,15 +5,13 @@
 //! mapping must be exactly the convention's (feet under the root or a control bone included),
 //! the measured height the file's, forward the file's facing.
 
-use bevy::gltf::{Gltf, GltfPlugin};
-use bevy::image::{CompressedImageFormatSupport, CompressedImageFormats, ImagePlugin};
-use bevy::mesh::MeshPlugin;
+use bevy::gltf::GltfPlugin;
 use bevy::prelude::*;
-use bevy::world_serialization::{WorldAssetRoot, WorldSerializationPlugin};
+use bevy::world_serialization::WorldAssetRoot;
 use bevy_ik::prelude::*;
 use ik_tool::mannequin::{Convention, conventions, generate_convention};
 
-use crate::common::headless_app_with_assets;
+use crate::common::{gltf_app_with, headless_app_with_assets, load_gltf, update_until_rigged};
 
 /// What happened to one convention.
 struct Outcome {
@@ -23,31 +21,11 @@ struct Outcome {
 }
 
 fn rig_file(dir: &std::path::Path, file: &str) -> Outcome {
-    let mut app = headless_app_with_assets(AssetPlugin { file_path: dir.to_string_lossy().into_owned(), ..default() });
-    app.insert_resource(CompressedImageFormatSupport(CompressedImageFormats::NONE));
-    app.add_plugins((ImagePlugin::default(), MeshPlugin, WorldSerializationPlugin, GltfPlugin::default()));
-    app.finish();
-    app.cleanup();
-    let gltf: Handle<Gltf> = app.world().resource::<AssetServer>().load(file.to_string());
-    let mut scene = None;
-    for _ in 0..600 {
-        app.update();
-        let server = app.world().resource::<AssetServer>();
-        assert!(!server.load_state(&gltf).is_failed(), "{file} loads");
-        if let Some(g) = app.world().resource::<Assets<Gltf>>().get(&gltf) {
-            scene = Some(g.scenes[0].clone());
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
-    let scene = scene.unwrap_or_else(|| panic!("{file} did not load"));
+    let assets = AssetPlugin { file_path: dir.to_string_lossy().into_owned(), ..default() };
+    let mut app = gltf_app_with(headless_app_with_assets(assets), GltfPlugin::default());
+    let scene = load_gltf(&mut app, file, |g| g.scenes[0].clone());
     let root = app.world_mut().spawn((WorldAssetRoot(scene), HumanoidIk::default())).id();
-    for _ in 0..400 {
-        app.update();
-        if app.world().get::<RiggedHumanoid>(root).is_some() || app.world().get::<RigFailed>(root).is_some() {
-            break;
-        }
-    }
+    update_until_rigged(&mut app, root);
     let mut names = app.world_mut().query::<(Entity, &Name)>();
     let names = names.iter(app.world()).map(|(e, n)| (e, n.as_str().to_string())).collect();
     Outcome {

@@ -2,40 +2,21 @@
 //! (no IK component left pointing at despawned bones, no warning), and a rig that cannot be made
 //! is reported once, not every frame.
 
-use bevy::gltf::{Gltf, GltfPlugin};
-use bevy::image::{CompressedImageFormatSupport, CompressedImageFormats, ImagePlugin};
-use bevy::mesh::MeshPlugin;
+use bevy::gltf::GltfPlugin;
 use bevy::prelude::*;
-use bevy::world_serialization::{WorldAssetRoot, WorldSerializationPlugin};
+use bevy::world_serialization::WorldAssetRoot;
 use bevy_ik::prelude::*;
 
-use crate::common::headless_app;
+use crate::common::{gltf_app_with, headless_app, load_gltf, update_until};
 
 fn gltf_app() -> App {
-    let mut app = headless_app();
-    app.insert_resource(CompressedImageFormatSupport(CompressedImageFormats::NONE));
+    let mut app = gltf_app_with(headless_app(), GltfPlugin::default());
     app.insert_resource(IkGround::Plane(GroundPlane::default()));
-    app.add_plugins((ImagePlugin::default(), MeshPlugin, WorldSerializationPlugin, GltfPlugin::default()));
-    app.finish();
-    app.cleanup();
     app
 }
 
-fn update_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> bool) {
-    for _ in 0..600 {
-        app.update();
-        if done(app) {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    panic!("timed out waiting for {what}");
-}
-
 fn mannequin_scene(app: &mut App) -> Handle<WorldAsset> {
-    let gltf: Handle<Gltf> = app.world().resource::<AssetServer>().load("mannequin.glb");
-    update_until(app, "mannequin.glb", |app| app.world().resource::<Assets<Gltf>>().contains(&gltf));
-    app.world().resource::<Assets<Gltf>>().get(&gltf).unwrap().scenes[0].clone()
+    load_gltf(app, "mannequin.glb", |g| g.scenes[0].clone())
 }
 
 #[test]

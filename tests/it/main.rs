@@ -5,6 +5,7 @@ mod chain;
 mod common;
 mod conventions;
 mod demo_characters;
+mod facing;
 mod feet;
 mod lifecycle;
 mod look_at;

@@ -2,15 +2,14 @@
 //! found, and its Walk clip, played by an `AnimationPlayer`, keeps labelled contacts on the floor
 //! at the nominal ground speed. Skin weights are valid.
 
-use bevy::gltf::{Gltf, GltfPlugin};
-use bevy::image::{CompressedImageFormatSupport, CompressedImageFormats, ImagePlugin};
+use bevy::gltf::GltfPlugin;
 use bevy::mesh::skinning::SkinnedMesh;
-use bevy::mesh::{Mesh, MeshPlugin, VertexAttributeValues};
+use bevy::mesh::{Mesh, VertexAttributeValues};
 use bevy::prelude::*;
-use bevy::world_serialization::{WorldAssetRoot, WorldSerializationPlugin};
+use bevy::world_serialization::WorldAssetRoot;
 use bevy_ik::prelude::*;
 
-use crate::common::{DT, headless_app, headless_app_with_assets};
+use crate::common::{DT, gltf_app_with, headless_app, headless_app_with_assets, load_gltf, update_until_rigged};
 
 /// The sidecar's per-clip contacts (`assets/mannequin.ik.json`).
 struct ClipLabels {
@@ -33,47 +32,15 @@ fn walk_labels() -> ClipLabels {
 
 /// A headless app that can load glTF files (meshes, images, scenes) without a renderer.
 fn gltf_app() -> App {
-    gltf_app_with(headless_app())
-}
-
-fn gltf_app_with(mut app: App) -> App {
-    app.insert_resource(CompressedImageFormatSupport(CompressedImageFormats::NONE));
-    app.add_plugins((ImagePlugin::default(), MeshPlugin, WorldSerializationPlugin, GltfPlugin::default()));
-    // `App::run` would call these; the glTF loader is only registered in `finish`.
-    app.finish();
-    app.cleanup();
-    app
-}
-
-fn update_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> bool) {
-    for _ in 0..600 {
-        app.update();
-        if done(app) {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    panic!("timed out waiting for {what}");
+    gltf_app_with(headless_app(), GltfPlugin::default())
 }
 
 /// Loads a glTF scene, rigs it with [`HumanoidIk`] (IK then switched off) and returns the
 /// character, its rig and the file's `Walk` clip.
 fn load_and_rig(app: &mut App, path: &str) -> (Entity, ik_core::rig::HumanoidRig<Entity>, Handle<AnimationClip>) {
-    let gltf: Handle<Gltf> = app.world().resource::<AssetServer>().load(path.to_string());
-    update_until(app, path, |app| {
-        let state = app.world().resource::<AssetServer>().load_state(&gltf);
-        assert!(!state.is_failed(), "loading mannequin.glb failed: {state:?}");
-        app.world().resource::<Assets<Gltf>>().contains(&gltf)
-    });
-    let (scene, walk) = {
-        let gltfs = app.world().resource::<Assets<Gltf>>();
-        let g = gltfs.get(&gltf).unwrap();
-        (g.scenes[0].clone(), g.named_animations["Walk"].clone())
-    };
+    let (scene, walk) = load_gltf(app, path, |g| (g.scenes[0].clone(), g.named_animations["Walk"].clone()));
     let character = app.world_mut().spawn((WorldAssetRoot(scene), HumanoidIk::default())).id();
-    update_until(app, "the rig", |app| {
-        app.world().get::<RiggedHumanoid>(character).is_some() || app.world().get::<RigFailed>(character).is_some()
-    });
+    update_until_rigged(app, character);
     let failed = app.world().get::<RigFailed>(character).map(|f| f.message.clone());
     assert_eq!(failed, None, "every rig role found");
     let rig = app.world().get::<RiggedHumanoid>(character).unwrap().rig.clone();
@@ -179,10 +146,8 @@ fn a_clip_cleaned_by_ik_tool_loads_in_bevy_and_keeps_the_balls_still_at_its_new_
     let command = ik_tool::cli::parse(&args).unwrap();
     ik_tool::cli::run(&command).unwrap();
 
-    let mut app = gltf_app_with(headless_app_with_assets(AssetPlugin {
-        file_path: dir.to_string_lossy().into_owned(),
-        ..Default::default()
-    }));
+    let assets = AssetPlugin { file_path: dir.to_string_lossy().into_owned(), ..Default::default() };
+    let mut app = gltf_app_with(headless_app_with_assets(assets), GltfPlugin::default());
     let (_, rig, walk) = load_and_rig(&mut app, "walk_fast.glb");
     let (_, speeds) = planted_balls(&mut app, &rig, walk);
     std::fs::remove_dir_all(&dir).ok();

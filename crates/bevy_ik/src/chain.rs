@@ -6,7 +6,7 @@
 
 use bevy::prelude::*;
 use ik_core::fabrik::{ChainJob, ChainScratch, WarmStart};
-use ik_core::limits::{JointLimit as CoreLimit, LimitShape};
+use ik_core::limits::JointLimit as CoreLimit;
 use ik_core::{TwoBoneJob, Xform};
 
 use crate::bones::{BoneSet, Hierarchy, StopCache, apply_correction, restore_after_fault};
@@ -115,49 +115,31 @@ impl Pole {
     }
 }
 
-/// A joint limit on a bone, honoured by FABRIK and CCD chains passing through it. Angles are
-/// measured from `reference`, the local rotation the bone has at rest.
-#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+/// A joint limit on a bone, honoured by FABRIK and CCD chains passing through it: ik_core's
+/// [`CoreLimit`] (a hinge or a cone with twist, measured from `reference`, the local rotation
+/// the bone has at rest), edited live like any reflected component.
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use bevy_ik::prelude::*;
+/// # fn f(mut commands: Commands, knee: Entity, rest: Quat) {
+/// // A knee: turns only about its local X, between 0° and 150° from its rest rotation.
+/// commands.entity(knee).insert(JointLimit::hinge(rest, Vec3::X, 0.0, 150f32.to_radians()));
+/// # }
+/// ```
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Deref, DerefMut)]
 #[reflect(Component)]
-pub enum JointLimit {
-    /// Turns only about `axis` (in the bone's reference frame), between `min` and `max` radians.
-    Hinge {
-        /// Hinge axis in the bone's local reference frame.
-        axis: Vec3,
-        /// Smallest angle (radians).
-        min: f32,
-        /// Largest angle (radians).
-        max: f32,
-        /// Local rotation the angles are measured from.
-        reference: Quat,
-    },
-    /// The bone's axis swings at most `max_swing` from its reference direction, and twists
-    /// about it between `min_twist` and `max_twist` radians.
-    Cone {
-        /// The bone's axis in its local reference frame (usually toward its child).
-        axis: Vec3,
-        /// Largest swing (radians).
-        max_swing: f32,
-        /// Smallest twist (radians).
-        min_twist: f32,
-        /// Largest twist (radians).
-        max_twist: f32,
-        /// Local rotation the angles are measured from.
-        reference: Quat,
-    },
-}
+pub struct JointLimit(pub CoreLimit);
 
 impl JointLimit {
-    /// The ik_core limit this component stands for.
-    pub fn to_core(&self) -> CoreLimit {
-        match *self {
-            JointLimit::Hinge { axis, min, max, reference } => {
-                CoreLimit { reference, shape: LimitShape::Hinge { axis, min, max } }
-            }
-            JointLimit::Cone { axis, max_swing, min_twist, max_twist, reference } => {
-                CoreLimit { reference, shape: LimitShape::Cone { axis, max_swing, min_twist, max_twist } }
-            }
-        }
+    /// A hinge about `axis` (bone frame) allowing turns in `[min, max]` radians from `reference`.
+    pub fn hinge(reference: Quat, axis: Vec3, min: f32, max: f32) -> Self {
+        JointLimit(CoreLimit::hinge(reference, axis, min, max))
+    }
+
+    /// A cone of half-angle `max_swing` about the bone `axis`, twist in `[min_twist, max_twist]`.
+    pub fn cone(reference: Quat, axis: Vec3, max_swing: f32, min_twist: f32, max_twist: f32) -> Self {
+        JointLimit(CoreLimit::cone(reference, axis, max_swing, min_twist, max_twist))
     }
 }
 
@@ -449,9 +431,7 @@ impl IkChainState {
         buffers.locals.clear();
         buffers.locals.extend(joints.iter().map(|&j| bones.locals[j].rotation));
         buffers.limits.clear();
-        buffers
-            .limits
-            .extend(joints.iter().map(|&j| world.limits.get(bones.entities[j]).ok().map(JointLimit::to_core)));
+        buffers.limits.extend(joints.iter().map(|&j| world.limits.get(bones.entities[j]).ok().map(|l| l.0)));
         buffers.corrections.resize(n, Quat::IDENTITY);
         let job = ChainJob {
             tolerance: chain.tolerance,

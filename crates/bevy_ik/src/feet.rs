@@ -4,7 +4,7 @@
 //! [`ik_core::foot_placement`], [`ik_core::foot_lock`] and [`ik_core::leg`].
 
 use bevy::prelude::*;
-use ik_core::foot_lock::FootLockState;
+use ik_core::foot_lock::{FootLockSettings, FootLockState};
 use ik_core::foot_placement::{FootPlacementSettings, FootPlacementState, FootReport, FootRig, KneePole};
 
 use crate::bones::BoneSet;
@@ -53,19 +53,28 @@ pub struct LegRest {
     pub toe_tip: Option<Vec3>,
 }
 
-/// Put on a **character root** (its local y = 0 plane is the animation's floor, +Y up, +Z
-/// forward): planted feet land on the ground under them, the pelvis drops by as much as the
-/// lowest foot needs (never rises), legs are re-solved with two-bone IK (knees forward) and
-/// planted feet tilt to the slope. Ground comes from the [`crate::ground::IkGround`] resource.
+/// Put on a **character root** (its local y = 0 plane is the animation's floor, +Y up):
+/// planted feet land on the ground under them, the pelvis drops by as much as the lowest foot
+/// needs (never rises), legs are re-solved with two-bone IK and planted feet tilt to the slope.
+/// Ground comes from the [`crate::ground::IkGround`] resource.
+///
+/// The tuning is ik_core's own [`FootPlacementSettings`] (edited live in an inspector through
+/// the `bevy_reflect` feature): nothing is mirrored. The knees bend toward
+/// [`FootPlacementSettings::knee_pole`]: by default the direction each knee bends in at rest
+/// ([`KneePole::RestBend`], measured when the legs are first gathered, so a character facing
+/// +Z or −Z both get knees that point forward); [`crate::humanoid::HumanoidIk`] sets the
+/// forward it measured from the rest pose.
 ///
 /// ```no_run
 /// # use bevy::prelude::*;
 /// # use bevy_ik::prelude::*;
 /// # fn f(mut commands: Commands, character: Entity, pelvis: Entity, l: [Entity; 4], r: [Entity; 4]) {
-/// commands.entity(character).insert(FootPlacer::new(
+/// let mut placer = FootPlacer::new(
 ///     pelvis,
 ///     vec![LegBones::new(l[0], l[1], l[2], Some(l[3])), LegBones::new(r[0], r[1], r[2], Some(r[3]))],
-/// ));
+/// );
+/// placer.settings.max_step_up = 0.4;
+/// commands.entity(character).insert(placer);
 /// # }
 /// ```
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
@@ -76,33 +85,10 @@ pub struct FootPlacer {
     pub pelvis: Entity,
     /// The legs (usually left then right).
     pub legs: Vec<LegBones>,
-    /// How far above the ankle rays start, m.
-    pub ray_start_height: f32,
-    /// Ray length from its start, m.
-    pub ray_length: f32,
-    /// Largest upward foot correction, m.
-    pub max_step_up: f32,
-    /// Largest downward foot correction and pelvis drop, m.
-    pub max_step_down: f32,
-    /// Sole height (in the animation) up to which a foot counts as fully planted, m.
-    pub planted_height: f32,
-    /// Height over which the planted weight fades to 0 above `planted_height`, m.
-    pub planted_fade: f32,
-    /// Largest foot tilt toward the ground normal, radians.
-    pub max_tilt: f32,
-    /// Half-life (s) of the pelvis drop spring.
-    pub pelvis_half_life: f32,
-    /// Half-life (s) of each foot's correction spring.
-    pub foot_half_life: f32,
-    /// Half-life (s) of each foot's tilt spring.
-    pub tilt_half_life: f32,
-    /// Soft extension of the leg solve (fraction of leg reach).
-    pub soften: f32,
+    /// Ray lengths, step limits, springs, soft extension and the knee pole.
+    pub settings: FootPlacementSettings,
     /// Blend from the animated pose (0) to full placement (1).
     pub weight: f32,
-    /// The character's forward in its root's frame: knees bend toward it (`+Z` by default;
-    /// [`crate::humanoid::HumanoidIk`] measures it from the rest pose).
-    pub knee_forward: Vec3,
 }
 
 impl Default for FootPlacer {
@@ -112,43 +98,13 @@ impl Default for FootPlacer {
 }
 
 impl FootPlacer {
-    /// A placer with default tuning.
+    /// A placer with default tuning and knees bending as they do at rest.
     pub fn new(pelvis: Entity, legs: Vec<LegBones>) -> Self {
-        let d = FootPlacementSettings::default();
         FootPlacer {
             pelvis,
             legs,
-            ray_start_height: d.ray_start_height,
-            ray_length: d.ray_length,
-            max_step_up: d.max_step_up,
-            max_step_down: d.max_step_down,
-            planted_height: d.planted_height,
-            planted_fade: d.planted_fade,
-            max_tilt: d.max_tilt,
-            pelvis_half_life: d.pelvis_half_life,
-            foot_half_life: d.foot_half_life,
-            tilt_half_life: d.tilt_half_life,
-            soften: d.soften,
+            settings: FootPlacementSettings { knee_pole: KneePole::RestBend, ..FootPlacementSettings::default() },
             weight: 1.0,
-            knee_forward: Vec3::Z,
-        }
-    }
-
-    /// The ik_core settings these fields stand for.
-    pub fn settings(&self) -> FootPlacementSettings {
-        FootPlacementSettings {
-            ray_start_height: self.ray_start_height,
-            ray_length: self.ray_length,
-            max_step_up: self.max_step_up,
-            max_step_down: self.max_step_down,
-            planted_height: self.planted_height,
-            planted_fade: self.planted_fade,
-            max_tilt: self.max_tilt,
-            pelvis_half_life: self.pelvis_half_life,
-            foot_half_life: self.foot_half_life,
-            tilt_half_life: self.tilt_half_life,
-            soften: self.soften,
-            knee_pole: KneePole::Forward(self.knee_forward.normalize_or(Vec3::Z)),
         }
     }
 }
@@ -177,34 +133,25 @@ impl Default for ContactSource {
 
 /// Put next to a [`FootPlacer`] whose legs have toes: during a contact each toe stays on a fixed
 /// floor point, otherwise it follows the animation; switching is blended by cubic
-/// inertialization, so position and velocity stay continuous.
-#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+/// inertialization, so position and velocity stay continuous. The tuning is ik_core's
+/// [`FootLockSettings`].
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use bevy_ik::prelude::*;
+/// # fn f(mut commands: Commands, character: Entity) {
+/// let mut lock = FootLock::default();
+/// lock.settings.unlock_distance = 0.25;
+/// commands.entity(character).insert(lock);
+/// # }
+/// ```
+#[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
 #[reflect(Component, Default)]
 pub struct FootLock {
-    /// Lock only when the foot's resting point is within this distance of the animated toe, m.
-    pub lock_distance: f32,
-    /// Unlock when the animated toe has moved further than this from the locked toe, m.
-    pub unlock_distance: f32,
-    /// Seconds over which an unlock is blended.
-    pub blend_time: f32,
-    /// Seconds over which a lock is blended in (0: the toe stops at once where it is — no
-    /// glide, but its velocity jumps to zero).
-    pub lock_blend_time: f32,
+    /// Lock and unlock distances and blend times.
+    pub settings: FootLockSettings,
     /// Where contacts come from.
     pub contacts: ContactSource,
-}
-
-impl Default for FootLock {
-    fn default() -> Self {
-        let d = ik_core::foot_lock::FootLockSettings::default();
-        FootLock {
-            lock_distance: d.lock_distance,
-            unlock_distance: d.unlock_distance,
-            blend_time: d.blend_time,
-            lock_blend_time: d.lock_blend_time,
-            contacts: ContactSource::default(),
-        }
-    }
 }
 
 /// One foot's state after the last frame, for metrics and gizmos (world space).

@@ -9,8 +9,8 @@
 //! [`BoneSet::write_back`] writes translations and rotations of every changed local.
 
 use bevy::prelude::*;
-use ik_core::foot_lock::{FootLockSettings, FootLockState};
-use ik_core::foot_placement::{FootPlacement, FootPlacementState, FootReport, FootRig};
+use ik_core::foot_lock::FootLockState;
+use ik_core::foot_placement::{FootPlacement, FootPlacementState, FootReport, FootRig, knee_bend_direction};
 use ik_core::leg::LegChain;
 use ik_core::sole::SolePoint;
 use ik_core::{IkError, Xform};
@@ -178,6 +178,7 @@ fn solve_character(
                         local,
                         rest_height: 0.0,
                     }),
+                    knee_forward: knee_bend_direction(&bones.model, chain),
                 }),
                 None => {
                     let foot = chain.toe.map_or(0.15, |t| {
@@ -213,7 +214,7 @@ fn solve_character(
         feet: rigs,
         model_to_world: to_world,
         foot_shifts: shifts,
-        settings: placer.settings(),
+        settings: placer.settings,
     };
     let pelvis_offset = job
         .run(&mut bones.locals, &mut bones.model, |o, d, m| probe.cast(o, d, m, root), dt, placement, reports)
@@ -239,7 +240,7 @@ fn solve_character(
         status.float_before = report.float_before;
         status.float_after = report.float_after;
         status.ray_start = to_world.transform_point(
-            bones.model[chain.ankle].translation + Vec3::Y * (placer.ray_start_height - report.offset),
+            bones.model[chain.ankle].translation + Vec3::Y * (placer.settings.ray_start_height - report.offset),
         );
         if lock.is_none() {
             status.locked = false;
@@ -277,12 +278,7 @@ fn lock_toes(
     dt: f32,
 ) -> Result<(), IkFault> {
     let LockMemory { locks, last_toes, rigs } = memory;
-    let settings = FootLockSettings {
-        lock_distance: lock.lock_distance,
-        unlock_distance: lock.unlock_distance,
-        blend_time: lock.blend_time,
-        lock_blend_time: lock.lock_blend_time,
-    };
+    let settings = &lock.settings;
     for (i, animated) in animated_toes.iter().enumerate() {
         let Some(animated) = *animated else { continue };
         let animated_world = to_world.transform_point(animated);
@@ -301,7 +297,7 @@ fn lock_toes(
         // only its horizontal hold is used.
         let memory = locks[i].get_or_insert_with(|| FootLockState::new(animated_world));
         let target_world =
-            memory.update(animated_world, contact, animated_world.y, dt, &settings).map_err(IkFault::Solver)?;
+            memory.update(animated_world, contact, animated_world.y, dt, settings).map_err(IkFault::Solver)?;
         feet[i].contact = contact;
         feet[i].locked = memory.locked;
         let shift = to_world.inverse_transform_point(target_world) - animated;

@@ -15,6 +15,7 @@
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
+use ik_core::foot_placement::KneePole;
 use ik_core::rig::{HumanoidRig, RigFrame, RigProfile, RigReport, SkeletonBone, rig_humanoid};
 
 use crate::bones::{Hierarchy, world_of};
@@ -302,7 +303,9 @@ fn attach(
         })
         .collect();
     let mut root_commands = commands.entity(root);
-    root_commands.insert(FootPlacer { knee_forward: frame.forward, ..FootPlacer::new(rig.pelvis, legs) });
+    let mut placer = FootPlacer::new(rig.pelvis, legs);
+    placer.settings.knee_pole = KneePole::Forward(frame.forward);
+    root_commands.insert(placer);
     if humanoid.foot_lock && rig.legs.iter().all(|l| l.ball.is_some()) {
         root_commands.insert(FootLock::default());
     }
@@ -315,13 +318,10 @@ fn attach(
         let forward = rest_relative(root, rig.head, hierarchy)
             .map_or(Vec3::ZERO, |h| ik_core::look_at::local_forward_axis(h.rotation, frame.forward));
         root_commands.insert(LookAtSpread {
-            joints: joints
-                .iter()
-                .zip(shares)
-                .map(|(b, j)| LookAtJoint { bone: *b, share: j.share, limit: j.limit })
-                .collect(),
+            joints: joints.iter().zip(shares).map(|(b, j)| LookAtJoint { bone: *b, spread: *j }).collect(),
             target,
             forward,
+            character_forward: frame.forward,
             ..Default::default()
         });
     }

@@ -11,21 +11,20 @@ use crate::fade::{IkFade, effective_weight};
 use crate::report::{FaultLatch, IkFault};
 use crate::target::IkTarget;
 
-/// One joint of a [`LookAtSpread`]: its bone, its share of the turn and its limit.
+/// One joint of a [`LookAtSpread`]: its bone, and its share of the turn and limit (ik_core's
+/// [`ik_core::look_at::LookAtJoint`]).
 #[derive(Reflect, Clone, Copy, Debug, PartialEq)]
 pub struct LookAtJoint {
     /// The bone entity.
     pub bone: Entity,
-    /// Share of the turn (relative to the other joints' shares).
-    pub share: f32,
-    /// The most this joint turns, radians.
-    pub limit: f32,
+    /// Share of the turn (relative to the other joints' shares) and the most it turns.
+    pub spread: ik_core::look_at::LookAtJoint,
 }
 
 impl LookAtJoint {
     /// A joint with a share and a limit in degrees.
     pub fn from_degrees(bone: Entity, share: f32, limit_degrees: f32) -> Self {
-        LookAtJoint { bone, share, limit: limit_degrees.to_radians() }
+        LookAtJoint { bone, spread: ik_core::look_at::LookAtJoint::from_degrees(share, limit_degrees) }
     }
 }
 
@@ -53,9 +52,13 @@ pub struct LookAtSpread {
     /// What to look at.
     pub target: IkTarget,
     /// The head's forward axis in its own local frame. `Vec3::ZERO` captures it on the first
-    /// frame as "the character's +Z seen from the head" (add the component while the character
+    /// frame as `character_forward` seen from the head (add the component while the character
     /// is in its rest pose, or fill it in from the rest pose yourself).
     pub forward: Vec3,
+    /// The character's forward in its root's frame, used to capture `forward`: `+Z` (glTF's
+    /// forward, the default) or `−Z` (Bevy's, e.g. a model loaded with the glTF loader's
+    /// coordinate conversion). [`crate::humanoid::HumanoidIk`] measures it from the rest pose.
+    pub character_forward: Vec3,
     /// The eye point in the head's local frame.
     pub eye_offset: Vec3,
     /// Half-life (s) of the spring that smooths the target, so the head does not snap.
@@ -70,6 +73,7 @@ impl Default for LookAtSpread {
             joints: Vec::new(),
             target: IkTarget::default(),
             forward: Vec3::ZERO,
+            character_forward: Vec3::Z,
             eye_offset: Vec3::ZERO,
             half_life: 0.15,
             weight: 1.0,
@@ -83,11 +87,7 @@ impl LookAtSpread {
     pub fn spine_chest_neck_head(bones: [Entity; 4], target: IkTarget) -> Self {
         let spread = ik_core::look_at::spine_chest_neck_head();
         LookAtSpread {
-            joints: bones
-                .iter()
-                .zip(spread)
-                .map(|(bone, j)| LookAtJoint { bone: *bone, share: j.share, limit: j.limit })
-                .collect(),
+            joints: bones.iter().zip(spread).map(|(bone, spread)| LookAtJoint { bone: *bone, spread }).collect(),
             target,
             ..Default::default()
         }
@@ -167,14 +167,15 @@ impl LookAtState {
             *out = bones.model[k];
         }
         self.spread.clear();
-        self.spread
-            .extend(look.joints.iter().map(|j| ik_core::look_at::LookAtJoint { share: j.share, limit: j.limit }));
+        self.spread.extend(look.joints.iter().map(|j| j.spread));
         let head =
             self.joint_model.last().ok_or(IkFault::Solver(ik_core::IkError::ChainTooShort { needed: 1, got: 0 }))?;
         let forward = if look.forward != Vec3::ZERO {
             look.forward
         } else {
-            *self.captured_forward.get_or_insert_with(|| local_forward_axis(head.rotation, Vec3::Z))
+            *self
+                .captured_forward
+                .get_or_insert_with(|| local_forward_axis(head.rotation, look.character_forward.normalize_or(Vec3::Z)))
         };
         let smoothed_world = self.smoothed.update(target_world, look.half_life, dt);
         let job = LookAtJob {

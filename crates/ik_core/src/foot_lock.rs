@@ -32,6 +32,7 @@ use crate::IkError;
 
 /// Tuning of [`FootLockState::update`].
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 pub struct FootLockSettings {
     /// Lock only if the point the foot would come to rest on is within this distance of the
     /// animated toe, m. Default 0.1.

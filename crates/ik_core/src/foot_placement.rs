@@ -87,6 +87,40 @@ pub struct FootRig {
     pub heel: Option<SolePoint>,
     /// A point at the tip of the toes, probed too: catches stair risers and slopes ahead.
     pub tip: Option<SolePoint>,
+    /// The direction the knee bent in the measured pose (model space, unit): what
+    /// [`KneePole::RestBend`] bends the knee toward. See [`knee_bend_direction`].
+    pub knee_forward: Vec3,
+}
+
+/// The direction a leg's knee bends in a pose (model space, unit): the knee's offset from the
+/// hip–ankle line; for a straight leg (offset under 1 % of the hip–ankle distance, as in most
+/// T- and A-pose rests) the foot's horizontal ankle→toe direction; `+Z` when neither exists.
+///
+/// ```
+/// # use ik_core::foot_placement::knee_bend_direction;
+/// # use ik_core::leg::LegChain;
+/// # use ik_core::Xform;
+/// # use glam::Vec3;
+/// let at = |x, y, z| Xform::from_translation(Vec3::new(x, y, z));
+/// // A character facing −Z: the knee sits slightly in front (−Z) of the hip–ankle line.
+/// let pose = [at(0.0, 1.0, 0.0), at(0.0, 0.5, -0.05), at(0.0, 0.1, 0.0)];
+/// let leg = LegChain { hip: 0, knee: 1, ankle: 2, toe: None, toe_end: None };
+/// assert!(knee_bend_direction(&pose, &leg).abs_diff_eq(Vec3::NEG_Z, 1e-6));
+/// ```
+pub fn knee_bend_direction(model: &[Xform], leg: &LegChain) -> Vec3 {
+    let at = |i: usize| model.get(i).map(|x| x.translation).filter(|p| p.is_finite());
+    if let (Some(hip), Some(knee), Some(ankle)) = (at(leg.hip), at(leg.knee), at(leg.ankle)) {
+        let axis = ankle - hip;
+        let offset = (knee - hip).reject_from(axis);
+        if offset.is_finite() && offset.length() > 0.01 * axis.length() {
+            return offset.normalize();
+        }
+        let toe = leg.toe.and_then(at).map(|t| t - ankle);
+        if let Some(ahead) = toe.and_then(|d| Vec3::new(d.x, 0.0, d.z).try_normalize()) {
+            return ahead;
+        }
+    }
+    Vec3::Z
 }
 
 impl FootRig {
@@ -107,7 +141,15 @@ impl FootRig {
             None => 0.0,
         };
         let foot_up = (ankle.rotation.inverse() * Vec3::Y).normalize_or(Vec3::Y);
-        Some(FootRig { leg, ankle_height: ankle.translation.y, toe_height, foot_up, heel: None, tip: None })
+        Some(FootRig {
+            leg,
+            ankle_height: ankle.translation.y,
+            toe_height,
+            foot_up,
+            heel: None,
+            tip: None,
+            knee_forward: knee_bend_direction(flat_model, &leg),
+        })
     }
 
     /// This rig also probed at a heel point `heel_back` behind the ankle and a tip point
@@ -543,16 +585,16 @@ impl FootPlacement<'_> {
             let reach = (model[leg.knee].translation - model[leg.hip].translation).length()
                 + (model[leg.ankle].translation - model[leg.knee].translation).length();
             let soft_start = soft_zone_start(model, &leg, soften);
-            let pole = match s.knee_pole {
-                KneePole::Forward(dir) => dir.try_normalize().map(|d| model[leg.hip].translation + d * reach),
+            let knee_toward = match s.knee_pole {
+                KneePole::Forward(dir) => dir.try_normalize(),
+                KneePole::RestBend => foot.knee_forward.try_normalize(),
                 KneePole::CurrentPlane => None,
             };
+            let pole = knee_toward.map(|d| model[leg.hip].translation + d * reach);
             if needs_leg {
-                // A straight leg has no bend plane: pre-bend it toward the pole (or forward).
-                let forward = match s.knee_pole {
-                    KneePole::Forward(dir) => dir,
-                    KneePole::CurrentPlane => Vec3::Z,
-                };
+                // A straight leg has no bend plane: pre-bend it toward the pole (or the rest
+                // bend, for a leg keeping its current plane).
+                let forward = knee_toward.unwrap_or(foot.knee_forward);
                 let down = model[leg.ankle].translation - model[leg.hip].translation;
                 unstraighten(
                     self.parents,

@@ -30,6 +30,7 @@ const EDGE: f32 = 1e-6;
 
 /// The allowed offsets from the reference rotation; axes are in the bone's own frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 pub enum LimitShape {
     /// A one-axis joint (knee, elbow, finger): turns only about `axis`, by `[min, max]` radians.
     Hinge {
@@ -55,6 +56,7 @@ pub enum LimitShape {
 
 /// A limit on one joint: its shape, relative to a reference local rotation.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 pub struct JointLimit {
     /// The local rotation the limit is measured from (usually the rest pose's local rotation).
     pub reference: Quat,

@@ -44,6 +44,7 @@ pub const CONVERGED_ANGLE: f32 = 1e-5;
 
 /// One joint of a look-at chain.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 pub struct LookAtJoint {
     /// This joint's share of the turn, ≥ 0 (shares are relative: only their ratios among the
     /// joints still below their limits matter). Negative counts as 0.

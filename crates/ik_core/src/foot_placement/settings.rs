@@ -4,16 +4,22 @@ use glam::Vec3;
 
 /// Which way the knees point when a leg is re-solved.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 pub enum KneePole {
     /// Toward this model-space direction (e.g. `Vec3::Z`, the character's forward).
     Forward(Vec3),
     /// Keep each leg's current bend plane.
     CurrentPlane,
+    /// Toward the direction each knee bent in the pose its [`super::FootRig`] was measured
+    /// from ([`super::FootRig::knee_forward`]): no forward axis to configure, so characters
+    /// facing +Z, −Z or anything else bend their knees forward.
+    RestBend,
 }
 
 /// Tuning of [`super::FootPlacement`]. Lengths in model units (metres; read clamped to ±10 km, and
 /// to ≥ 0 where negative makes no sense), angles in radians, times in seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 pub struct FootPlacementSettings {
     /// How far above the ankle the ray starts. Default 0.5.
     pub ray_start_height: f32,
@@ -68,7 +74,7 @@ impl FootPlacementSettings {
     pub(super) fn is_finite(&self) -> bool {
         let pole = match self.knee_pole {
             KneePole::Forward(d) => d.is_finite(),
-            KneePole::CurrentPlane => true,
+            KneePole::CurrentPlane | KneePole::RestBend => true,
         };
         pole && [
             self.ray_start_height,
