@@ -15,7 +15,7 @@ use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::skeleton::forward_kinematics;
 
-use crate::report::IkFault;
+use crate::fault::IkFault;
 
 /// Read access to every entity's local transform and parent.
 pub type Hierarchy<'w, 's> = Query<'w, 's, (&'static Transform, Option<&'static ChildOf>)>;

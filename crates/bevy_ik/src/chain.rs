@@ -12,9 +12,9 @@ use ik_core::{TwoBoneJob, Xform};
 use crate::bones::{BoneSet, Hierarchy, StopCache, apply_correction, restore_after_fault};
 use crate::chain_system::{ChainWorld, chain_entities, owns_all};
 use crate::fade::{IkFade, effective_weight};
+use crate::fault::{FaultLatch, IkComponent, IkFault};
 pub use crate::limb::ChainOutput;
 use crate::limb::Limb;
-use crate::report::{FaultLatch, IkFault};
 use crate::target::IkTarget;
 
 pub use crate::chain_system::solve_chains;
@@ -311,9 +311,9 @@ impl IkChainState {
         }
     }
 
-    /// The last fault reported (None when the chain solved).
-    pub fn fault(&self) -> Option<String> {
-        self.faults.current().map(|f| format!("{f:?}"))
+    /// The fault of the last frame (None when the chain solved).
+    pub fn fault(&self) -> Option<&IkFault> {
+        self.faults.current()
     }
 
     fn ensure_bones(&mut self, tip: Entity, chain: &IkChain, hierarchy: &Hierarchy) -> Result<(), IkFault> {
@@ -355,7 +355,7 @@ impl IkChainState {
             self.reached = false;
             self.dirty = self.restore_after_fault(&outcome);
         }
-        if self.faults.report(tip, "IkChain", outcome.err()) {
+        if self.faults.report(tip, IkComponent::Chain, outcome.err(), world.notices) {
             self.warnings += 1;
         }
         if !self.dirty {

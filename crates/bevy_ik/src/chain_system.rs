@@ -9,8 +9,8 @@ use crate::IkSettings;
 use crate::bones::{Hierarchy, StopCache};
 use crate::chain::*;
 use crate::fade::IkFade;
+use crate::fault::{FaultNotices, FaultSender, IkFault};
 use crate::limb::ChainOutput;
-use crate::report::IkFault;
 
 /// The joints of a chain ending at `tip`: `count` ancestors above it (or up to `root`), root first.
 pub(crate) fn chain_entities(
@@ -60,6 +60,7 @@ pub(crate) struct ChainWorld<'a, 'w, 's> {
     pub(crate) hierarchy: &'a Hierarchy<'w, 's>,
     pub(crate) limits: &'a Query<'w, 's, &'static JointLimit>,
     pub(crate) marks: &'a Query<'w, 's, &'static ChainBone>,
+    pub(crate) notices: &'a FaultNotices,
 }
 
 /// Whether every bone the chain writes carries this chain's mark with its slot.
@@ -89,6 +90,7 @@ pub fn solve_chains(
     mut serial: Local<Parallel<Vec<Entity>>>,
     mut serial_list: Local<Vec<Entity>>,
     pending: Option<ResMut<PendingChainMarks>>,
+    mut faults: FaultSender,
 ) {
     if !settings.enabled {
         return;
@@ -98,7 +100,7 @@ pub fn solve_chains(
     let parallel = settings.parallel && count >= PARALLEL_MIN_CHAINS;
     {
         let hierarchy = transforms.p0();
-        let world = ChainWorld { hierarchy: &hierarchy, limits: &limits, marks: &marks };
+        let world = ChainWorld { hierarchy: &hierarchy, limits: &limits, marks: &marks, notices: faults.notices() };
         let serial = &*serial;
         type Item<'a> =
             (Entity, &'a IkChain, Option<&'a Pole>, Option<&'a IkFade>, Mut<'a, IkChainState>, Mut<'a, ChainOutput>);
@@ -119,6 +121,8 @@ pub fn solve_chains(
             chains.iter_mut().for_each(|item| solve(&mut stops, item));
         }
     }
+
+    faults.send();
 
     // Parallel pass: every marked bone pulls its new local from its chain.
     {

@@ -8,7 +8,7 @@ use ik_core::foot_lock::{FootLockSettings, FootLockState};
 use ik_core::foot_placement::{FootPlacementSettings, FootPlacementState, FootReport, FootRig, KneePole};
 
 use crate::bones::BoneSet;
-use crate::report::FaultLatch;
+use crate::fault::FaultLatch;
 
 pub use crate::feet_system::place_feet;
 

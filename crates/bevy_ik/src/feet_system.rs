@@ -18,9 +18,9 @@ use ik_core::{IkError, Xform};
 use crate::IkSettings;
 use crate::bones::{BoneSet, Hierarchy, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
+use crate::fault::{FaultSender, IkComponent, IkFault};
 use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
 use crate::ground::{GroundProbe, IkGround};
-use crate::report::IkFault;
 
 /// Horizontal length of a vector (model space, +Y up).
 pub(crate) fn horizontal(v: Vec3) -> f32 {
@@ -41,6 +41,7 @@ pub fn place_feet(
     #[cfg(feature = "rapier")] rapier: bevy_rapier3d::plugin::ReadRapierContext,
     mut placers: Query<(Entity, &FootPlacer, Option<&FootLock>, Option<&IkFade>, &mut FootPlacerState)>,
     mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>)>,
+    mut faults: FaultSender,
 ) {
     if !settings.enabled {
         return;
@@ -57,6 +58,7 @@ pub fn place_feet(
     );
     {
         let hierarchy = transforms.p0();
+        let notices = faults.notices();
         let solve = |(root, placer, lock, fade, mut state): (
             Entity,
             &FootPlacer,
@@ -70,7 +72,7 @@ pub fn place_feet(
             if outcome.is_err() {
                 state.inner.dirty = restore_after_fault(state.inner.bones.as_mut(), &outcome);
             }
-            if state.inner.faults.report(root, "FootPlacer", outcome.err()) {
+            if state.inner.faults.report(root, IkComponent::FootPlacer, outcome.err(), notices) {
                 state.warnings += 1;
             }
         };
@@ -80,6 +82,7 @@ pub fn place_feet(
             placers.iter_mut().for_each(solve);
         }
     }
+    faults.send();
     let mut writer = transforms.p1();
     for (_, _, _, _, mut state) in &mut placers {
         let state = state.bypass_change_detection();

@@ -5,13 +5,18 @@
 //! [`LookAtSpread`] down the spine and a reaching right arm ([`IkChain`] + [`Pole`] +
 //! [`IkFade`]), measured from its rest pose.
 //!
-//! Lifecycle: rigging runs in `PreUpdate`, so it measures the scene as spawned (start a clip
-//! only once [`RiggedHumanoid`] is there, as the demo does, to measure the rest pose). A rig
-//! whose bones disappear (the scene was respawned, bones replaced) is taken down in
-//! `PostUpdate` before the IK systems run on them, and made again from the new bones the next
-//! frame; a failed rig is retried only when the hierarchy under it changes. Each outcome is logged once, with bone
-//! names: the role mapping on success, one message naming the missing roles, the candidate
-//! bones and the map syntax on failure.
+//! Lifecycle: a character is rigged when [`HumanoidIk`] is added to it if its bones exist, and
+//! otherwise when its scene instance is ready (an observer of Bevy's `WorldInstanceReady`, with
+//! the `scene` feature; a hand-built hierarchy without a scene is looked at each frame until
+//! its bones appear). Rigging runs in `PreUpdate`, so it measures the scene as spawned (start a
+//! clip only once [`RiggedHumanoid`] is there, as the demo does, to measure the rest pose). A
+//! rig whose bones disappear (the scene was respawned, bones replaced) is taken down in
+//! `PostUpdate` before the IK systems run on them, and made again from the new bones; a failed
+//! rig is retried only when the hierarchy under it changes or its scene is ready again. Each
+//! outcome is told once, with bone names: the role mapping on success (logged, and a
+//! [`HumanoidRigged`] entity event), one message naming the missing roles, the candidate bones
+//! and the map syntax on failure (logged, [`RigFailed`] inserted and a [`HumanoidRigFailed`]
+//! event).
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -24,6 +29,15 @@ use crate::fade::IkFade;
 use crate::feet::{FootLock, FootPlacer, FootPlacerState, LegBones, LegRest};
 use crate::look_at::{LookAtJoint, LookAtSpread, LookAtState};
 use crate::target::IkTarget;
+
+/// What marks an entity holding a spawned scene (its bones come when the scene is ready).
+#[cfg(feature = "scene")]
+type SceneHolder = bevy::world_serialization::WorldAssetRoot;
+/// Without the `scene` feature nothing is known to hold a scene: bones are looked for each
+/// frame until they appear.
+#[cfg(not(feature = "scene"))]
+#[derive(Component)]
+struct SceneHolder;
 
 /// Which naming scheme to match bones with.
 #[derive(Reflect, Clone, Debug, Default, PartialEq)]
@@ -50,6 +64,7 @@ pub enum RigChoice {
 /// ```
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Default)]
+#[require(RigPending)]
 pub struct HumanoidIk {
     /// Which naming scheme to match.
     pub profile: RigChoice,
@@ -100,12 +115,59 @@ pub struct RigFailed {
     pub message: String,
 }
 
+/// Triggered on a character when [`HumanoidIk`] rigged it (its [`RiggedHumanoid`] is there).
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use bevy_ik::prelude::*;
+/// # fn f(mut commands: Commands, character: Entity) {
+/// commands.entity(character).insert(HumanoidIk::default()).observe(
+///     |rigged: On<HumanoidRigged>, humanoids: Query<&RiggedHumanoid>| {
+///         if let Ok(rig) = humanoids.get(rigged.entity) {
+///             info!("rigged, {:.2} m tall", rig.frame.height);
+///         }
+///     },
+/// );
+/// # }
+/// ```
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HumanoidRigged {
+    /// The character.
+    pub entity: Entity,
+}
+
+/// Triggered on a character [`HumanoidIk`] could not rig (its [`RigFailed`] is there).
+#[derive(EntityEvent, Clone, Debug, PartialEq, Eq)]
+pub struct HumanoidRigFailed {
+    /// The character.
+    pub entity: Entity,
+    /// The same message as [`RigFailed::message`].
+    pub message: String,
+}
+
+/// Asks [`rig_humanoids`] to (re)try this character (required by [`HumanoidIk`]; inserted
+/// again when its scene is ready, its bones were replaced or a failed rig's bones changed).
+#[derive(Component, Default)]
+pub(crate) struct RigPending;
+
 /// Frames waited so far per character, and the bone count a failure was seen with (rigging's
 /// own bookkeeping).
 #[derive(Component, Default)]
-pub struct RigAttempts {
+pub(crate) struct RigAttempts {
     frames: u32,
     failed_with_bones: Option<usize>,
+}
+
+/// A spawned scene is ready: rig (or rig again) the [`HumanoidIk`] holding it.
+#[cfg(feature = "scene")]
+pub(crate) fn rig_when_scene_ready(
+    ready: On<bevy::world_serialization::WorldInstanceReady>,
+    humanoids: Query<(), (With<HumanoidIk>, Without<RiggedHumanoid>)>,
+    mut commands: Commands,
+) {
+    if humanoids.contains(ready.entity) {
+        commands.entity(ready.entity).remove::<(RigFailed, RigAttempts)>().insert(RigPending);
+    }
 }
 
 /// Reads a character's skeleton (names, parents, rest positions) and detects its rig.
@@ -174,19 +236,24 @@ impl HumanoidBones<'_, '_> {
     }
 }
 
-/// Rigs every [`HumanoidIk`] whose bones have appeared (in `PreUpdate`).
+/// Rigs every [`HumanoidIk`] asked for (in `PreUpdate`): added, its scene ready, its bones
+/// replaced or changed after a failure.
 #[allow(clippy::type_complexity)]
-pub fn rig_humanoids(
+pub(crate) fn rig_humanoids(
     mut commands: Commands,
     mut pending: Query<
-        (Entity, &HumanoidIk, Option<&mut RigAttempts>, Option<&Name>),
-        (Without<RiggedHumanoid>, Without<RigFailed>),
+        (Entity, &HumanoidIk, Option<&mut RigAttempts>, Option<&Name>, Has<SceneHolder>),
+        (With<RigPending>, Without<RiggedHumanoid>, Without<RigFailed>),
     >,
     bones: HumanoidBones,
 ) {
-    for (root, humanoid, attempts, name) in &mut pending {
+    for (root, humanoid, attempts, name, holds_scene) in &mut pending {
         let count = bones.named_count(root);
         if count == 0 {
+            if holds_scene {
+                // Its scene is not spawned yet: the ready observer asks again.
+                commands.entity(root).remove::<RigPending>();
+            }
             continue;
         }
         if attempts.as_ref().is_some_and(|a| a.failed_with_bones == Some(count)) {
@@ -199,13 +266,14 @@ pub fn rig_humanoids(
                     attach(&mut commands, root, humanoid, &report.rig, &report.frame, &bones.hierarchy);
                 let mapping = report.mapping();
                 info!("bevy_ik: rigged {who} ({}):\n{mapping}", report.found_by);
-                commands.entity(root).remove::<RigAttempts>().insert(RiggedHumanoid {
+                commands.entity(root).remove::<(RigAttempts, RigPending)>().insert(RiggedHumanoid {
                     rig: report.rig,
                     frame: report.frame,
                     mapping,
                     reaching_hand,
                     pole,
                 });
+                commands.trigger(HumanoidRigged { entity: root });
             }
             Err(message) => {
                 let frames = attempts.as_ref().map_or(0, |a| a.frames) + 1;
@@ -213,8 +281,10 @@ pub fn rig_humanoids(
                     commands.entity(root).insert(RigAttempts { frames, failed_with_bones: None });
                 } else {
                     error!("bevy_ik: cannot rig {who} as a humanoid: {message}");
+                    commands.trigger(HumanoidRigFailed { entity: root, message: message.clone() });
                     commands
                         .entity(root)
+                        .remove::<RigPending>()
                         .insert((RigAttempts { frames: 0, failed_with_bones: Some(count) }, RigFailed { message }));
                 }
             }
@@ -224,7 +294,7 @@ pub fn rig_humanoids(
 
 /// Takes a rig down when its bones are gone (a respawned scene) so [`rig_humanoids`] makes it
 /// again from the new bones, and lets a failed rig be retried once the hierarchy changes.
-pub fn watch_rigs(
+pub(crate) fn watch_rigs(
     mut commands: Commands,
     rigged: Query<(Entity, &RiggedHumanoid, Option<&Name>)>,
     failed: Query<(Entity, &RigAttempts), With<RigFailed>>,
@@ -247,11 +317,12 @@ pub fn watch_rigs(
         }
         commands
             .entity(root)
-            .remove::<(RiggedHumanoid, FootPlacer, FootPlacerState, FootLock, LookAtSpread, LookAtState)>();
+            .remove::<(RiggedHumanoid, FootPlacer, FootPlacerState, FootLock, LookAtSpread, LookAtState)>()
+            .insert(RigPending);
     }
     for (root, attempts) in &failed {
         if attempts.failed_with_bones.is_some_and(|n| n != bones.named_count(root)) {
-            commands.entity(root).remove::<(RigFailed, RigAttempts)>();
+            commands.entity(root).remove::<(RigFailed, RigAttempts)>().insert(RigPending);
         }
     }
 }

@@ -31,12 +31,14 @@
 //!
 //! ## Bad input
 //! A despawned target, a missing bone, a zero-length bone or a NaN target leaves the pose as
-//! animated and logs one warning (not one per frame) until the problem goes away.
+//! animated, logs one warning (not one per frame) and triggers one [`fault::IkFaulted`] entity
+//! event on the component's entity until the problem goes away ([`fault::IkRecovered`]).
 
 pub mod bones;
 pub mod chain;
 mod chain_system;
 pub mod fade;
+pub mod fault;
 pub mod feet;
 mod feet_system;
 #[cfg(feature = "gizmos")]
@@ -45,7 +47,6 @@ pub mod ground;
 pub mod humanoid;
 mod limb;
 pub mod look_at;
-mod report;
 pub mod rig;
 pub mod target;
 
@@ -59,11 +60,14 @@ pub use ik_core;
 pub mod prelude {
     pub use crate::chain::{IkChain, IkChainState, IkSolver, JointLimit, Pole};
     pub use crate::fade::IkFade;
+    pub use crate::fault::{IkComponent, IkFault, IkFaulted, IkRecovered};
     pub use crate::feet::{ContactSource, FootLock, FootPlacer, FootPlacerState, FootStatus, LegBones, LegRest};
     #[cfg(feature = "gizmos")]
     pub use crate::gizmos::IkGizmos;
     pub use crate::ground::{GroundPlane, IkGround};
-    pub use crate::humanoid::{HumanoidBones, HumanoidIk, RigChoice, RigFailed, RiggedHumanoid};
+    pub use crate::humanoid::{
+        HumanoidBones, HumanoidIk, HumanoidRigFailed, HumanoidRigged, RigChoice, RigFailed, RiggedHumanoid,
+    };
     pub use crate::look_at::{LookAtJoint, LookAtSpread, LookAtState};
     pub use crate::rig::{RigError, find_chain};
     pub use crate::target::IkTarget;
@@ -152,10 +156,15 @@ impl Plugin for IkPlugin {
         #[cfg(feature = "rapier")]
         app.configure_sets(PostUpdate, IkSystems::Prepare.after(bevy_rapier3d::plugin::PhysicsSet::Writeback));
 
+        app.add_message::<fault::IkFaulted>().add_message::<fault::IkRecovered>().register_type::<fault::IkComponent>();
+        app.add_systems(Last, fault::trigger_fault_events.run_if(fault::fault_messages_written));
+
         app.init_resource::<chain::PendingChainMarks>();
         // Rigging in `PreUpdate` (before the frame's animation and IK); a rig whose bones are
         // gone is taken down in `PostUpdate` before the IK systems touch them.
-        app.add_systems(PreUpdate, humanoid::rig_humanoids.run_if(any_with_component::<humanoid::HumanoidIk>))
+        #[cfg(feature = "scene")]
+        app.add_observer(humanoid::rig_when_scene_ready);
+        app.add_systems(PreUpdate, humanoid::rig_humanoids.run_if(any_with_component::<humanoid::RigPending>))
             .add_systems(
                 PostUpdate,
                 humanoid::watch_rigs.before(AnimationSystems).run_if(any_with_component::<humanoid::RiggedHumanoid>),

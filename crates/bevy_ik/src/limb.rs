@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use ik_core::Xform;
 
 use crate::bones::{Hierarchy, StopCache, xform_of};
-use crate::report::IkFault;
+use crate::fault::IkFault;
 
 /// The three joints of a two-bone chain (root, middle, tip), held inline: what a
 /// [`BoneSet`](crate::bones::BoneSet) holds for longer chains, in one block of the chain's

@@ -8,7 +8,7 @@ use ik_core::look_at::{LookAtJob, LookAtTarget, local_forward_axis};
 use crate::IkSettings;
 use crate::bones::{BoneSet, Hierarchy, apply_correction, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
-use crate::report::{FaultLatch, IkFault};
+use crate::fault::{FaultLatch, FaultNotices, FaultSender, IkComponent, IkFault};
 use crate::target::IkTarget;
 
 /// One joint of a [`LookAtSpread`]: its bone, and its share of the turn and limit (ik_core's
@@ -125,14 +125,20 @@ pub struct LookAtState {
 }
 
 impl LookAtState {
-    fn solve(&mut self, root: Entity, look: &LookAtSpread, fade: Option<&IkFade>, hierarchy: &Hierarchy, dt: f32) {
+    fn solve(
+        &mut self,
+        (root, look, fade): (Entity, &LookAtSpread, Option<&IkFade>),
+        hierarchy: &Hierarchy,
+        dt: f32,
+        notices: &FaultNotices,
+    ) {
         self.dirty = false;
         let outcome = self.try_solve(root, look, fade, hierarchy, dt);
         if outcome.is_err() {
             self.turned = 0.0;
             self.dirty = restore_after_fault(self.bones.as_mut(), &outcome);
         }
-        if self.faults.report(root, "LookAtSpread", outcome.err()) {
+        if self.faults.report(root, IkComponent::LookAt, outcome.err(), notices) {
             self.warnings += 1;
         }
     }
@@ -204,6 +210,7 @@ pub fn solve_look_at(
     time: Res<Time>,
     mut looks: Query<(Entity, &LookAtSpread, Option<&IkFade>, &mut LookAtState)>,
     mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>)>,
+    mut faults: FaultSender,
 ) {
     if !settings.enabled {
         return;
@@ -211,8 +218,9 @@ pub fn solve_look_at(
     let dt = time.delta_secs();
     {
         let hierarchy = transforms.p0();
+        let notices = faults.notices();
         let solve = |(root, look, fade, mut state): (Entity, &LookAtSpread, Option<&IkFade>, Mut<LookAtState>)| {
-            state.solve(root, look, fade, &hierarchy, dt);
+            state.solve((root, look, fade), &hierarchy, dt, notices);
         };
         if settings.parallel {
             looks.par_iter_mut().batching_strategy(crate::batching()).for_each(solve);
@@ -220,6 +228,7 @@ pub fn solve_look_at(
             looks.iter_mut().for_each(solve);
         }
     }
+    faults.send();
     let mut writer = transforms.p1();
     for (_, _, _, mut state) in &mut looks {
         let state = state.bypass_change_detection();

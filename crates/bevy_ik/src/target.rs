@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 
 use crate::bones::{Hierarchy, world_of};
-use crate::report::IkFault;
+use crate::fault::IkFault;
 
 /// Where something should go: a fixed world position, or an entity whose world position is
 /// read fresh each frame (from this frame's local transforms, so a target moved in `Update`
