@@ -8,9 +8,7 @@ mod props;
 use common::*;
 use glam::Vec3;
 use ik_core::Xform;
-use ik_core::foot_placement::{
-    FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, FootRig, GroundHit,
-};
+use ik_core::foot_placement::{FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, GroundHit};
 use ik_core::leg::{LegSettings, solve_leg};
 use proptest::prelude::*;
 
@@ -47,8 +45,7 @@ proptest! {
 #[test]
 fn named_degenerate_cases_are_finite() {
     let skel = biped();
-    let rest = skel.rest_model();
-    let rigs = [FootRig::from_flat_pose(&rest, LEFT).unwrap(), FootRig::from_flat_pose(&rest, RIGHT).unwrap()];
+    let rigs = biped_feet(&skel);
     let animated = standing(&skel, 0.04);
     let cases: [(&str, Vec3, f32, FootPlacementSettings); 5] = [
         ("hit at f32::MAX", Vec3::ONE, 1.0 / 60.0, FootPlacementSettings::default()),
@@ -68,14 +65,7 @@ fn named_degenerate_cases_are_finite() {
         ("zero normal", Vec3::ZERO, 1.0 / 60.0, FootPlacementSettings::default()),
     ];
     for (name, normal, dt, settings) in cases {
-        let job = FootPlacement {
-            parents: skel.parents(),
-            pelvis: PELVIS,
-            feet: &rigs,
-            model_to_world: Xform::IDENTITY,
-            foot_shifts: &[],
-            settings,
-        };
+        let job = FootPlacement { settings, ..placement_job(skel.parents(), &rigs) };
         let mut state = FootPlacementState::new(2);
         let mut reports = [FootReport::default(); 2];
         for _ in 0..5 {

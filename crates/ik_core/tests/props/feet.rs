@@ -5,7 +5,7 @@
 
 use glam::{Quat, Vec3};
 use ik_core::foot_placement::{
-    FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, FootRig, GroundHit, KneePole,
+    FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, GroundHit, KneePole,
 };
 use ik_core::gait::{GaitParams, sample_gait, sample_gait_at_time};
 use ik_core::leg::{LegMinHeights, LegSettings, solve_leg};
@@ -184,8 +184,7 @@ pub fn placement_input() -> impl Strategy<Value = PlacementInput> {
 pub fn placement(input: PlacementInput) -> Verdict {
     let PlacementInput { normal, hit_height, hit_mode, dts, half_lives, lengths, pole, to_world, pelvis, rots } = input;
     let skel = biped();
-    let rest = skel.rest_model();
-    let rigs = [FootRig::from_flat_pose(&rest, LEFT).unwrap(), FootRig::from_flat_pose(&rest, RIGHT).unwrap()];
+    let rigs = biped_feet(&skel);
     let settings = FootPlacementSettings {
         ray_start_height: lengths[0],
         ray_length: lengths[1],
