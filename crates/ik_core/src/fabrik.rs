@@ -299,7 +299,9 @@ pub(crate) fn begin(
         _ if job.limits.iter().any(Option::is_some) => aim_at_positions(job, s),
         _ => {}
     }
-    if tip_error(job, s) > job.tolerance.max(0.0) {
+    // Bend a straight start only when iterations will follow: with a cap of 0 the bent start
+    // would be the answer, further from the target than the input pose.
+    if job.max_iterations > 0 && tip_error(job, s) > job.tolerance.max(0.0) {
         unbend_singular_start(job, s);
     }
     Ok(tip_error(job, s))

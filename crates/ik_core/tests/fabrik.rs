@@ -305,6 +305,23 @@ fn a_straight_chain_aimed_through_an_in_reach_target_bends_and_reaches_it() {
     }
 }
 
+/// Found by the soak (`tests/soak.rs`, FABRIK and CCD, 30 of 2 000 000 cases): a straight
+/// start was bent into an arc even with an iteration cap of 0, and that bent start, further from
+/// the target than the input, was the answer.
+#[test]
+fn with_no_iterations_allowed_a_straight_chain_is_not_bent_away_from_its_target() {
+    let joints: Vec<Xform> = (0..5).map(|i| Xform::from_translation(Vec3::X * 0.1 * i as f32)).collect();
+    let target = Vec3::new(0.25, 0.0, 0.0);
+    for solve in [fabrik::solve as Solver, ccd::solve] {
+        let mut corrections = [Quat::from_rotation_y(1.0); 5];
+        let job = ChainJob { max_iterations: 0, ..ChainJob::new(&joints, target) };
+        let solution = solve(&job, &mut ChainScratch::default(), None, &mut corrections).unwrap();
+        assert_eq!(solution.iterations, 0);
+        assert!((solution.error - 0.15).abs() < 1e-6, "error {} (the start is 0.15 m off)", solution.error);
+        assert_eq!(corrections, [Quat::IDENTITY; 5]);
+    }
+}
+
 #[test]
 fn a_tip_already_on_the_target_takes_zero_iterations_and_identity_corrections() {
     let joints =

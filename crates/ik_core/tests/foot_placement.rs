@@ -10,39 +10,6 @@ use ik_core::foot_placement::{
 };
 use ik_core::{IkError, Skeleton, Xform};
 
-/// Ray against the plane through `point` with `normal` (rays only hit from above).
-fn plane_hit(origin: Vec3, dir: Vec3, max: f32, point: Vec3, normal: Vec3) -> Option<GroundHit> {
-    let denom = dir.dot(normal);
-    if denom >= -1e-6 {
-        return None;
-    }
-    let t = (point - origin).dot(normal) / denom;
-    (t >= 0.0 && t <= max).then(|| GroundHit { point: origin + dir * t, normal })
-}
-
-fn feet(skel: &Skeleton) -> [FootRig; 2] {
-    let rest = skel.rest_model();
-    [FootRig::from_flat_pose(&rest, LEFT).unwrap(), FootRig::from_flat_pose(&rest, RIGHT).unwrap()]
-}
-
-/// The feet, also probed at the heel (6 cm behind the ankle) and toe tip (8 cm past the ball).
-fn feet_with_heel_and_tip(skel: &Skeleton) -> [FootRig; 2] {
-    let rest = skel.rest_model();
-    feet(skel).map(|f| f.with_heel_and_tip(&rest, 0.06, 0.08))
-}
-
-/// A placement job on the biped's `rigs`, identity model-to-world, default settings, no shifts.
-fn job_for<'a>(skel: &'a Skeleton, rigs: &'a [FootRig]) -> FootPlacement<'a> {
-    FootPlacement {
-        parents: skel.parents(),
-        pelvis: PELVIS,
-        feet: rigs,
-        model_to_world: Xform::IDENTITY,
-        foot_shifts: &[],
-        settings: FootPlacementSettings::default(),
-    }
-}
-
 struct Run {
     model: Vec<Xform>,
     reports: [FootReport; 2],
@@ -62,15 +29,8 @@ fn run<G: FnMut(Vec3, Vec3, f32) -> Option<GroundHit>>(
     dt: f32,
     mut ground: G,
 ) -> Run {
-    let rigs = feet(skel);
-    let job = FootPlacement {
-        parents: skel.parents(),
-        pelvis: PELVIS,
-        feet: &rigs,
-        model_to_world,
-        foot_shifts: &[],
-        settings,
-    };
+    let rigs = biped_feet(skel);
+    let job = FootPlacement { model_to_world, settings, ..placement_job(skel.parents(), &rigs) };
     let mut state = FootPlacementState::new(2);
     let mut reports = [FootReport::default(); 2];
     let mut locals = animated.to_vec();
@@ -90,12 +50,6 @@ fn run<G: FnMut(Vec3, Vec3, f32) -> Option<GroundHit>>(
         assert!((a.translation - b.translation).length() < 1e-5, "model buffer out of date");
     }
     Run { model, reports, pelvis_offset, offsets, left_floats }
-}
-
-/// Left side (+X in model space) 15 cm lower than the right.
-fn step_ground(origin: Vec3, dir: Vec3, max: f32) -> Option<GroundHit> {
-    let h = if origin.x > 0.0 { -0.15 } else { 0.0 };
-    plane_hit(origin, dir, max, Vec3::Y * h, Vec3::Y)
 }
 
 #[test]
@@ -215,18 +169,11 @@ fn a_shifted_foot_lands_its_toe_on_the_shifted_point_of_a_slope() {
     // slope rising forward: the foot is probed and placed there, tilted about the toe.
     let skel = biped();
     let animated = standing(&skel, 0.04);
-    let rigs = feet(&skel);
+    let rigs = biped_feet(&skel);
     let normal = Quat::from_rotation_x(-20f32.to_radians()) * Vec3::Y;
     let ground = |o: Vec3, d: Vec3, m: f32| plane_hit(o, d, m, Vec3::ZERO, normal);
     let shifts = [Vec3::new(0.03, 0.5, -0.10), Vec3::ZERO];
-    let job = FootPlacement {
-        parents: skel.parents(),
-        pelvis: PELVIS,
-        feet: &rigs,
-        model_to_world: Xform::IDENTITY,
-        foot_shifts: &shifts,
-        settings: FootPlacementSettings::default(),
-    };
+    let job = FootPlacement { foot_shifts: &shifts, ..placement_job(skel.parents(), &rigs) };
     let mut state = FootPlacementState::new(2);
     let mut reports = [FootReport::default(); 2];
     let animated_toe = model_of(&skel, &animated)[LEFT.toe.unwrap()].translation;
@@ -254,7 +201,7 @@ fn a_shifted_foot_lands_its_toe_on_the_shifted_point_of_a_slope() {
 fn on_a_20_degree_slope_the_foot_up_axis_is_within_1_degree_of_the_normal() {
     let skel = biped();
     let animated = standing(&skel, 0.04);
-    let rigs = feet(&skel);
+    let rigs = biped_feet(&skel);
     let slope = 20f32.to_radians();
     // Rising forward (pitch) and rising to the right (roll).
     for normal in [Quat::from_rotation_x(-slope) * Vec3::Y, Quat::from_rotation_z(slope) * Vec3::Y] {
@@ -343,20 +290,13 @@ fn corrections_are_limited_by_max_step_down_and_up() {
 fn bad_input_is_an_error_and_leaves_the_pose_untouched() {
     let skel = biped();
     let animated = standing(&skel, 0.04);
-    let rigs = feet(&skel);
+    let rigs = biped_feet(&skel);
     let mut locals = animated.clone();
     let mut model = model_of(&skel, &locals);
     let model0 = model.clone();
     let mut reports = [FootReport::default(); 2];
     let nan = FootPlacementSettings { ray_length: f32::NAN, ..Default::default() };
-    let job = FootPlacement {
-        parents: skel.parents(),
-        pelvis: PELVIS,
-        feet: &rigs,
-        model_to_world: Xform::IDENTITY,
-        foot_shifts: &[],
-        settings: nan,
-    };
+    let job = FootPlacement { settings: nan, ..placement_job(skel.parents(), &rigs) };
     let mut state = FootPlacementState::new(2);
     assert_eq!(
         job.run(&mut locals, &mut model, step_ground, 0.016, &mut state, &mut reports),
@@ -385,8 +325,8 @@ fn a_toe_tip_over_a_higher_tread_lifts_the_planted_foot_onto_it() {
         let top = if o.x > 0.0 && o.z > ball_z + 0.05 { 0.2 } else { 0.0 };
         plane_hit(o, d, m, Vec3::Y * top, Vec3::Y)
     };
-    let rigs = feet_with_heel_and_tip(&skel);
-    let job = job_for(&skel, &rigs);
+    let rigs = foot_rigs_with_heel_and_tip(&skel.rest_model(), [LEFT, RIGHT]);
+    let job = placement_job(skel.parents(), &rigs);
     let animated = standing(&skel, 0.0);
     let mut locals = animated.clone();
     let mut model = model_of(&skel, &locals);
@@ -408,8 +348,8 @@ fn the_sole_clears_a_nosing_or_a_crest_wherever_it_falls_between_probe_points() 
     // ground.
     let skel = biped();
     let rest = skel.rest_model();
-    let rigs = feet_with_heel_and_tip(&skel);
-    let job = job_for(&skel, &rigs);
+    let rigs = foot_rigs_with_heel_and_tip(&skel.rest_model(), [LEFT, RIGHT]);
+    let job = placement_job(skel.parents(), &rigs);
     let (heel, tip) = (rigs[0].heel.unwrap(), rigs[0].tip.unwrap());
     let heel_z = rest[heel.bone].transform_point(heel.local).z;
     let tip_z = rest[tip.bone].transform_point(tip.local).z;

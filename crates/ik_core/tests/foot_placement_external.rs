@@ -5,25 +5,24 @@
 //! a 15 cm step and a 20° slope, standing and walking: the placed feet must match within 1 mm,
 //! the shin's end must stay on the foot within 0.5 mm, and everything must stay finite.
 
-use glam::{Quat, Vec3};
-use ik_core::foot_placement::{
-    FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, FootRig, GroundHit,
-};
-use ik_core::leg::LegChain;
-use ik_core::{IkError, Skeleton, TwoBoneJob, Xform};
+mod common;
 
-const ROOT: usize = 0;
-const PELVIS: usize = 1;
+// The biped's proportions, grounds and placement helpers; this file's skeleton has its own
+// bone indices (two control bones after the pelvis), so its legs are its own.
+use common::{
+    ANKLE_HEIGHT, BALL_FROM_ANKLE, PELVIS, PELVIS_HEIGHT, ROOT, SHIN, THIGH, foot_rigs_with_heel_and_tip, model_of,
+    placement_job, pose_leg, slope_ground, step_ground,
+};
+use glam::{Quat, Vec3};
+use ik_core::foot_placement::{FootPlacement, FootPlacementState, FootReport, FootRig, GroundHit};
+use ik_core::leg::LegChain;
+use ik_core::{IkError, Skeleton, Xform};
+
 /// Control bones, one per foot (unused leaves in the ordinary skeleton).
 const CONTROLS: [usize; 2] = [2, 3];
 const LEFT: LegChain = LegChain { hip: 5, knee: 6, ankle: 7, toe: Some(8), toe_end: Some(9) };
 const RIGHT: LegChain = LegChain { hip: 10, knee: 11, ankle: 12, toe: Some(13), toe_end: Some(14) };
 const LEGS: [LegChain; 2] = [LEFT, RIGHT];
-const THIGH: f32 = 0.44;
-const SHIN: f32 = 0.40;
-const ANKLE_HEIGHT: f32 = 0.08;
-const PELVIS_HEIGHT: f32 = 0.98;
-const BALL_FROM_ANKLE: Vec3 = Vec3::new(0.0, -0.06, 0.14);
 
 /// What each foot hangs from.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -87,12 +86,6 @@ fn locals_for(parents: &[Option<usize>], model: &[Xform]) -> Vec<Xform> {
         .collect()
 }
 
-fn model_of(skel: &Skeleton, locals: &[Xform]) -> Vec<Xform> {
-    let mut model = vec![Xform::IDENTITY; skel.len()];
-    skel.model_from_local(locals, &mut model).unwrap();
-    model
-}
-
 /// A model-space pose of the ordinary biped: pelvis `crouch` below rest, each ankle at
 /// `ankles[k]` with foot rotation `pitch[k]` about X (knees forward), control bones moved too.
 fn pose(ankles: [Vec3; 2], pitch: [f32; 2], crouch: f32, time: f32) -> Vec<Xform> {
@@ -103,15 +96,7 @@ fn pose(ankles: [Vec3; 2], pitch: [f32; 2], crouch: f32, time: f32) -> Vec<Xform
     locals[CONTROLS[0]].rotation = Quat::from_rotation_z(0.2 * time.sin()) * locals[CONTROLS[0]].rotation;
     locals[CONTROLS[1]].translation += Vec3::new(0.0, 0.02 * time.cos(), 0.03);
     for (k, leg) in LEGS.iter().enumerate() {
-        let model = model_of(&skel, &locals);
-        let hip = model[leg.hip].translation;
-        let job =
-            TwoBoneJob::from_model(&model, [leg.hip, leg.knee, leg.ankle], ankles[k], Some(hip + Vec3::Z)).unwrap();
-        let solution = job.run().unwrap();
-        let (a, b) = locals.split_at_mut(leg.knee);
-        solution.apply(&mut a[leg.hip], &mut b[0]);
-        let model = model_of(&skel, &locals);
-        locals[leg.ankle].rotation = (model[leg.knee].rotation.inverse() * Quat::from_rotation_x(pitch[k])).normalize();
+        pose_leg(&skel, &mut locals, leg, ankles[k], Quat::from_rotation_x(pitch[k]));
     }
     model_of(&skel, &locals)
 }
@@ -131,31 +116,6 @@ fn walking(frame: usize) -> Vec<Xform> {
     pose(ankles, pitch, 0.05 + 0.01 * (2.0 * phase).cos(), time)
 }
 
-/// Ray against the plane through `point` with `normal` (rays only hit from above).
-fn plane_hit(origin: Vec3, dir: Vec3, max: f32, point: Vec3, normal: Vec3) -> Option<GroundHit> {
-    let denom = dir.dot(normal);
-    if denom >= -1e-6 {
-        return None;
-    }
-    let t = (point - origin).dot(normal) / denom;
-    (t >= 0.0 && t <= max).then(|| GroundHit { point: origin + dir * t, normal })
-}
-
-/// Left side (+X) 15 cm lower than the right.
-fn step(o: Vec3, d: Vec3, m: f32) -> Option<GroundHit> {
-    plane_hit(o, d, m, Vec3::Y * if o.x > 0.0 { -0.15 } else { 0.0 }, Vec3::Y)
-}
-
-/// A 20° slope rising forward.
-fn slope(o: Vec3, d: Vec3, m: f32) -> Option<GroundHit> {
-    plane_hit(o, d, m, Vec3::ZERO, Quat::from_rotation_x(-20f32.to_radians()) * Vec3::Y)
-}
-
-fn rigs(skel: &Skeleton) -> [FootRig; 2] {
-    let rest = skel.rest_model();
-    LEGS.map(|leg| FootRig::from_flat_pose(&rest, leg).unwrap().with_heel_and_tip(&rest, 0.06, 0.08))
-}
-
 /// One character being placed frame after frame.
 struct Placer {
     skel: Skeleton,
@@ -169,7 +129,7 @@ struct Placer {
 impl Placer {
     fn new(feet: FootParent) -> Self {
         let skel = biped(feet);
-        let rigs = rigs(&skel);
+        let rigs = foot_rigs_with_heel_and_tip(&skel.rest_model(), LEGS);
         let n = skel.len();
         Placer {
             skel,
@@ -188,14 +148,7 @@ impl Placer {
     {
         self.locals = locals_for(self.skel.parents(), animated);
         self.model = model_of(&self.skel, &self.locals);
-        let job = FootPlacement {
-            parents: self.skel.parents(),
-            pelvis: PELVIS,
-            feet: &self.rigs,
-            model_to_world: Xform::IDENTITY,
-            foot_shifts: shifts,
-            settings: FootPlacementSettings::default(),
-        };
+        let job = FootPlacement { foot_shifts: shifts, ..placement_job(self.skel.parents(), &self.rigs) };
         job.run(&mut self.locals, &mut self.model, ground, 1.0 / 60.0, &mut self.state, &mut self.reports)
     }
 }
@@ -267,7 +220,7 @@ const EXTERNAL: [FootParent; 3] = [FootParent::Root, FootParent::Control, FootPa
 #[test]
 fn external_feet_on_a_step_and_a_slope_land_where_ordinary_feet_do() {
     type Ground = fn(Vec3, Vec3, f32) -> Option<GroundHit>;
-    let grounds: [(&str, Ground); 2] = [("15 cm step", step), ("20° slope", slope)];
+    let grounds: [(&str, Ground); 2] = [("15 cm step", step_ground), ("20° slope", slope_ground)];
     let shifted = [Vec3::new(0.03, 0.0, -0.05), Vec3::ZERO];
     for feet in EXTERNAL {
         for (name, ground) in grounds {
@@ -306,7 +259,7 @@ fn on_the_step_the_low_external_foot_goes_down_15_cm_with_the_pelvis() {
     let animated = standing();
     let mut offset = 0.0;
     for _ in 0..60 {
-        offset = placer.frame(&animated, &[], step).unwrap();
+        offset = placer.frame(&animated, &[], step_ground).unwrap();
     }
     let [left, right] = placer.reports;
     assert!((offset + 0.15).abs() < 1e-3, "pelvis {offset}");
@@ -339,15 +292,8 @@ fn bad_input_on_an_external_leg_is_an_error_with_the_pose_untouched() {
     let check = |placer: &mut Placer, locals: Vec<Xform>| -> IkError {
         let model = model_of(&placer.skel, &locals);
         let (mut l, mut m) = (locals.clone(), model.clone());
-        let job = FootPlacement {
-            parents: placer.skel.parents(),
-            pelvis: PELVIS,
-            feet: &placer.rigs,
-            model_to_world: Xform::IDENTITY,
-            foot_shifts: &[],
-            settings: FootPlacementSettings::default(),
-        };
-        let err = job.run(&mut l, &mut m, step, 1.0 / 60.0, &mut placer.state, &mut placer.reports).unwrap_err();
+        let job = placement_job(placer.skel.parents(), &placer.rigs);
+        let err = job.run(&mut l, &mut m, step_ground, 1.0 / 60.0, &mut placer.state, &mut placer.reports).unwrap_err();
         // (Compared as text: a NaN put in on purpose is not equal to itself.)
         assert_eq!(format!("{l:?}"), format!("{locals:?}"), "locals untouched");
         assert_eq!(format!("{m:?}"), format!("{model:?}"), "model untouched");
@@ -383,22 +329,15 @@ fn bad_input_on_an_external_leg_is_an_error_with_the_pose_untouched() {
     let skel = biped(FootParent::Root);
     let mut parents = skel.parents().to_vec();
     parents[LEFT.ankle] = Some(ROOT);
-    let rigs = rigs(&skel);
+    let rigs = foot_rigs_with_heel_and_tip(&skel.rest_model(), LEGS);
     let bad = [FootRig {
         leg: LegChain { hip: LEFT.hip, knee: LEFT.knee, ankle: PELVIS, toe: None, toe_end: None },
         ..rigs[0]
     }];
-    let job = FootPlacement {
-        parents: &parents,
-        pelvis: PELVIS,
-        feet: &bad,
-        model_to_world: Xform::IDENTITY,
-        foot_shifts: &[],
-        settings: FootPlacementSettings::default(),
-    };
+    let job = placement_job(&parents, &bad);
     let locals = locals_for(&parents, &animated);
     let (mut l, mut m) = (locals.clone(), animated.clone());
-    let err = job.run(&mut l, &mut m, step, 0.0, &mut FootPlacementState::new(1), &mut [FootReport::default()]);
+    let err = job.run(&mut l, &mut m, step_ground, 0.0, &mut FootPlacementState::new(1), &mut [FootReport::default()]);
     assert_eq!(err, Err(IkError::BrokenHierarchy { bone: PELVIS }));
     assert_eq!(job.bone_role(PELVIS).as_deref(), Some("pelvis"));
     assert_eq!(job.bone_role(LEFT.knee).as_deref(), Some("foot 0 knee"));

@@ -1,11 +1,15 @@
 //! Shared test fixture: a small biped (1.8 m human proportions) and synthetic clips built from
-//! the procedural gait with two-bone IK.
+//! the procedural gait with two-bone IK; grounds, foot rigs and a placement job for the
+//! foot-placement tests (`placement.rs`).
 #![allow(dead_code)]
 
 use glam::{Quat, Vec3};
 use ik_core::gait::{GaitParams, sample_gait_at_time};
 use ik_core::leg::{LegChain, LegMinHeights};
 use ik_core::{Skeleton, TwoBoneJob, Xform};
+
+mod placement;
+pub use placement::*;
 
 pub const ROOT: usize = 0;
 pub const PELVIS: usize = 1;
@@ -44,6 +48,11 @@ pub fn biped() -> Skeleton {
     Skeleton::new(parents, names, rest).unwrap()
 }
 
+/// The biped's two foot rigs (feet flat at rest).
+pub fn biped_feet(skel: &Skeleton) -> [ik_core::foot_placement::FootRig; 2] {
+    foot_rigs(&skel.rest_model(), [LEFT, RIGHT])
+}
+
 pub fn model_of(skel: &Skeleton, locals: &[Xform]) -> Vec<Xform> {
     let mut model = vec![Xform::IDENTITY; skel.len()];
     skel.model_from_local(locals, &mut model).unwrap();
@@ -61,7 +70,7 @@ pub fn leg_reach() -> f32 {
 
 /// Two-bone solve of one leg so the ankle reaches `ankle` (knee forward), then sets the foot's
 /// model rotation.
-fn pose_leg(skel: &Skeleton, locals: &mut [Xform], chain: &LegChain, ankle: Vec3, foot_rotation: Quat) {
+pub fn pose_leg(skel: &Skeleton, locals: &mut [Xform], chain: &LegChain, ankle: Vec3, foot_rotation: Quat) {
     let model = model_of(skel, locals);
     let hip = model[chain.hip].translation;
     let job = TwoBoneJob::from_model(&model, [chain.hip, chain.knee, chain.ankle], ankle, Some(hip + Vec3::Z)).unwrap();
