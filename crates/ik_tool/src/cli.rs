@@ -294,7 +294,7 @@ impl From<Cli> for Command {
                 options.slide.soft_factor = a.soft.unwrap_or(options.slide.soft_factor);
                 options.slide.hard_factor = a.hard.unwrap_or(options.slide.hard_factor);
                 options.root_speed = shared.root_speed;
-                options.contacts = shared.contacts.clone();
+                options.contacts = shared.contacts;
                 Command::Clean { input: a.input, out: a.out, clip: a.clip, options, shared }
             }
         }
