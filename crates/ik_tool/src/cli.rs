@@ -43,7 +43,7 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Sub {
-    /// Write the skinned mannequin with Idle/Walk/Jog clips and its contact labels (<path>.ik.json).
+    /// Write the skinned mannequin with Idle/Walk/Jog clips and its contact labels (next to it, as NAME.ik.json).
     Mannequin(MannequinArgs),
     /// Label foot contacts of every clip (or one), print a summary per foot, plot one clip's ball
     /// height, speed and labels, write the labels as the demo's sidecar (docs/sidecar.md).
@@ -130,7 +130,7 @@ pub struct SharedArgs {
     #[arg(long, visible_alias = "rig-map", value_name = "ROLE=BONE,...|FILE")]
     pub map: Option<String>,
     /// The clip's own speed, m/s (default: the clip's root motion, else its extras or
-    /// <IN>.ik.json nominal_speed, else estimated from the planted balls); in-place clips travel
+    /// IN.ik.json nominal_speed, else estimated from the planted balls); in-place clips travel
     /// the way the feet point.
     #[arg(long, value_name = "S", value_parser = speed)]
     pub root_speed: Option<f32>,
