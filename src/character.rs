@@ -84,20 +84,10 @@ pub struct ModelInfo {
 #[derive(Resource, Clone, Debug)]
 pub struct CharacterError(pub String);
 
-/// Reads a `--rig-map` file: `role = bone` (or `role: bone`) per line, `#` comments.
+/// Reads a `--rig-map` file in the rig-map syntax every tool shares ([`ik_core::rig::parse_map`]:
+/// `role = bone` (or `role: bone`) entries, one per line or comma-separated, `#` comments).
 pub fn read_rig_map(text: &str) -> Result<Vec<(String, String)>, String> {
-    let mut map = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let Some((role, bone)) = line.split_once('=').or_else(|| line.split_once(':')) else {
-            return Err(format!("line {}: expected `role = bone`, got `{line}`", n + 1));
-        };
-        map.push((role.trim().to_string(), bone.trim().trim_matches('"').to_string()));
-    }
-    if map.is_empty() { Err("the rig map is empty".into()) } else { Ok(map) }
+    ik_core::rig::parse_map(text).map_err(|e| e.to_string())
 }
 
 /// Spawns the body, the avatar and the (still empty) scene holder, and loads the file once.

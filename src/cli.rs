@@ -1,11 +1,14 @@
 //! Command-line flags of the demo.
 //!
-//! Method: a hand-rolled parser over `std::env::args` (no extra dependency). Inputs: the
-//! argument list. Output: [`Args`], or an error message naming the bad flag (the caller prints
-//! it with the usage text and exits with status 2). Invariants: `frames` is only meaningful with
-//! `screenshot`; `headless` implies `autopilot` (there is nothing else to do without a window).
+//! Method: `clap` derive over [`Args`]. Inputs: the argument list. Output: [`Args`], or clap's
+//! error naming the bad flag (the caller prints it with the usage and exits with
+//! [`clap::Error::exit_code`]: 2 for a bad flag, 0 for `--help`). Invariants: `frames` is only
+//! meaningful with `screenshot`; `headless` implies `autopilot` (there is nothing else to do
+//! without a window).
 
 use std::path::PathBuf;
+
+use clap::Parser;
 
 /// Which scene the camera shows at start.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,109 +41,85 @@ impl StartView {
 }
 
 /// Everything the flags can set.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Parser)]
+#[command(name = "bevy_ik_demo", about = "bevy_ik demo")]
 pub struct Args {
-    /// `--character PATH.glb`: the user's humanoid instead of the mannequin.
+    /// Use your own humanoid glTF (rigged through the rig profiles, the names or the shape).
+    #[arg(long, value_name = "PATH.glb")]
     pub character: Option<PathBuf>,
-    /// `--rig-map PATH`: `role = bone` lines mapping rig roles to the character's bone names.
+    /// `role = bone` lines for a rig the profiles do not know (roles: pelvis, spine_0.., neck,
+    /// head, thigh_l, calf_l, foot_l, ball_l, upperarm_l, lowerarm_l, hand_l, clavicle_l and the
+    /// _r ones).
+    #[arg(long, value_name = "PATH")]
     pub rig_map: Option<PathBuf>,
-    /// `--clips idle=NAME,walk=NAME,run=NAME`: which clips play which role.
+    /// Which clips to play: idle=NAME,walk=NAME,run=NAME (any of them; a name or #N for the N-th
+    /// clip); others are chosen by name, then by the speed measured from their feet.
+    #[arg(long, value_name = "SPEC", value_parser = clip_overrides, default_value = "", hide_default_value = true)]
     pub clips: crate::clips::ClipOverrides,
-    /// `--screenshot PATH`: save the window to this PNG after `frames` frames, then exit.
+    /// Save the window to this PNG after --frames N frames, then exit.
+    #[arg(long, value_name = "PATH")]
     pub screenshot: Option<PathBuf>,
-    /// `--frames N`: frames to render before the screenshot (default 120).
+    /// Frames to render before the screenshot.
+    #[arg(long, value_name = "N", default_value_t = 120)]
     pub frames: u32,
-    /// `--autopilot`: walk the fixed route with IK off/on, print the table, exit.
+    /// Walk the course with foot IK off/on, print the metrics table, exit.
+    #[arg(long)]
     pub autopilot: bool,
-    /// `--headless`: no window, no renderer (implies `--autopilot`).
+    /// Run the autopilot without a window or renderer (implies --autopilot).
+    #[arg(long)]
     pub headless: bool,
-    /// `--tour`: the character walks the autopilot's route in a loop with the IK switches as
-    /// set (hands-free demo; no table).
+    /// Walk the autopilot's route in a loop with IK as switched (hands-free demo; no table).
+    #[arg(long)]
     pub tour: bool,
-    /// `--view NAME`: start in a lab (`two_bone`, `chains`, `look_at`, `caterpillar`).
+    /// Start in: course, two_bone, chains, look_at, caterpillar.
+    #[arg(long, value_name = "NAME", value_parser = view, default_value = "course")]
     pub view: StartView,
-    /// `--inspector`: open the inspector window at start.
+    /// Open the IK inspector at start.
+    #[arg(long)]
     pub inspector: bool,
-    /// `--gizmos`: draw IK gizmos from the start.
+    /// Draw IK gizmos from the start.
+    #[arg(long)]
     pub gizmos: bool,
-    /// `--at X,Z[,YAW_DEG]`: start the character there (course coordinates).
+    /// Start the character at course position X,Z (yaw in degrees).
+    #[arg(long, value_name = "X,Z[,YAW]", value_parser = at, allow_hyphen_values = true)]
     pub at: Option<(f32, f32, f32)>,
-    /// `--orbit YAW_DEG,PITCH_DEG,DISTANCE`: initial camera orbit.
+    /// Initial camera orbit (degrees, degrees, metres).
+    #[arg(long, value_name = "YAW,PITCH,DIST", value_parser = orbit, allow_hyphen_values = true)]
     pub orbit: Option<(f32, f32, f32)>,
 }
 
-/// The usage text printed on a bad flag or `--help`.
-pub const USAGE: &str = "\
-bevy_ik demo
-
-USAGE: bevy_ik_demo [FLAGS]
-  --character PATH.glb   use your own humanoid glTF (rigged through the rig profiles)
-  --rig-map PATH         role = bone lines for a rig the profiles do not know (roles: pelvis,
-                         spine_0.., neck, head, thigh_l, calf_l, foot_l, ball_l, upperarm_l,
-                         lowerarm_l, hand_l, clavicle_l and the _r ones)
-  --clips SPEC           which clips to play: idle=NAME,walk=NAME,run=NAME (any of them; a
-                         name or #N for the N-th clip); others are chosen by name, then by the
-                         speed measured from their feet
-  --screenshot PATH      save a PNG after --frames N frames (default 120), then exit
-  --frames N             frames before the screenshot
-  --autopilot            walk the course with foot IK off/on, print the metrics table, exit
-  --headless             run the autopilot without a window or renderer
-  --tour                 walk the autopilot's route in a loop with IK as switched (no table)
-  --view NAME            start in: course, two_bone, chains, look_at, caterpillar
-  --inspector            open the IK inspector at start
-  --gizmos               draw IK gizmos from the start
-  --at X,Z[,YAW]         start the character at course position X,Z (yaw in degrees)
-  --orbit YAW,PITCH,DIST initial camera orbit (degrees, degrees, metres)
-";
-
-fn floats(flag: &str, value: &str, min: usize, max: usize) -> Result<Vec<f32>, String> {
+fn floats(value: &str, min: usize, max: usize) -> Result<Vec<f32>, String> {
     let parsed: Result<Vec<f32>, _> = value.split(',').map(|v| v.trim().parse::<f32>()).collect();
     match parsed {
         Ok(v) if v.len() >= min && v.len() <= max && v.iter().all(|x| x.is_finite()) => Ok(v),
-        _ => Err(format!("{flag} expects {min} to {max} comma-separated numbers, got `{value}`")),
+        _ => Err(format!("expects {min} to {max} comma-separated numbers")),
     }
 }
 
+fn at(value: &str) -> Result<(f32, f32, f32), String> {
+    let v = floats(value, 2, 3)?;
+    Ok((v[0], v[1], v.get(2).copied().unwrap_or(0.0)))
+}
+
+fn orbit(value: &str) -> Result<(f32, f32, f32), String> {
+    let v = floats(value, 3, 3)?;
+    Ok((v[0], v[1], v[2]))
+}
+
+fn view(name: &str) -> Result<StartView, String> {
+    StartView::parse(name).ok_or_else(|| "unknown view (course, two_bone, chains, look_at, caterpillar)".into())
+}
+
+/// `--clips`; the empty default means "choose every clip by name and speed".
+fn clip_overrides(text: &str) -> Result<crate::clips::ClipOverrides, String> {
+    if text.is_empty() { Ok(Default::default()) } else { crate::clips::ClipOverrides::parse(text) }
+}
+
 impl Args {
-    /// Parses flags (without the program name).
-    pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
-        let mut out = Args { frames: 120, ..Default::default() };
-        let mut it = args.into_iter();
-        while let Some(flag) = it.next() {
-            let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
-            match flag.as_str() {
-                "--character" => out.character = Some(PathBuf::from(value("--character")?)),
-                "--rig-map" => out.rig_map = Some(PathBuf::from(value("--rig-map")?)),
-                "--clips" => out.clips = crate::clips::ClipOverrides::parse(&value("--clips")?)?,
-                "--screenshot" => out.screenshot = Some(PathBuf::from(value("--screenshot")?)),
-                "--frames" => {
-                    let v = value("--frames")?;
-                    out.frames = v.parse().map_err(|_| format!("--frames expects a count, got `{v}`"))?;
-                }
-                "--autopilot" => out.autopilot = true,
-                "--headless" => {
-                    out.headless = true;
-                    out.autopilot = true;
-                }
-                "--view" => {
-                    let v = value("--view")?;
-                    out.view = StartView::parse(&v).ok_or_else(|| format!("unknown view `{v}`"))?;
-                }
-                "--tour" => out.tour = true,
-                "--inspector" => out.inspector = true,
-                "--gizmos" => out.gizmos = true,
-                "--at" => {
-                    let v = floats("--at", &value("--at")?, 2, 3)?;
-                    out.at = Some((v[0], v[1], v.get(2).copied().unwrap_or(0.0)));
-                }
-                "--orbit" => {
-                    let v = floats("--orbit", &value("--orbit")?, 3, 3)?;
-                    out.orbit = Some((v[0], v[1], v[2]));
-                }
-                "--help" | "-h" => return Err(String::new()),
-                other => return Err(format!("unknown flag `{other}`")),
-            }
-        }
+    /// Parses flags (without the program name); `--headless` sets `autopilot` too.
+    pub fn from_flags(args: impl IntoIterator<Item = String>) -> Result<Args, clap::Error> {
+        let mut out = Args::try_parse_from(std::iter::once("bevy_ik_demo".to_string()).chain(args))?;
+        out.autopilot |= out.headless;
         Ok(out)
     }
 }
@@ -150,7 +129,7 @@ mod tests {
     use super::*;
 
     fn parse(s: &str) -> Result<Args, String> {
-        Args::parse(s.split_whitespace().map(String::from))
+        Args::from_flags(s.split_whitespace().map(String::from)).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -170,5 +149,11 @@ mod tests {
         assert!(parse("--view nowhere").unwrap_err().contains("nowhere"));
         assert!(parse("--clips fly=Walk").unwrap_err().contains("fly"));
         assert_eq!(parse("--clips walk=Walking").unwrap().clips.0.len(), 1);
+        let defaults = parse("").unwrap();
+        assert_eq!((defaults.frames, defaults.view, defaults.clips.0.len()), (120, StartView::Course, 0));
+        assert_eq!(parse("--at -3,2").unwrap().at, Some((-3.0, 2.0, 0.0)), "negative coordinates");
+        let usage = Args::from_flags(["--bogus".to_string()]).unwrap_err();
+        assert_eq!(usage.exit_code(), 2, "a bad flag exits with 2");
+        assert_eq!(Args::from_flags(["--help".to_string()]).unwrap_err().exit_code(), 0);
     }
 }

@@ -36,14 +36,12 @@ mod view;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = match cli::Args::parse(std::env::args().skip(1)) {
+    let args = match cli::Args::from_flags(std::env::args().skip(1)) {
         Ok(args) => args,
-        Err(message) => {
-            if !message.is_empty() {
-                eprintln!("error: {message}\n");
-            }
-            eprintln!("{}", cli::USAGE);
-            return ExitCode::from(if message.is_empty() { 0 } else { 2 });
+        Err(error) => {
+            // clap's message and usage (or the help asked for); 2 for a bad flag, 0 for --help.
+            let _ = error.print();
+            return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
         }
     };
     let mut app = match app::build_app(&args) {

@@ -31,7 +31,6 @@ use ik_core::{IkError, Xform};
 use crate::ToolError;
 use crate::gltf_patch::NewChannel;
 use crate::gltf_read::{Clip, Document, Property};
-use crate::json::Json;
 use crate::legs::Legs;
 use crate::motion::{
     ContactOptions, ContactPoint, RootMotion, Sampled, add_travel, contact_points, label_feet, root_motion,
@@ -223,14 +222,31 @@ impl ClipReport {
 }
 
 /// A cleaned clip: its report, the channels to write and the extras note for the file.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct CleanedClip {
     /// Measures.
     pub report: ClipReport,
     /// Changed channels.
     pub channels: Vec<NewChannel>,
     /// `extras.ik_clean` of the animation: what the output is for.
-    pub note: Json,
+    pub note: Box<serde_json::value::RawValue>,
+}
+
+/// `extras.ik_clean` of a cleaned animation: the speed the output is made for.
+#[derive(serde::Serialize)]
+struct CleanNote {
+    /// The speed the character travels at, m/s.
+    root_speed: f32,
+    /// `--root-speed-scale`.
+    root_speed_scale: f32,
+    /// The clip's own speed, m/s.
+    source_root_speed: f32,
+    /// The character's velocity, m/s, world.
+    root_velocity: [f32; 3],
+    /// The velocity to move the clip's top node at on top of its root motion, m/s.
+    node_velocity: [f32; 3],
+    /// What the numbers mean.
+    meaning: &'static str,
 }
 
 fn angle(a: Quat, b: Quat) -> f32 {
@@ -457,7 +473,7 @@ pub fn clean_clip(
     doc: &Document,
     clip: &Clip,
     legs: &Legs,
-    sidecar: Option<&Json>,
+    sidecar: Option<&serde_json::Value>,
     options: &CleanOptions,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<CleanedClip, ToolError> {
@@ -594,17 +610,16 @@ pub fn clean_clip(
         measure(&sampled, legs, &points, &feet, &motion, options, &out, top, [added, after_added]).map_err(ik)?;
     report.nothing_to_fix = nothing_to_fix;
     report.warnings = warnings;
-    let note = Json::obj()
-        .with("root_speed", motion.velocity.length() * options.scale)
-        .with("root_speed_scale", options.scale)
-        .with("source_root_speed", motion.velocity.length())
-        .with("root_velocity", (motion.velocity * options.scale).to_array().to_vec())
-        .with("node_velocity", after_added.to_array().to_vec())
-        .with(
-            "meaning",
-            "the character travels at root_velocity (m/s, world): move the clip's top node at node_velocity \
+    let note = CleanNote {
+        root_speed: motion.velocity.length() * options.scale,
+        root_speed_scale: options.scale,
+        source_root_speed: motion.velocity.length(),
+        root_velocity: (motion.velocity * options.scale).to_array(),
+        node_velocity: after_added.to_array(),
+        meaning: "the character travels at root_velocity (m/s, world): move the clip's top node at node_velocity \
              on top of the root motion the clip carries, and the feet stay planted",
-        );
+    };
+    let note = serde_json::value::to_raw_value(&note).map_err(|e| ToolError::Format(format!("ik_clean note: {e}")))?;
     Ok(CleanedClip { report, channels, note })
 }
 

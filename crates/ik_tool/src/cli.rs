@@ -1,17 +1,19 @@
 //! Command-line parsing and dispatch for `ik_tool`.
 //!
-//! Method: a hand-rolled parser over the argument list (no dependency): the first argument is
-//! the subcommand, then its input file (for `contacts` and `clean`) and its `--flag value`
-//! options. Inputs: the arguments after the program name. Outputs: a [`Command`] or a usage
-//! error; [`run`] carries the command out and returns the text to print.
+//! Method: `clap` derive over [`Cli`]: the subcommand (`mannequin`, `contacts`, `clean`, and
+//! clap's `help`), its input file and its `--flag value` options, each number checked for range
+//! by its value parser. Inputs: the arguments after the program name. Outputs: a [`Command`] or
+//! a `clap` error (usage errors exit with status 2, `--help` with 0); [`run`] carries the command
+//! out and returns the text to print.
 //!
 //! Invariants: unknown subcommands, unknown flags, missing or malformed values and extra
-//! arguments are all usage errors (the binary prints [`USAGE`] and exits with status 2); bad
-//! input files are [`ToolError::Input`] (status 2). Output files are written only once
-//! everything has succeeded, and `clean` never writes over its input.
+//! arguments are all usage errors (the binary prints clap's message and usage and exits with
+//! status 2); bad input files are [`ToolError::Input`] (status 2). Output files are written only
+//! once everything has succeeded, and `clean` never writes over its input.
 
 use std::path::{Path, PathBuf};
 
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use ik_core::contact::MAX_VOTE_WINDOW;
 
 use crate::ToolError;
@@ -19,61 +21,193 @@ use crate::clean::{CleanOptions, clean_clip};
 use crate::contacts::{ClipContacts, summary};
 use crate::gltf_patch::{AnimationPatch, patch};
 use crate::gltf_read::{self, Document};
-use crate::json::Json;
 use crate::legs::{Legs, find_legs, parse_map};
+use crate::mannequin::convention;
 use crate::motion::{ContactOptions, label_feet, root_motion, sample_clip};
 
-/// The usage text printed on bad arguments.
-pub const USAGE: &str = "\
-usage: ik_tool <command> [options]
-
-commands:
-  mannequin --out <path.glb>   write the skinned mannequin with Idle/Walk/Jog clips to <path.glb>
-                               and its contact labels to <path>.ik.json (default
-                               assets/mannequin.glb)
-  mannequin --convention NAME [--out <path.glb>]
-                               write the same character in another convention (bone names,
-                               units, axes, facing, rest pose, hierarchy, node order, clips;
-                               default out assets/conventions/NAME.glb); NAME is one of
-                               unreal, mixamo, mixamo_cm, blender_zup, asset_pack,
-                               asset_pack_feet_under_root, vrm_minus_z,
-                               arbitrary_shuffled_a_pose, robot_100, everything
-  mannequin --list-conventions print the convention names and what each one exercises
-  contacts IN.glb [--clip NAME] [--plot OUT.png] [--json OUT.json]
-                               label foot contacts of every clip (or one), print a summary per
-                               foot, plot ball height, speed and labels of one clip, write the
-                               labels as the demo's sidecar (docs/sidecar.md)
-  clean IN.glb --out OUT.glb [--clip NAME | --all] [--root-speed-scale S]
-                               remove foot sliding offline (pelvis and ball particles, soft and
-                               hard constraints, legs re-solved each frame) for the character
-                               travelling at S x the clip's speed; writes a copy of IN in which
-                               only the changed channels differ and prints a before/after table
-  help                         print this text
-
-options of contacts and clean:
-  --map ROLE=BONE,...|FILE     name the leg bones (roles pelvis, thigh_l, calf_l, foot_l, ball_l,
-                               ... _r), inline or as a file (pairs or a JSON object); also
-                               spelled --rig-map
-  --root-speed S               the clip's own speed, m/s (default: the clip's root motion, else
-                               its extras or <IN>.ik.json nominal_speed, else estimated from the
-                               planted balls); in-place clips travel the way the feet point
-  --velocity V                 lift-off speed relative to the ground, m/s (landing: 0.6 V;
-                               default 0.2 x leg length per second)
-  --height H                   lift-off height above the clip's lowest foot, m (landing: 0.6 H;
-                               default 0.1 x leg length)
-  --vote N                     majority-vote window, frames (default 3)
-  --min-span S                 shortest contact span kept and longest gap closed, s (default 0.05)
-  --smooth S                   smoothing of the contact signal, s (default 0.02)
-options of clean:
-  --root-speed-scale S         travel at S x the clip's speed (default 1): the output is the clip
-                               to play while the character moves at that speed
-  --iterations N               constraint sweeps (default 25000)
-  --soft F                     soft constraint factor (default 0.05)
-  --hard F                     hard constraint factor (default 0.9)
-
+const AFTER_HELP: &str = "\
 Contacts are labelled with the character travelling at the clip's own speed; clips keyed
-coarser than 60 Hz are resampled to 60 Hz with cubic interpolation. Bad input exits with 2.
-";
+coarser than 60 Hz are resampled to 60 Hz with cubic interpolation. Inputs are glTF binaries
+(.glb) or glTF JSON (.gltf) with embedded or external buffers. Bad input exits with 2.";
+
+/// The `ik_tool` command line.
+#[derive(Debug, Parser)]
+#[command(name = "ik_tool", about = "The bevy_ik command-line tool", after_help = AFTER_HELP)]
+#[command(subcommand_required = true, arg_required_else_help = false)]
+pub struct Cli {
+    /// The command.
+    #[command(subcommand)]
+    pub command: Sub,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Sub {
+    /// Write the skinned mannequin with Idle/Walk/Jog clips and its contact labels (next to it, as NAME.ik.json).
+    Mannequin(MannequinArgs),
+    /// Label foot contacts of every clip (or one), print a summary per foot, plot one clip's ball
+    /// height, speed and labels, write the labels as the demo's sidecar (docs/sidecar.md).
+    Contacts(ContactsArgs),
+    /// Remove foot sliding offline (pelvis and ball particles, soft and hard constraints, legs
+    /// re-solved each frame); writes a copy of IN in which only the changed channels differ and
+    /// prints a before/after table.
+    Clean(CleanArgs),
+}
+
+/// Flags of `mannequin`.
+#[derive(Debug, Args)]
+pub struct MannequinArgs {
+    /// Output path (default assets/mannequin.glb, or assets/conventions/NAME.glb).
+    #[arg(long, short = 'o', value_name = "PATH.glb")]
+    pub out: Option<PathBuf>,
+    /// Write the same character in another convention (bone names, units, axes, facing, rest
+    /// pose, hierarchy, node order, clips).
+    #[arg(long, value_name = "NAME", value_parser = convention_name, long_help = convention_help())]
+    pub convention: Option<String>,
+    /// Print the convention names and what each one exercises.
+    #[arg(long)]
+    pub list_conventions: bool,
+}
+
+/// Flags of `contacts`.
+#[derive(Debug, Args)]
+pub struct ContactsArgs {
+    /// The character (.glb or .gltf).
+    #[arg(value_name = "IN.glb")]
+    pub input: PathBuf,
+    /// Label only this clip.
+    #[arg(long, value_name = "NAME")]
+    pub clip: Option<String>,
+    /// Plot ball height, speed and labels of the clip to this PNG.
+    #[arg(long, value_name = "OUT.png")]
+    pub plot: Option<PathBuf>,
+    /// Write the labels as a sidecar (docs/sidecar.md).
+    #[arg(long, value_name = "OUT.json")]
+    pub json: Option<PathBuf>,
+    /// Options shared with `clean`.
+    #[command(flatten)]
+    pub shared: SharedArgs,
+}
+
+/// Flags of `clean`.
+#[derive(Debug, Args)]
+pub struct CleanArgs {
+    /// The character (.glb or .gltf).
+    #[arg(value_name = "IN.glb")]
+    pub input: PathBuf,
+    /// The cleaned copy (.glb).
+    #[arg(long, short = 'o', value_name = "OUT.glb")]
+    pub out: PathBuf,
+    /// Clean only this clip.
+    #[arg(long, value_name = "NAME", conflicts_with = "all")]
+    pub clip: Option<String>,
+    /// Clean every clip (the default).
+    #[arg(long)]
+    pub all: bool,
+    /// Travel at S x the clip's speed (default 1): the output is the clip to play while the
+    /// character moves at that speed.
+    #[arg(long, value_name = "S", value_parser = speed)]
+    pub root_speed_scale: Option<f32>,
+    /// Constraint sweeps (default 25000).
+    #[arg(long, value_name = "N", value_parser = count)]
+    pub iterations: Option<usize>,
+    /// Soft constraint factor (default 0.05).
+    #[arg(long, value_name = "F", value_parser = factor)]
+    pub soft: Option<f32>,
+    /// Hard constraint factor (default 0.9).
+    #[arg(long, value_name = "F", value_parser = factor)]
+    pub hard: Option<f32>,
+    /// Options shared with `contacts`.
+    #[command(flatten)]
+    pub shared: SharedArgs,
+}
+
+/// Options of `contacts` and `clean`.
+#[derive(Debug, Args)]
+pub struct SharedArgs {
+    /// Name the leg bones (roles pelvis, thigh_l, calf_l, foot_l, ball_l, ... _r), inline or as a
+    /// file, in the rig-map syntax (`role = bone` entries, comma- or line-separated).
+    #[arg(long, visible_alias = "rig-map", value_name = "ROLE=BONE,...|FILE")]
+    pub map: Option<String>,
+    /// The clip's own speed, m/s (default: the clip's root motion, else its extras or
+    /// IN.ik.json nominal_speed, else estimated from the planted balls); in-place clips travel
+    /// the way the feet point.
+    #[arg(long, value_name = "S", value_parser = speed)]
+    pub root_speed: Option<f32>,
+    /// Lift-off speed relative to the ground, m/s (landing: 0.6 V; default 0.2 x leg length per
+    /// second).
+    #[arg(long, value_name = "V", value_parser = speed)]
+    pub velocity: Option<f32>,
+    /// Lift-off height above the clip's lowest foot, m (landing: 0.6 H; default 0.1 x leg length).
+    #[arg(long, value_name = "H", value_parser = speed)]
+    pub height: Option<f32>,
+    /// Majority-vote window, frames (default 3).
+    #[arg(long, value_name = "N", value_parser = vote)]
+    pub vote: Option<usize>,
+    /// Shortest contact span kept and longest gap closed, s (default 0.05).
+    #[arg(long, value_name = "S", value_parser = seconds)]
+    pub min_span: Option<f32>,
+    /// Smoothing of the contact signal, s (default 0.02).
+    #[arg(long, value_name = "S", value_parser = seconds)]
+    pub smooth: Option<f32>,
+}
+
+fn convention_help() -> String {
+    format!(
+        "Write the same character in another convention (bone names, units, axes, facing, rest pose, \
+         hierarchy, node order, clips; default out assets/conventions/NAME.glb). NAME is one of {}",
+        convention::names()
+    )
+}
+
+fn convention_name(name: &str) -> Result<String, String> {
+    match convention::find(name) {
+        Some(_) => Ok(name.to_string()),
+        None => Err(format!("unknown convention `{name}` (known: {})", convention::names())),
+    }
+}
+
+fn number<T: std::str::FromStr>(text: &str) -> Result<T, String> {
+    text.trim().parse().map_err(|_| format!("`{text}` is not a valid number"))
+}
+
+fn within(text: &str, low: f32, high: f32) -> Result<f32, String> {
+    let x: f32 = number(text)?;
+    if x.is_finite() && (low..=high).contains(&x) { Ok(x) } else { Err(format!("must be in [{low}, {high}]")) }
+}
+
+fn speed(text: &str) -> Result<f32, String> {
+    within(text, 0.0, 100.0)
+}
+
+fn factor(text: &str) -> Result<f32, String> {
+    within(text, 0.0, 1.0)
+}
+
+fn seconds(text: &str) -> Result<f32, String> {
+    within(text, 0.0, 10.0)
+}
+
+fn count(text: &str) -> Result<usize, String> {
+    number(text)
+}
+
+fn vote(text: &str) -> Result<usize, String> {
+    let n: usize = number(text)?;
+    if n <= MAX_VOTE_WINDOW { Ok(n) } else { Err(format!("must be at most {MAX_VOTE_WINDOW}")) }
+}
+
+/// The full help text (what `ik_tool --help` prints).
+pub fn usage() -> String {
+    let mut cli = Cli::command();
+    cli.build();
+    let mut text = cli.render_long_help().to_string();
+    for sub in cli.get_subcommands_mut().filter(|s| s.get_name() != "help") {
+        let name = sub.get_name().to_string();
+        text.push_str(&format!("\n{name}:\n{}", sub.render_long_help()));
+    }
+    text
+}
 
 /// Options shared by `contacts` and `clean`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -84,6 +218,20 @@ pub struct Shared {
     pub root_speed: Option<f32>,
     /// Thresholds and smoothing.
     pub contacts: ContactOptions,
+}
+
+impl From<SharedArgs> for Shared {
+    fn from(a: SharedArgs) -> Shared {
+        let d = ContactOptions::default();
+        let contacts = ContactOptions {
+            velocity: a.velocity,
+            height: a.height,
+            vote_window: a.vote.unwrap_or(d.vote_window),
+            min_span: a.min_span.unwrap_or(d.min_span),
+            smooth: a.smooth.unwrap_or(d.smooth),
+        };
+        Shared { map: a.map, root_speed: a.root_speed, contacts }
+    }
 }
 
 /// A parsed command line.
@@ -100,7 +248,7 @@ pub enum Command {
     Conventions,
     /// Label contacts.
     Contacts {
-        /// Input `.glb`.
+        /// Input glTF file.
         input: PathBuf,
         /// One clip, or every clip.
         clip: Option<String>,
@@ -113,7 +261,7 @@ pub enum Command {
     },
     /// Clean clips.
     Clean {
-        /// Input `.glb`.
+        /// Input glTF file.
         input: PathBuf,
         /// Output `.glb`.
         out: PathBuf,
@@ -124,113 +272,41 @@ pub enum Command {
         /// Shared options.
         shared: Shared,
     },
-    /// Print usage.
-    Help,
 }
 
-fn number<T: std::str::FromStr>(flag: &str, value: Option<&String>) -> Result<T, String> {
-    let text = value.ok_or(format!("{flag} needs a value"))?;
-    text.parse().map_err(|_| format!("{flag}: `{text}` is not a valid number"))
-}
-
-fn fraction(flag: &str, value: Option<&String>, low: f32, high: f32) -> Result<f32, String> {
-    let x: f32 = number(flag, value)?;
-    if x.is_finite() && (low..=high).contains(&x) { Ok(x) } else { Err(format!("{flag} must be in [{low}, {high}]")) }
-}
-
-/// Parses the options common to `contacts` and `clean`; `Ok(false)` for a flag it does not know.
-fn shared_flag(flag: &str, it: &mut std::slice::Iter<'_, String>, shared: &mut Shared) -> Result<bool, String> {
-    match flag {
-        "--map" | "--rig-map" => shared.map = Some(it.next().ok_or("--map needs a value")?.clone()),
-        "--root-speed" => shared.root_speed = Some(fraction(flag, it.next(), 0.0, 100.0)?),
-        "--velocity" => shared.contacts.velocity = Some(fraction(flag, it.next(), 0.0, 100.0)?),
-        "--height" => shared.contacts.height = Some(fraction(flag, it.next(), 0.0, 100.0)?),
-        "--min-span" => shared.contacts.min_span = fraction(flag, it.next(), 0.0, 10.0)?,
-        "--vote" => {
-            let n: usize = number(flag, it.next())?;
-            if n > MAX_VOTE_WINDOW {
-                return Err(format!("--vote must be at most {MAX_VOTE_WINDOW}"));
+impl From<Cli> for Command {
+    fn from(cli: Cli) -> Command {
+        match cli.command {
+            Sub::Mannequin(MannequinArgs { list_conventions: true, .. }) => Command::Conventions,
+            Sub::Mannequin(MannequinArgs { out, convention, .. }) => {
+                let default = |c: &String| PathBuf::from(format!("assets/conventions/{c}.glb"));
+                let out = out.unwrap_or_else(|| convention.as_ref().map_or("assets/mannequin.glb".into(), default));
+                Command::Mannequin { out, convention }
             }
-            shared.contacts.vote_window = n;
+            Sub::Contacts(a) => {
+                Command::Contacts { input: a.input, clip: a.clip, plot: a.plot, json: a.json, shared: a.shared.into() }
+            }
+            Sub::Clean(a) => {
+                let shared: Shared = a.shared.into();
+                let mut options = CleanOptions::default();
+                options.scale = a.root_speed_scale.unwrap_or(options.scale);
+                options.slide.iterations = a.iterations.unwrap_or(options.slide.iterations);
+                options.slide.soft_factor = a.soft.unwrap_or(options.slide.soft_factor);
+                options.slide.hard_factor = a.hard.unwrap_or(options.slide.hard_factor);
+                options.root_speed = shared.root_speed;
+                options.contacts = shared.contacts;
+                Command::Clean { input: a.input, out: a.out, clip: a.clip, options, shared }
+            }
         }
-        "--smooth" => shared.contacts.smooth = fraction(flag, it.next(), 0.0, 10.0)?,
-        _ => return Ok(false),
     }
-    Ok(true)
 }
 
-/// Parses the arguments after the program name.
-pub fn parse(args: &[String]) -> Result<Command, String> {
-    let (command, rest) = args.split_first().ok_or("missing command")?;
-    match command.as_str() {
-        "mannequin" => {
-            let (mut out, mut convention, mut list) = (None, None, false);
-            let mut it = rest.iter();
-            while let Some(flag) = it.next() {
-                match flag.as_str() {
-                    "--out" | "-o" => out = Some(PathBuf::from(it.next().ok_or("--out needs a path")?)),
-                    "--convention" => convention = Some(it.next().ok_or("--convention needs a name")?.clone()),
-                    "--list-conventions" => list = true,
-                    other => return Err(format!("unknown option `{other}`")),
-                }
-            }
-            use crate::mannequin::convention;
-            if let Some(name) = convention.as_deref().filter(|n| convention::find(n).is_none()) {
-                return Err(format!("unknown convention `{name}` (known: {})", convention::names()));
-            }
-            if list {
-                return Ok(Command::Conventions);
-            }
-            let default = |c: &String| PathBuf::from(format!("assets/conventions/{c}.glb"));
-            let out = out.unwrap_or_else(|| convention.as_ref().map_or("assets/mannequin.glb".into(), default));
-            Ok(Command::Mannequin { out, convention })
-        }
-        "contacts" | "clean" => {
-            let mut input = None;
-            let (mut clip, mut plot, mut json, mut out, mut all) = (None, None, None, None, false);
-            let mut shared = Shared::default();
-            let mut options = CleanOptions::default();
-            let is_clean = command == "clean";
-            let mut it = rest.iter();
-            while let Some(arg) = it.next() {
-                let path = |it: &mut std::slice::Iter<'_, String>| {
-                    it.next().map(PathBuf::from).ok_or(format!("{arg} needs a path"))
-                };
-                match arg.as_str() {
-                    "--clip" => clip = Some(it.next().ok_or("--clip needs a name")?.clone()),
-                    "--plot" if !is_clean => plot = Some(path(&mut it)?),
-                    "--json" if !is_clean => json = Some(path(&mut it)?),
-                    "--out" | "-o" if is_clean => out = Some(path(&mut it)?),
-                    "--all" if is_clean => all = true,
-                    "--root-speed-scale" if is_clean => options.scale = fraction(arg, it.next(), 0.0, 100.0)?,
-                    "--iterations" if is_clean => options.slide.iterations = number(arg, it.next())?,
-                    "--soft" if is_clean => options.slide.soft_factor = fraction(arg, it.next(), 0.0, 1.0)?,
-                    "--hard" if is_clean => options.slide.hard_factor = fraction(arg, it.next(), 0.0, 1.0)?,
-                    flag if flag.starts_with('-') => {
-                        if !shared_flag(flag, &mut it, &mut shared)? {
-                            return Err(format!("unknown option `{flag}` for {command}"));
-                        }
-                    }
-                    file if input.is_none() => input = Some(PathBuf::from(file)),
-                    extra => return Err(format!("unexpected argument `{extra}`")),
-                }
-            }
-            let input = input.ok_or(format!("{command} needs an input .glb"))?;
-            if all && clip.is_some() {
-                return Err("--clip and --all exclude each other".into());
-            }
-            options.root_speed = shared.root_speed;
-            options.contacts = shared.contacts;
-            if is_clean {
-                let out = out.ok_or("clean needs --out OUT.glb")?;
-                Ok(Command::Clean { input, out, clip, options, shared })
-            } else {
-                Ok(Command::Contacts { input, clip, plot, json, shared })
-            }
-        }
-        "help" | "--help" | "-h" if rest.is_empty() => Ok(Command::Help),
-        other => Err(format!("unknown command `{other}`")),
-    }
+/// Parses the arguments after the program name. `Err` is clap's usage error (or the help text
+/// asked for), printed by the binary with [`clap::Error::print`] and its
+/// [`clap::Error::exit_code`] (2 for usage errors, 0 for `--help`).
+pub fn parse(args: &[String]) -> Result<Command, clap::Error> {
+    let all = std::iter::once("ik_tool".to_string()).chain(args.iter().cloned());
+    Cli::try_parse_from(all).map(Command::from)
 }
 
 /// Runs a parsed command; returns the lines to print.
@@ -251,16 +327,18 @@ pub fn run(command: &Command) -> Result<String, ToolError> {
             run_contacts(input, clip.as_deref(), plot.as_deref(), json.as_deref(), shared)
         }
         Command::Clean { input, out, clip, options, shared } => run_clean(input, out, clip.as_deref(), options, shared),
-        Command::Help => Ok(USAGE.trim_end().to_string()),
     }
 }
 
 /// The loaded input: document, legs, sidecar (and a note when the sidecar was unreadable).
-fn open(input: &Path, shared: &Shared) -> Result<(Document, Legs, Option<Json>, Option<String>), ToolError> {
+type Opened = (Document, Legs, Option<serde_json::Value>, Option<String>);
+
+/// Loads the input, finds its legs and reads the sidecar next to it.
+fn open(input: &Path, shared: &Shared) -> Result<Opened, ToolError> {
     let doc = gltf_read::load(input)?;
     let map = match &shared.map {
         None => None,
-        Some(m) if m.contains('=') || m.trim_start().starts_with('{') => Some(parse_map(m)),
+        Some(m) if m.contains('=') => Some(parse_map(m)),
         Some(file) => Some(
             std::fs::read_to_string(file)
                 .map_err(|e| ToolError::Input(format!("{file}: cannot read: {e}")))
@@ -272,7 +350,7 @@ fn open(input: &Path, shared: &Shared) -> Result<(Document, Legs, Option<Json>, 
     let sidecar_path = crate::mannequin::sidecar_path(input);
     let (sidecar, note) = match std::fs::read_to_string(&sidecar_path) {
         Err(_) => (None, None),
-        Ok(text) => match Json::parse(&text) {
+        Ok(text) => match serde_json::from_str(&text) {
             Ok(json) => (Some(json), None),
             Err(e) => (None, Some(format!("note: ignored {}: {e}", sidecar_path.display()))),
         },
@@ -293,7 +371,7 @@ pub struct Labelled {
     /// The legs found.
     pub legs: Legs,
     /// The `.ik.json` next to the input, when readable.
-    pub sidecar: Option<Json>,
+    pub sidecar: Option<serde_json::Value>,
     /// A note to print (an unreadable sidecar).
     pub note: Option<String>,
     /// The labelled clips, in file order.
@@ -439,25 +517,27 @@ mod tests {
         list.iter().map(|s| s.to_string()).collect()
     }
 
+    fn error(list: &[&str]) -> String {
+        parse(&args(list)).unwrap_err().to_string()
+    }
+
     #[test]
     fn parses_commands_and_rejects_bad_arguments() {
         assert_eq!(
-            parse(&args(&["mannequin", "--out", "x/m.glb"])),
-            Ok(Command::Mannequin { out: "x/m.glb".into(), convention: None })
+            parse(&args(&["mannequin", "--out", "x/m.glb"])).unwrap(),
+            Command::Mannequin { out: "x/m.glb".into(), convention: None }
         );
         assert_eq!(
-            parse(&args(&["mannequin", "--convention", "mixamo_cm"])),
-            Ok(Command::Mannequin {
-                out: "assets/conventions/mixamo_cm.glb".into(),
-                convention: Some("mixamo_cm".into())
-            })
+            parse(&args(&["mannequin", "--convention", "mixamo_cm"])).unwrap(),
+            Command::Mannequin { out: "assets/conventions/mixamo_cm.glb".into(), convention: Some("mixamo_cm".into()) }
         );
-        assert!(parse(&args(&["mannequin", "--convention", "nope"])).unwrap_err().contains("mixamo_cm"));
-        assert_eq!(parse(&args(&["mannequin", "--list-conventions"])), Ok(Command::Conventions));
-        assert!(parse(&args(&[])).is_err());
-        assert!(parse(&args(&["mannequin", "--out"])).is_err());
-        assert!(parse(&args(&["mannequin", "--size", "2"])).is_err());
-        assert!(parse(&args(&["bake"])).is_err());
+        assert!(error(&["mannequin", "--convention", "nope"]).contains("mixamo_cm"));
+        assert_eq!(parse(&args(&["mannequin", "--list-conventions"])).unwrap(), Command::Conventions);
+        for bad in [&[][..], &["mannequin", "--out"], &["mannequin", "--size", "2"], &["bake"]] {
+            let e = parse(&args(bad)).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{bad:?}: {e}");
+        }
+        assert_eq!(parse(&args(&["--help"])).unwrap_err().exit_code(), 0);
         let Ok(Command::Clean { options, clip, .. }) = parse(&args(&[
             "clean",
             "a.glb",
@@ -474,17 +554,26 @@ mod tests {
         };
         assert_eq!((options.scale, options.slide.iterations, clip.as_deref()), (1.25, 500, Some("Walk")));
         assert_eq!(options.slide.soft_factor, 0.05);
-        assert!(parse(&args(&["clean", "a.glb"])).unwrap_err().contains("--out"));
+        assert!(error(&["clean", "a.glb"]).contains("--out"));
         assert!(parse(&args(&["clean", "a.glb", "--out", "b.glb", "--all", "--clip", "W"])).is_err());
-        assert!(parse(&args(&["clean", "a.glb", "--out", "b.glb", "--hard", "1.5"])).is_err());
+        assert!(error(&["clean", "a.glb", "--out", "b.glb", "--hard", "1.5"]).contains("must be in [0, 1]"));
         assert!(parse(&args(&["contacts", "a.glb", "--out", "b.glb"])).is_err());
-        assert!(parse(&args(&["contacts", "a.glb", "--velocity", "fast"])).unwrap_err().contains("not a valid number"));
+        assert!(error(&["contacts", "a.glb", "--velocity", "fast"]).contains("not a valid number"));
         assert!(parse(&args(&["contacts", "a.glb", "b.glb"])).is_err());
         let Ok(Command::Contacts { shared, .. }) =
-            parse(&args(&["contacts", "a.glb", "--height", "0.05", "--vote", "5"]))
+            parse(&args(&["contacts", "a.glb", "--height", "0.05", "--vote", "5", "--rig-map", "pelvis=Hips"]))
         else {
             panic!("contacts parses");
         };
         assert_eq!((shared.contacts.height, shared.contacts.vote_window), (Some(0.05), 5));
+        assert_eq!(shared.map.as_deref(), Some("pelvis=Hips"), "--rig-map is --map");
+    }
+
+    #[test]
+    fn the_usage_names_every_command_and_convention() {
+        let text = usage();
+        for word in ["mannequin", "contacts", "clean", "--rig-map", "--list-conventions", "mixamo_cm"] {
+            assert!(text.contains(word), "usage lacks {word}: {text}");
+        }
     }
 }

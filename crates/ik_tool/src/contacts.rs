@@ -12,8 +12,8 @@
 //! Invariants: nothing is written here.
 
 use crate::gltf_read::{Clip, Document};
-use crate::json::Json;
 use crate::motion::{FootContacts, RootMotion, Sampled, span_count};
+use serde_json::Value;
 
 /// Everything labelled for one clip.
 #[derive(Clone, Debug)]
@@ -40,27 +40,22 @@ fn range(values: &[f32]) -> (f32, f32) {
 pub fn stored_labels(
     doc: &Document,
     clip: &Clip,
-    sidecar: Option<&Json>,
+    sidecar: Option<&Value>,
     (side, key): (&str, &str),
     frames: usize,
 ) -> Option<Vec<bool>> {
-    let extras = doc
-        .json
-        .get("animations")
-        .and_then(Json::as_array)
-        .and_then(|a| a.get(clip.index))
-        .and_then(|a| a.get("extras"));
-    let from = |meta: Option<&Json>| -> Option<Vec<bool>> {
+    let extras = doc.animation_extras(clip.index);
+    let from = |meta: Option<&Value>| -> Option<Vec<bool>> {
         let contacts = meta?.get("contacts")?;
         let list = contacts.get(side).or_else(|| contacts.get(key))?.as_array()?;
-        let labels: Vec<bool> = list.iter().filter_map(Json::as_bool).collect();
+        let labels: Vec<bool> = list.iter().filter_map(Value::as_bool).collect();
         (labels.len() == frames && list.len() == frames).then_some(labels)
     };
-    from(extras).or_else(|| from(sidecar.and_then(|s| s.get(&clip.name))))
+    from(extras.as_ref()).or_else(|| from(sidecar.and_then(|s| s.get(&clip.name))))
 }
 
 /// The summary lines of one clip.
-pub fn summary(doc: &Document, clip: &Clip, sidecar: Option<&Json>, c: &ClipContacts) -> String {
+pub fn summary(doc: &Document, clip: &Clip, sidecar: Option<&Value>, c: &ClipContacts) -> String {
     let t = &c.sampled.timeline;
     let mut out = format!(
         "{}: {} frames at {:.0} Hz{}{}, travelling at {:.2} m/s (from {}); floor at y = {:.3} m\n",

@@ -1,25 +1,30 @@
-//! Rewrites a loaded `.glb` with some animation channels replaced.
+//! Rewrites a loaded glTF file as a `.glb` with some animation channels replaced.
 //!
-//! Method: the document's JSON is copied whole and the binary chunk is kept byte for byte;
-//! new key data is appended to the binary chunk as new 4-byte-aligned buffer views and float
+//! Method: the document's `gltf-json` root is copied whole and its buffers packed into the one
+//! binary chunk a `.glb` has (for a `.glb` input that is its own chunk, kept byte for byte; the
+//! buffers of a `.gltf` are appended one after the other, 4-byte aligned, and their buffer views
+//! moved with them). New key data is appended to the chunk as new buffer views and float
 //! accessors. Each replaced channel's sampler is pointed at the new keys (`LINEAR`); a sampler
 //! shared with another channel is left to that channel and a new sampler is added instead; a
 //! property the clip did not animate gets a new sampler and channel. Key times reuse an input
 //! accessor of the clip that holds the same times, else get a new accessor with `min`/`max`.
+//! The root is serialized with `serde_json`.
 //!
 //! Inputs: a [`Document`] and per-animation [`AnimationPatch`]es. Outputs: the new `.glb` bytes.
 //!
-//! Invariants: every node, mesh, skin, material, image, accessor, buffer view and every other
-//! JSON field of the input is kept (old key accessors stay, unused); only the patched channels'
+//! Invariants: every node, mesh, skin, material, image, accessor, buffer view, extension and
+//! extras of the input is kept (old key accessors stay, unused); only the patched channels'
 //! samplers (and the extras keys asked for) change; only core glTF features are used (float
 //! accessors, `LINEAR`).
 
 use glam::Vec4;
+use gltf::json;
+use json::validation::USize64;
+use serde_json::value::RawValue;
 
 use crate::ToolError;
 use crate::gltf_read::{Document, Property};
-use crate::gltf_write::{FLOAT, encode_glb};
-use crate::json::Json;
+use crate::gltf_write::{FLOAT, Index, accessor, buffer, channel, encode_glb, linear_sampler, view};
 
 /// New keys for one node property.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,7 +40,7 @@ pub struct NewChannel {
 }
 
 /// Changes to one animation.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct AnimationPatch {
     /// Animation index.
     pub animation: usize,
@@ -43,56 +48,70 @@ pub struct AnimationPatch {
     pub channels: Vec<NewChannel>,
     /// A key to set in the animation's `extras` (created if absent; left alone if `extras` is
     /// not an object).
-    pub extras: Option<(String, Json)>,
+    pub extras: Option<(String, Box<RawValue>)>,
 }
 
 struct Writer {
-    json: Json,
+    root: json::Root,
     bin: Vec<u8>,
 }
 
 impl Writer {
-    /// The top-level array `key`, created when missing.
-    fn array(&mut self, key: &str) -> Result<&mut Vec<Json>, ToolError> {
-        if self.json.get(key).and_then(Json::as_array).is_none() {
-            self.json.set(key, Json::Arr(Vec::new()));
+    /// The document with every buffer packed into one binary chunk (buffer 0, no URI).
+    fn packed(doc: &Document) -> Result<Writer, ToolError> {
+        let mut root = doc.root.clone();
+        let mut bin = Vec::new();
+        let mut starts = Vec::with_capacity(doc.buffers.len());
+        for data in &doc.buffers {
+            while !bin.len().is_multiple_of(4) {
+                bin.push(0);
+            }
+            starts.push(bin.len());
+            bin.extend_from_slice(data);
         }
-        self.json
-            .get_mut(key)
-            .and_then(Json::as_array_mut)
-            .ok_or_else(|| ToolError::Format("the glTF JSON is not an object".into()))
+        for v in &mut root.buffer_views {
+            let start = starts.get(v.buffer.value()).ok_or_else(|| doc.bad("a buffer view names no buffer"))?;
+            if *start != 0 {
+                let offset = v.byte_offset.map_or(0, |o| o.0 as usize);
+                v.byte_offset = Some(USize64::from(start + offset));
+            }
+            v.buffer = Index::new(0);
+        }
+        let name = root.buffers.first().and_then(|b| b.name.clone());
+        root.buffers = vec![json::Buffer { name, ..buffer(bin.len(), None) }];
+        Ok(Writer { root, bin })
     }
 
-    fn push_floats(&mut self, values: &[f32], count: usize, kind: &str, bounds: bool) -> Result<usize, ToolError> {
+    fn push_floats(&mut self, values: &[f32], count: usize, kind: json::accessor::Type, bounds: bool) -> usize {
         while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
-        let offset = self.bin.len();
+        let view_index = self.root.push(view(0, self.bin.len(), values.len() * 4, None)).value();
         self.bin.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-        let view = Json::obj().with("buffer", 0).with("byteOffset", offset).with("byteLength", values.len() * 4);
-        let views = self.array("bufferViews")?;
-        views.push(view);
-        let view_index = views.len() - 1;
-        let mut accessor = Json::obj()
-            .with("bufferView", view_index)
-            .with("componentType", FLOAT)
-            .with("count", count)
-            .with("type", kind);
-        if bounds {
+        let bounds = bounds.then(|| {
             let min = values.iter().copied().fold(f32::INFINITY, f32::min);
             let max = values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            accessor.set("min", vec![min]);
-            accessor.set("max", vec![max]);
-        }
-        let accessors = self.array("accessors")?;
-        accessors.push(accessor);
-        Ok(accessors.len() - 1)
+            (vec![min], vec![max])
+        });
+        self.root.push(accessor(view_index, FLOAT, count, kind, bounds)).value()
     }
+}
+
+/// Sets `key` in `extras` (an object, created when absent); other extras are left alone.
+fn set_extra(extras: &mut json::Extras, key: &str, value: &RawValue) {
+    type Object = std::collections::BTreeMap<String, Box<RawValue>>;
+    let mut object = match extras.as_ref().map(|raw| serde_json::from_str::<Object>(raw.get())) {
+        None => Object::new(),
+        Some(Ok(object)) => object,
+        Some(Err(_)) => return,
+    };
+    object.insert(key.to_string(), value.to_owned());
+    *extras = crate::gltf_write::extras(&object);
 }
 
 /// Applies the patches and returns the new `.glb` bytes (see the module docs).
 pub fn patch(doc: &Document, patches: &[AnimationPatch]) -> Result<Vec<u8>, ToolError> {
-    let mut w = Writer { json: doc.json.clone(), bin: doc.bin.clone() };
+    let mut w = Writer::packed(doc)?;
     for p in patches {
         let clip = doc.clips.iter().find(|c| c.index == p.animation).ok_or_else(|| doc.bad("no such animation"))?;
         let mut inputs: Vec<(Vec<f32>, usize)> = clip.channels.iter().map(|c| (c.times.clone(), c.input)).collect();
@@ -106,68 +125,46 @@ pub fn patch(doc: &Document, patches: &[AnimationPatch]) -> Result<Vec<u8>, Tool
             let input = match inputs.iter().find(|(t, _)| same(t)) {
                 Some(&(_, index)) => index,
                 None => {
-                    let index = w.push_floats(&new.times, new.times.len(), "SCALAR", true)?;
+                    let index = w.push_floats(&new.times, new.times.len(), json::accessor::Type::Scalar, true);
                     inputs.push((new.times.clone(), index));
                     index
                 }
             };
-            let (flat, kind): (Vec<f32>, &str) = match new.property {
-                Property::Rotation => (new.values.iter().flat_map(|v| v.to_array()).collect(), "VEC4"),
-                _ => (new.values.iter().flat_map(|v| v.truncate().to_array()).collect(), "VEC3"),
+            let (flat, kind): (Vec<f32>, _) = match new.property {
+                Property::Rotation => {
+                    (new.values.iter().flat_map(|v| v.to_array()).collect(), json::accessor::Type::Vec4)
+                }
+                _ => (new.values.iter().flat_map(|v| v.truncate().to_array()).collect(), json::accessor::Type::Vec3),
             };
-            let output = w.push_floats(&flat, new.values.len(), kind, false)?;
-            let sampler = Json::obj().with("input", input).with("interpolation", "LINEAR").with("output", output);
+            let output = w.push_floats(&flat, new.values.len(), kind, false);
+            let sampler = linear_sampler(Index::new(input as u32), Index::new(output as u32));
             let existing = clip.channels.iter().find(|c| c.node == new.node && c.property == new.property);
             let animation = w
-                .array("animations")?
+                .root
+                .animations
                 .get_mut(p.animation)
                 .ok_or_else(|| ToolError::Format("animation index out of range".into()))?;
-            let shared = existing.is_some_and(|e| {
-                let channels = animation.get("channels").and_then(Json::as_array).unwrap_or(&[]);
-                channels.iter().filter(|c| c.get("sampler").and_then(Json::as_usize) == Some(e.sampler)).count() > 1
-            });
-            let samplers = animation.get_mut("samplers").and_then(Json::as_array_mut);
-            let samplers = samplers.ok_or_else(|| ToolError::Format("animation without samplers".into()))?;
+            let shared = existing
+                .is_some_and(|e| animation.channels.iter().filter(|c| c.sampler.value() == e.sampler).count() > 1);
             match existing {
-                Some(e) if !shared => {
-                    if let Some(slot) = samplers.get_mut(e.sampler) {
-                        *slot = sampler;
-                    }
-                }
+                Some(e) if !shared && e.sampler < animation.samplers.len() => animation.samplers[e.sampler] = sampler,
                 _ => {
-                    samplers.push(sampler);
-                    let sampler_index = samplers.len() - 1;
-                    let channels = animation.get_mut("channels").and_then(Json::as_array_mut);
-                    let channels = channels.ok_or_else(|| ToolError::Format("animation without channels".into()))?;
-                    match existing {
-                        Some(e) => {
-                            if let Some(c) = channels.get_mut(e.index) {
-                                c.set("sampler", sampler_index);
-                            }
-                        }
-                        None => {
-                            let target = Json::obj().with("node", new.node).with("path", new.property.name());
-                            channels.push(Json::obj().with("sampler", sampler_index).with("target", target));
-                        }
+                    let sampler_index = animation.samplers.len();
+                    animation.samplers.push(sampler);
+                    match existing.and_then(|e| animation.channels.get_mut(e.index)) {
+                        Some(c) => c.sampler = Index::new(sampler_index as u32),
+                        None => animation.channels.push(channel(sampler_index, new.node, new.property.json())),
                     }
                 }
             }
         }
         if let Some((key, value)) = &p.extras
-            && let Some(animation) = w.array("animations")?.get_mut(p.animation)
+            && let Some(animation) = w.root.animations.get_mut(p.animation)
         {
-            match animation.get_mut("extras") {
-                Some(extras @ Json::Obj(_)) => extras.set(key, value.clone()),
-                Some(_) => {}
-                None => animation.set("extras", Json::obj().with(key, value.clone())),
-            }
+            set_extra(&mut animation.extras, key, value);
         }
     }
-    let length = w.bin.len();
-    let buffers = w.array("buffers")?;
-    match buffers.first_mut() {
-        Some(buffer) => buffer.set("byteLength", length),
-        None => buffers.push(Json::obj().with("byteLength", length)),
-    }
-    Ok(encode_glb(&w.json.to_json_string(), &w.bin))
+    w.root.buffers[0].byte_length = USize64::from(w.bin.len());
+    let text = serde_json::to_string(&w.root).map_err(|e| ToolError::Format(format!("glTF JSON: {e}")))?;
+    Ok(encode_glb(&text, &w.bin))
 }

@@ -1,23 +1,32 @@
-//! Loads a glTF binary (`.glb`) for the `contacts` and `clean` commands.
+//! Loads a glTF file (`.glb`, or `.gltf` with external or embedded buffers) for the `contacts`
+//! and `clean` commands.
 //!
-//! Method: the container is checked by hand first (magic, declared length against the file's,
-//! chunk bounds) so a wrong or truncated file gets a plain message; the `gltf` crate then
-//! validates the document; the JSON chunk is parsed into an ordered [`Json`] (kept whole, so the
-//! file can be rewritten with every field it had) and the node hierarchy, skins and animation
-//! clips are read from it. Accessors are read with every offset, stride and length checked.
+//! Method: a binary container's header is checked first (magic, declared length against the
+//! file's) so a wrong or truncated file gets a plain message; the `gltf` crate then parses and
+//! validates the document ([`gltf::Gltf::from_slice`]). Buffers are resolved: the binary chunk,
+//! a `data:` URI (base64), or a file next to the input. The node hierarchy, skins and animation
+//! clips are read through the document; key data is read with the crate's accessor readers
+//! (dense or **sparse** storage, normalized integer rotations) after every accessor's offsets,
+//! strides and lengths have been checked against its buffers with checked arithmetic. The
+//! document's JSON ([`gltf::json::Root`]) and the buffers are kept, so the file can be rewritten
+//! with every field it had ([`crate::gltf_patch`]).
 //!
-//! Inputs: the file's bytes and a label (its path) for messages. Outputs: a [`Document`].
+//! Inputs: the file's bytes, a label (its path) for messages, and the folder that external
+//! buffers are relative to. Outputs: a [`Document`].
 //!
 //! Invariants: never panics on any input; every failure is a [`ToolError::Input`] whose message
 //! starts with the label and names the problem; every value read is finite; node parents come
 //! from `children` lists and [`Document::order`] lists parents before children.
 
+use std::path::Path;
+
+use base64::Engine as _;
 use glam::{Mat4, Quat, Vec3, Vec4};
+use gltf::accessor::{DataType, Dimensions};
+use gltf::animation::util::ReadOutputs;
 use ik_core::Xform;
 
 use crate::ToolError;
-use crate::gltf_write::decode_glb;
-use crate::json::Json;
 
 /// One node of the file.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,6 +57,15 @@ impl Property {
             Property::Translation => "translation",
             Property::Rotation => "rotation",
             Property::Scale => "scale",
+        }
+    }
+
+    /// The `gltf-json` path.
+    pub fn json(self) -> gltf::json::animation::Property {
+        match self {
+            Property::Translation => gltf::json::animation::Property::Translation,
+            Property::Rotation => gltf::json::animation::Property::Rotation,
+            Property::Scale => gltf::json::animation::Property::Scale,
         }
     }
 }
@@ -104,15 +122,15 @@ impl Clip {
     }
 }
 
-/// A loaded `.glb`.
+/// A loaded glTF file.
 #[derive(Clone, Debug)]
 pub struct Document {
     /// How messages name the file (its path).
     pub label: String,
-    /// The whole JSON chunk.
-    pub json: Json,
-    /// The binary chunk (empty when there is none).
-    pub bin: Vec<u8>,
+    /// The whole document, as `gltf-json` values.
+    pub root: gltf::json::Root,
+    /// The data of every buffer, by index (buffer 0 of a `.glb` is its binary chunk).
+    pub buffers: Vec<Vec<u8>>,
     /// Every node, by glTF index.
     pub nodes: Vec<Node>,
     /// Node indices, parents before children.
@@ -141,109 +159,166 @@ impl Document {
             .find(|c| c.name == name)
             .ok_or_else(|| self.bad(format!("no animation named \"{name}\" (found: {})", self.clip_names())))
     }
+
+    /// The file's own name of animation `index` (`None` when it has none).
+    pub fn animation_name(&self, index: usize) -> Option<&str> {
+        self.root.animations.get(index).and_then(|a| a.name.as_deref())
+    }
+
+    /// The `extras` of animation `index`, parsed (`None` when absent or not JSON).
+    pub fn animation_extras(&self, index: usize) -> Option<serde_json::Value> {
+        let raw = self.root.animations.get(index)?.extras.as_ref()?;
+        serde_json::from_str(raw.get()).ok()
+    }
 }
 
-/// Reads and loads a `.glb` file; see [`parse`].
-pub fn load(path: &std::path::Path) -> Result<Document, ToolError> {
+/// Reads and loads a `.glb` or `.gltf` file; external buffers are read from its folder. See
+/// [`parse_in`].
+pub fn load(path: &Path) -> Result<Document, ToolError> {
     let label = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| ToolError::Input(format!("{label}: cannot read: {e}")))?;
-    parse(&label, &bytes)
+    let folder = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
+    parse_in(&label, &bytes, folder)
 }
 
-/// Loads a `.glb` from its bytes. Requires a skin, at least one animation, and only the binary
-/// chunk as buffer data.
+/// Loads a glTF file from its bytes, refusing buffers in other files; see [`parse_in`].
 pub fn parse(label: &str, bytes: &[u8]) -> Result<Document, ToolError> {
+    parse_in(label, bytes, None)
+}
+
+/// Loads a glTF file from its bytes; buffers given by a relative URI are read from `folder`
+/// (with `None`, such a buffer is an error). Requires a skin and at least one animation.
+pub fn parse_in(label: &str, bytes: &[u8], folder: Option<&Path>) -> Result<Document, ToolError> {
     let bad = |m: String| ToolError::Input(format!("{label}: {m}"));
+    check_container(bytes).map_err(bad)?;
+    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| bad(format!("invalid glTF: {e}")))?;
+    let buffers = read_buffers(&gltf, folder).map_err(bad)?;
+    let document = &gltf.document;
+    let nodes = read_nodes(document).map_err(bad)?;
+    let order = parents_first(&nodes).map_err(bad)?;
+    if document.skins().len() == 0 {
+        return Err(bad("no skin: ik_tool needs a skinned character".into()));
+    }
+    let mut joints: Vec<usize> = document.skins().flat_map(|s| s.joints().map(|j| j.index())).collect();
+    joints.sort_unstable();
+    joints.dedup();
+    if document.animations().len() == 0 {
+        return Err(bad("no animation".into()));
+    }
+    let mut clips = Vec::new();
+    for animation in document.animations() {
+        let index = animation.index();
+        let name = animation.name().map_or_else(|| format!("animation {index}"), String::from);
+        let channels = read_channels(&animation, &buffers).map_err(|e| bad(format!("animation \"{name}\": {e}")))?;
+        clips.push(Clip { index, name, channels });
+    }
+    let root = gltf.document.into_json();
+    Ok(Document { label: label.to_string(), root, buffers, nodes, order, joints, clips })
+}
+
+/// Plain messages for what is not a glTF file at all, or a truncated binary one.
+fn check_container(bytes: &[u8]) -> Result<(), String> {
     if !bytes.starts_with(b"glTF") {
         let text = bytes.iter().find(|b| !b.is_ascii_whitespace());
-        return Err(bad(if text == Some(&b'{') {
-            "a JSON .gltf file; ik_tool reads binary .glb files (export as glTF binary)".into()
+        return if text == Some(&b'{') {
+            Ok(())
         } else {
-            "not a glTF binary (.glb): the file does not start with \"glTF\"".into()
-        }));
+            Err("not a glTF file: neither a glTF binary (.glb, starting with \"glTF\") nor glTF JSON (.gltf)".into())
+        };
     }
     if bytes.len() < 12 {
-        return Err(bad(format!("truncated glTF binary: {} bytes, shorter than the 12-byte header", bytes.len())));
+        return Err(format!("truncated glTF binary: {} bytes, shorter than the 12-byte header", bytes.len()));
     }
     let declared = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
     if declared > bytes.len() {
-        return Err(bad(format!(
-            "truncated glTF binary: the header says {declared} bytes, the file has {}",
-            bytes.len()
-        )));
+        return Err(format!("truncated glTF binary: the header says {declared} bytes, the file has {}", bytes.len()));
     }
-    let chunks = decode_glb(bytes).map_err(|e| bad(format!("broken glTF binary: {e}")))?;
-    gltf::Gltf::from_slice(bytes).map_err(|e| bad(format!("invalid glTF: {e}")))?;
-    let text = std::str::from_utf8(chunks.json).map_err(|_| bad("the JSON chunk is not UTF-8".into()))?;
-    let json = Json::parse(text.trim_end_matches([' ', '\0', '\n', '\r', '\t'])).map_err(bad)?;
-    let bin = chunks.bin.map(<[u8]>::to_vec).unwrap_or_default();
-    if let Some(buffers) = json.get("buffers").and_then(Json::as_array) {
-        for (i, buffer) in buffers.iter().enumerate() {
-            if i > 0 || buffer.get("uri").is_some() {
-                return Err(bad(format!("buffer {i} lives outside the file; only self-contained .glb files are read")));
+    if declared < 20 {
+        return Err(format!("broken glTF binary: the header says {declared} bytes, too few for a JSON chunk"));
+    }
+    Ok(())
+}
+
+/// The data of every buffer: the binary chunk, a base64 `data:` URI or a file in `folder`.
+fn read_buffers(gltf: &gltf::Gltf, folder: Option<&Path>) -> Result<Vec<Vec<u8>>, String> {
+    let mut out = Vec::new();
+    for buffer in gltf.document.buffers() {
+        let i = buffer.index();
+        let data = match buffer.source() {
+            gltf::buffer::Source::Bin => {
+                gltf.blob.clone().ok_or(format!("buffer {i} is the binary chunk, which the file does not have"))?
+            }
+            gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {
+                let (_, payload) = uri
+                    .split_once(";base64,")
+                    .ok_or(format!("buffer {i}: a data URI that is not base64, which ik_tool does not read"))?;
+                base64::engine::general_purpose::STANDARD
+                    .decode(payload)
+                    .map_err(|e| format!("buffer {i}: bad base64 data: {e}"))?
+            }
+            gltf::buffer::Source::Uri(uri) => {
+                if uri.contains("://") {
+                    return Err(format!("buffer {i} is at a URL ({uri}); ik_tool reads files only"));
+                }
+                let folder = folder.ok_or(format!("buffer {i} lives in another file ({uri})"))?;
+                let path = folder.join(percent_decoded(uri));
+                std::fs::read(&path).map_err(|e| format!("buffer {i}: cannot read {}: {e}", path.display()))?
+            }
+        };
+        if data.len() < buffer.length() {
+            return Err(format!("buffer {i} has {} bytes, the file says {}", data.len(), buffer.length()));
+        }
+        out.push(data);
+    }
+    Ok(out)
+}
+
+/// A URI path with `%XX` escapes decoded (invalid escapes are kept as written).
+fn percent_decoded(uri: &str) -> String {
+    let bytes = uri.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
             }
         }
     }
-    let nodes = read_nodes(&json).map_err(bad)?;
-    let order = parents_first(&nodes).map_err(bad)?;
-    let skins = json.get("skins").and_then(Json::as_array).unwrap_or(&[]);
-    if skins.is_empty() {
-        return Err(bad("no skin: ik_tool needs a skinned character".into()));
-    }
-    let mut joints: Vec<usize> = skins
-        .iter()
-        .flat_map(|s| s.get("joints").and_then(Json::as_array).unwrap_or(&[]).iter().filter_map(Json::as_usize))
-        .collect();
-    joints.sort_unstable();
-    joints.dedup();
-    let animations = json.get("animations").and_then(Json::as_array).unwrap_or(&[]);
-    if animations.is_empty() {
-        return Err(bad("no animation".into()));
-    }
-    let reader = Accessors { json: &json, bin: &bin };
-    let mut clips = Vec::new();
-    for (index, animation) in animations.iter().enumerate() {
-        let name =
-            animation.get("name").and_then(Json::as_str).map_or_else(|| format!("animation {index}"), String::from);
-        let channels =
-            read_channels(&reader, animation, nodes.len()).map_err(|e| bad(format!("animation \"{name}\": {e}")))?;
-        clips.push(Clip { index, name, channels });
-    }
-    Ok(Document { label: label.to_string(), json, bin, nodes, order, joints, clips })
+    String::from_utf8_lossy(&out).into_owned()
 }
 
-fn number_list(value: Option<&Json>, n: usize) -> Option<Vec<f32>> {
-    let items = value?.as_array()?;
-    let list: Vec<f32> = items.iter().filter_map(|v| v.as_f64().map(|x| x as f32)).collect();
-    (list.len() == n && items.len() == n).then_some(list)
-}
-
-fn read_nodes(json: &Json) -> Result<Vec<Node>, String> {
-    let list = json.get("nodes").and_then(Json::as_array).unwrap_or(&[]);
-    let mut nodes: Vec<Node> = Vec::with_capacity(list.len());
-    for (i, node) in list.iter().enumerate() {
-        let name = node.get("name").and_then(Json::as_str).map_or_else(|| format!("node {i}"), String::from);
-        let rest = if let Some(m) = number_list(node.get("matrix"), 16) {
-            let (scale, rotation, translation) = Mat4::from_cols_slice(&m).to_scale_rotation_translation();
-            Xform { translation, rotation: rotation.normalize(), scale }
-        } else {
-            let t = number_list(node.get("translation"), 3).unwrap_or(vec![0.0; 3]);
-            let r = number_list(node.get("rotation"), 4).unwrap_or(vec![0.0, 0.0, 0.0, 1.0]);
-            let s = number_list(node.get("scale"), 3).unwrap_or(vec![1.0; 3]);
-            Xform {
-                translation: Vec3::from_slice(&t),
-                rotation: Quat::from_slice(&r).normalize(),
-                scale: Vec3::from_slice(&s),
+fn read_nodes(document: &gltf::Document) -> Result<Vec<Node>, String> {
+    let mut nodes: Vec<Node> = Vec::with_capacity(document.nodes().len());
+    for node in document.nodes() {
+        let i = node.index();
+        let name = node.name().map_or_else(|| format!("node {i}"), String::from);
+        let rest = match node.transform() {
+            gltf::scene::Transform::Matrix { matrix } => {
+                let (scale, rotation, translation) = Mat4::from_cols_array_2d(&matrix).to_scale_rotation_translation();
+                Xform { translation, rotation: rotation.normalize(), scale }
             }
+            gltf::scene::Transform::Decomposed { translation, rotation, scale } => Xform {
+                translation: Vec3::from_array(translation),
+                rotation: Quat::from_array(rotation).normalize(),
+                scale: Vec3::from_array(scale),
+            },
         };
         if !rest.is_finite() {
             return Err(format!("node {i} (\"{name}\") has a non-finite transform"));
         }
         nodes.push(Node { name, parent: None, rest });
     }
-    for (i, node) in list.iter().enumerate() {
-        for child in node.get("children").and_then(Json::as_array).unwrap_or(&[]) {
-            let c = child.as_usize().filter(|&c| c < nodes.len()).ok_or(format!("node {i} has a bad child"))?;
+    for node in document.nodes() {
+        let i = node.index();
+        for child in node.children() {
+            let c = child.index();
             if nodes[c].parent.is_some() || c == i {
                 return Err(format!("node {c} has more than one parent"));
             }
@@ -270,112 +345,133 @@ fn parents_first(nodes: &[Node]) -> Result<Vec<usize>, String> {
     if order.len() == nodes.len() { Ok(order) } else { Err("the node hierarchy has a cycle".into()) }
 }
 
-/// Checked accessor reads over the JSON and binary chunk.
-struct Accessors<'a> {
-    json: &'a Json,
-    bin: &'a [u8],
-}
-
-impl Accessors<'_> {
-    /// The accessor's elements as floats, `components` per element (normalized integers are
-    /// mapped to [-1, 1] / [0, 1] as glTF defines).
-    fn floats(&self, index: usize, components: usize) -> Result<Vec<f32>, String> {
-        let accessor = self.json.get("accessors").and_then(Json::as_array).and_then(|a| a.get(index));
-        let accessor = accessor.ok_or(format!("accessor {index} missing"))?;
-        let kind = accessor.get("type").and_then(Json::as_str).unwrap_or("");
-        let want = match components {
-            1 => "SCALAR",
-            3 => "VEC3",
-            _ => "VEC4",
-        };
-        if kind != want {
-            return Err(format!("accessor {index} is {kind}, expected {want}"));
-        }
-        if accessor.get("sparse").is_some() {
-            return Err(format!("accessor {index} is sparse, which ik_tool does not read"));
-        }
-        let count = accessor.get("count").and_then(Json::as_usize).ok_or(format!("accessor {index} has no count"))?;
-        let component_type = accessor.get("componentType").and_then(Json::as_usize).unwrap_or(0);
-        let normalized = accessor.get("normalized").and_then(Json::as_bool).unwrap_or(false);
-        let size = match component_type {
-            5126 => 4,
-            5120 | 5121 if normalized => 1,
-            5122 | 5123 if normalized => 2,
-            _ => return Err(format!("accessor {index} holds neither floats nor normalized integers")),
-        };
-        let Some(view_index) = accessor.get("bufferView").and_then(Json::as_usize) else {
-            return Ok(vec![0.0; count * components]);
-        };
-        let view = self.json.get("bufferViews").and_then(Json::as_array).and_then(|v| v.get(view_index));
-        let view = view.ok_or(format!("buffer view {view_index} missing"))?;
-        let view_offset = view.get("byteOffset").and_then(Json::as_usize).unwrap_or(0);
-        let view_length = view.get("byteLength").and_then(Json::as_usize).unwrap_or(0);
-        let offset = accessor.get("byteOffset").and_then(Json::as_usize).unwrap_or(0);
-        let element = size * components;
-        let stride = view.get("byteStride").and_then(Json::as_usize).unwrap_or(element).max(element);
-        let needed = if count == 0 { 0 } else { offset + (count - 1) * stride + element };
-        let view_end = view_offset.checked_add(view_length).filter(|&e| e <= self.bin.len());
-        let view_end = view_end.ok_or(format!("buffer view {view_index} runs past the binary chunk"))?;
-        if needed > view_length {
-            return Err(format!("accessor {index} runs past its buffer view"));
-        }
-        let data = &self.bin[view_offset..view_end];
-        let mut out = Vec::with_capacity(count * components);
-        for e in 0..count {
-            for c in 0..components {
-                let at = offset + e * stride + c * size;
-                let b = &data[at..at + size];
-                out.push(match component_type {
-                    5126 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-                    5120 => (b[0] as i8 as f32 / 127.0).max(-1.0),
-                    5121 => b[0] as f32 / 255.0,
-                    5122 => (i16::from_le_bytes([b[0], b[1]]) as f32 / 32767.0).max(-1.0),
-                    _ => u16::from_le_bytes([b[0], b[1]]) as f32 / 65535.0,
-                });
-            }
-        }
-        if out.iter().all(|v| v.is_finite()) { Ok(out) } else { Err(format!("accessor {index} holds NaN or infinity")) }
+/// Checks that `count` elements of `element` bytes, `stride` apart from `offset` in `view`, lie
+/// inside the view and the view inside its buffer (all in checked arithmetic).
+fn check_range(
+    what: &str,
+    view: &gltf::buffer::View<'_>,
+    offset: usize,
+    count: usize,
+    element: usize,
+    buffers: &[Vec<u8>],
+) -> Result<(), String> {
+    let v = view.index();
+    let stride = view.stride().unwrap_or(element);
+    if stride < element {
+        return Err(format!(
+            "{what}: buffer view {v} has a stride of {stride} bytes, less than an element ({element})"
+        ));
     }
+    let buffer = buffers.get(view.buffer().index()).map_or(0, Vec::len);
+    let view_end = view.offset().checked_add(view.length()).filter(|&end| end <= buffer);
+    view_end.ok_or(format!("{what}: buffer view {v} runs past its buffer"))?;
+    let needed = count
+        .checked_sub(1)
+        .and_then(|n| n.checked_mul(stride))
+        .and_then(|n| n.checked_add(element))
+        .and_then(|n| n.checked_add(offset))
+        .filter(|&n| n <= view.length());
+    needed.map(|_| ()).ok_or(format!("{what} runs past buffer view {v}"))
 }
 
-fn read_channels(reader: &Accessors<'_>, animation: &Json, node_count: usize) -> Result<Vec<Channel>, String> {
-    let samplers = animation.get("samplers").and_then(Json::as_array).unwrap_or(&[]);
+/// Checks an accessor before the `gltf` readers run on it: its type, component type, count, and
+/// every range of its dense and sparse storage.
+fn check_accessor(
+    accessor: &gltf::Accessor<'_>,
+    dimensions: Dimensions,
+    rotation: bool,
+    buffers: &[Vec<u8>],
+) -> Result<(), String> {
+    let index = accessor.index();
+    if accessor.dimensions() != dimensions {
+        return Err(format!("accessor {index} is {:?}, expected {dimensions:?}", accessor.dimensions()));
+    }
+    let normalized_int = accessor.normalized() && accessor.data_type() != DataType::U32;
+    if !(accessor.data_type() == DataType::F32 || rotation && normalized_int) {
+        return Err(format!("accessor {index} holds {:?} values, not floats", accessor.data_type()));
+    }
+    if accessor.count() == 0 {
+        return Err(format!("accessor {index} is empty"));
+    }
+    let element = accessor.size();
+    let what = format!("accessor {index}");
+    if let Some(view) = accessor.view() {
+        check_range(&what, &view, accessor.offset(), accessor.count(), element, buffers)?;
+    }
+    if let Some(sparse) = accessor.sparse() {
+        let count = sparse.count();
+        if count == 0 || count > accessor.count() {
+            return Err(format!("accessor {index}: {count} sparse values for {} elements", accessor.count()));
+        }
+        let indices = sparse.indices();
+        let index_size = indices.index_type().size();
+        check_range(
+            &format!("{what} (sparse indices)"),
+            &indices.view(),
+            indices.offset(),
+            count,
+            index_size,
+            buffers,
+        )?;
+        let values = sparse.values();
+        check_range(&format!("{what} (sparse values)"), &values.view(), values.offset(), count, element, buffers)?;
+    }
+    Ok(())
+}
+
+/// Every element of a checked accessor, or an error when the reader returns fewer than `count`.
+fn complete<T>(index: usize, count: usize, values: Option<impl Iterator<Item = T>>) -> Result<Vec<T>, String> {
+    let values: Vec<T> = values.map(Iterator::collect).unwrap_or_default();
+    if values.len() == count { Ok(values) } else { Err(format!("accessor {index} could not be read")) }
+}
+
+fn read_channels(animation: &gltf::Animation<'_>, buffers: &[Vec<u8>]) -> Result<Vec<Channel>, String> {
     let mut channels = Vec::new();
-    for (index, channel) in animation.get("channels").and_then(Json::as_array).unwrap_or(&[]).iter().enumerate() {
-        let target = channel.get("target");
-        let property = match target.and_then(|t| t.get("path")).and_then(Json::as_str) {
-            Some("translation") => Property::Translation,
-            Some("rotation") => Property::Rotation,
-            Some("scale") => Property::Scale,
-            _ => continue, // morph weights and extension paths do not move bones
+    let data = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);
+    for (index, channel) in animation.channels().enumerate() {
+        let property = match channel.target().property() {
+            gltf::animation::Property::Translation => Property::Translation,
+            gltf::animation::Property::Rotation => Property::Rotation,
+            gltf::animation::Property::Scale => Property::Scale,
+            gltf::animation::Property::MorphTargetWeights => continue, // does not move bones
         };
-        let Some(node) = target.and_then(|t| t.get("node")).and_then(Json::as_usize).filter(|&n| n < node_count) else {
-            continue;
+        let node = channel.target().node().index();
+        let sampler = channel.sampler();
+        let interpolation = match sampler.interpolation() {
+            gltf::animation::Interpolation::Step => Interpolation::Step,
+            gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+            gltf::animation::Interpolation::Linear => Interpolation::Linear,
         };
-        let sampler_index = channel.get("sampler").and_then(Json::as_usize).unwrap_or(usize::MAX);
-        let sampler = samplers.get(sampler_index).ok_or(format!("channel {index} has a bad sampler"))?;
-        let interpolation = match sampler.get("interpolation").and_then(Json::as_str).unwrap_or("LINEAR") {
-            "STEP" => Interpolation::Step,
-            "CUBICSPLINE" => Interpolation::CubicSpline,
-            _ => Interpolation::Linear,
-        };
-        let input = sampler.get("input").and_then(Json::as_usize).ok_or(format!("channel {index} has no input"))?;
-        let output = sampler.get("output").and_then(Json::as_usize).ok_or(format!("channel {index} has no output"))?;
-        let times = reader.floats(input, 1).map_err(|e| format!("channel {index}: {e}"))?;
-        let components = if property == Property::Rotation { 4 } else { 3 };
-        let raw = reader.floats(output, components).map_err(|e| format!("channel {index}: {e}"))?;
-        let values: Vec<Vec4> = raw
-            .chunks_exact(components)
-            .map(|v| if components == 4 { Vec4::from_slice(v) } else { Vec3::from_slice(v).extend(0.0) })
-            .collect();
+        let (input, output) = (sampler.input(), sampler.output());
+        let at = |e: String| format!("channel {index}: {e}");
+        check_accessor(&input, Dimensions::Scalar, false, buffers).map_err(at)?;
+        let is_rotation = property == Property::Rotation;
+        let dimensions = if is_rotation { Dimensions::Vec4 } else { Dimensions::Vec3 };
+        check_accessor(&output, dimensions, is_rotation, buffers).map_err(at)?;
+        let reader = channel.reader(data);
+        let times = complete(input.index(), input.count(), reader.read_inputs()).map_err(at)?;
+        let values: Vec<Vec4> = match reader.read_outputs() {
+            Some(ReadOutputs::Translations(v)) | Some(ReadOutputs::Scales(v)) => {
+                complete(output.index(), output.count(), Some(v.map(|x| Vec3::from_array(x).extend(0.0))))
+            }
+            Some(ReadOutputs::Rotations(r)) => {
+                complete(output.index(), output.count(), Some(r.into_f32().map(Vec4::from_array)))
+            }
+            _ => Err(format!("accessor {} could not be read", output.index())),
+        }
+        .map_err(at)?;
+        if !times.iter().all(|t| t.is_finite()) || !values.iter().all(|v| v.is_finite()) {
+            return Err(at("NaN or infinity in its keys".into()));
+        }
         let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
-        if times.is_empty() || values.len() != times.len() * per_key {
+        if values.len() != times.len() * per_key {
             return Err(format!("channel {index} has {} keys but {} values", times.len(), values.len()));
         }
         if times.windows(2).any(|w| w[1] < w[0]) {
             return Err(format!("channel {index} has key times out of order"));
         }
-        channels.push(Channel { index, sampler: sampler_index, node, property, interpolation, input, times, values });
+        let (sampler, input) = (sampler.index(), input.index());
+        channels.push(Channel { index, sampler, node, property, interpolation, input, times, values });
     }
     Ok(channels)
 }
@@ -390,9 +486,17 @@ mod tests {
             Err(ToolError::Input(m)) => m,
             other => panic!("expected an input error, got {other:?}"),
         };
-        assert!(message(b"PK\x03\x04 zip").contains("not a glTF binary"));
-        assert!(message(b"  {\"asset\":{}}").contains(".gltf"));
+        assert!(message(b"PK\x03\x04 zip").contains("not a glTF file"));
+        assert!(message(b"  {\"asset\":{\"version\":\"2.0\"}}").contains("no skin"));
         assert!(message(b"glTF\x02\0\0\0").contains("truncated"));
         assert!(message(b"glTF\x02\0\0\0\xff\0\0\0....").contains("header says 255 bytes"));
+        assert!(message(b"glTF\x02\0\0\0\x04\0\0\0....").contains("too few"));
+        assert!(message(b"{ not json").contains("invalid glTF"));
+    }
+
+    #[test]
+    fn uris_are_percent_decoded() {
+        assert_eq!(percent_decoded("my%20rig.bin"), "my rig.bin");
+        assert_eq!(percent_decoded("100%.bin"), "100%.bin");
     }
 }

@@ -1,219 +1,259 @@
-//! A small, general glTF 2.0 binary (`.glb`) builder, plus the GLB container codec.
+//! A small, general glTF 2.0 binary (`.glb`) builder over the `gltf-json` types.
 //!
-//! Method: [`GlbBuilder`] owns one binary buffer and the top-level JSON arrays. Typed data
-//! (`Vec3` positions, `Quat` rotations, `u16` joint indices, `Mat4` inverse binds, ...) goes in
-//! through `push_*` calls, each of which appends a 4-byte-aligned buffer view and an accessor
-//! and returns the accessor index. Nodes, meshes, materials, skins, animations and scenes are
-//! plain [`Json`] objects added in order; their index is returned so later objects can refer to
-//! them. [`GlbBuilder::to_glb`] writes the container.
+//! Method: [`GlbBuilder`] owns one binary buffer and a [`json::Root`]. Typed data (`Vec3`
+//! positions, `Quat` rotations, `u16` joint indices, `Mat4` inverse binds, ...) goes in through
+//! `push_*` calls, each of which appends a 4-byte-aligned buffer view and an accessor and returns
+//! the accessor index. Nodes, meshes, materials, skins, animations and scenes are `gltf-json`
+//! values added in order; their index is returned so later objects can refer to them.
+//! [`GlbBuilder::to_glb`] serializes the root with `serde_json` and wraps it with
+//! [`gltf::binary::Glb`].
 //!
-//! Invariants: output is deterministic (ordered JSON, no timestamps); every buffer view starts
-//! on a 4-byte boundary; accessors that the spec requires bounds for (`POSITION`, animation
-//! inputs) get exact `min`/`max`; empty top-level arrays are omitted, as the spec requires.
-//! [`encode_glb`] / [`decode_glb`] are exact inverses on the chunk contents (up to padding).
+//! Invariants: output is deterministic (struct field order, no timestamps, no hashing); every
+//! buffer view starts on a 4-byte boundary; accessors that the spec requires bounds for
+//! (`POSITION`, animation inputs) get exact `min`/`max`; empty top-level arrays are omitted, as
+//! the spec requires. [`encode_glb`] / [`decode_glb`] are the GLB container codec of the `gltf`
+//! crate.
+
+use std::borrow::Cow;
 
 use glam::{Mat4, Quat, Vec3, Vec4};
+use gltf::json;
+use json::validation::{Checked, USize64};
 
 use crate::ToolError;
-use crate::json::Json;
 
-/// `componentType` of unsigned 16-bit integers.
-pub const UNSIGNED_SHORT: u32 = 5123;
-/// `componentType` of unsigned 32-bit integers.
-pub const UNSIGNED_INT: u32 = 5125;
-/// `componentType` of 32-bit floats.
-pub const FLOAT: u32 = 5126;
 /// Buffer view target for vertex attributes.
-pub const ARRAY_BUFFER: u32 = 34962;
+pub const ARRAY_BUFFER: json::buffer::Target = json::buffer::Target::ArrayBuffer;
 /// Buffer view target for vertex indices.
-pub const ELEMENT_ARRAY_BUFFER: u32 = 34963;
+pub const ELEMENT_ARRAY_BUFFER: json::buffer::Target = json::buffer::Target::ElementArrayBuffer;
 
-/// Builds a glTF binary: one buffer, typed accessors, and JSON objects added in order.
-#[derive(Clone, Debug, Default)]
+/// Index of a `gltf-json` object.
+pub type Index<T> = json::Index<T>;
+
+/// A buffer view over `length` bytes at `offset` of buffer `buffer`.
+pub fn view(buffer: usize, offset: usize, length: usize, target: Option<json::buffer::Target>) -> json::buffer::View {
+    json::buffer::View {
+        buffer: Index::new(buffer as u32),
+        byte_length: USize64::from(length),
+        byte_offset: Some(USize64::from(offset)),
+        byte_stride: None,
+        extensions: None,
+        extras: Default::default(),
+        name: None,
+        target: target.map(Checked::Valid),
+    }
+}
+
+/// A dense float (or unsigned integer) accessor over a whole buffer view.
+pub fn accessor(
+    view: usize,
+    component: json::accessor::ComponentType,
+    count: usize,
+    kind: json::accessor::Type,
+    bounds: Option<(Vec<f32>, Vec<f32>)>,
+) -> json::Accessor {
+    let (min, max) = match bounds {
+        Some((min, max)) => (Some(numbers(&min)), Some(numbers(&max))),
+        None => (None, None),
+    };
+    json::Accessor {
+        buffer_view: Some(Index::new(view as u32)),
+        byte_offset: None,
+        count: USize64::from(count),
+        component_type: Checked::Valid(json::accessor::GenericComponentType(component)),
+        extensions: None,
+        extras: Default::default(),
+        type_: Checked::Valid(kind),
+        min,
+        max,
+        name: None,
+        normalized: false,
+        sparse: None,
+    }
+}
+
+/// A JSON array of `f32`s, each written with its shortest text (`0.1`, not the `f64` widening
+/// `0.10000000149011612`); a non-finite value (which JSON cannot hold) becomes `null`.
+pub fn numbers(values: &[f32]) -> serde_json::Value {
+    let number = |x: f32| format!("{x}").parse::<f64>().ok().and_then(serde_json::Number::from_f64);
+    serde_json::Value::Array(values.iter().map(|&x| number(x).map_or(serde_json::Value::Null, Into::into)).collect())
+}
+
+/// A `LINEAR` animation sampler.
+pub fn linear_sampler(input: Index<json::Accessor>, output: Index<json::Accessor>) -> json::animation::Sampler {
+    json::animation::Sampler {
+        extensions: None,
+        extras: Default::default(),
+        input,
+        interpolation: Checked::Valid(json::animation::Interpolation::Linear),
+        output,
+    }
+}
+
+/// A channel driving `node`'s `property` with sampler `sampler`.
+pub fn channel(sampler: usize, node: usize, property: json::animation::Property) -> json::animation::Channel {
+    json::animation::Channel {
+        sampler: Index::new(sampler as u32),
+        target: json::animation::Target {
+            extensions: None,
+            extras: Default::default(),
+            node: Index::new(node as u32),
+            path: Checked::Valid(property),
+        },
+        extensions: None,
+        extras: Default::default(),
+    }
+}
+
+/// `extras` holding `value` serialized (`None` when it cannot be).
+pub fn extras<T: serde::Serialize>(value: &T) -> json::Extras {
+    serde_json::value::to_raw_value(value).ok()
+}
+
+/// Builds a glTF binary: one buffer, typed accessors, and `gltf-json` objects added in order.
+#[derive(Clone, Debug)]
 pub struct GlbBuilder {
-    generator: String,
+    root: json::Root,
     bin: Vec<u8>,
-    buffer_views: Vec<Json>,
-    accessors: Vec<Json>,
-    nodes: Vec<Json>,
-    meshes: Vec<Json>,
-    materials: Vec<Json>,
-    skins: Vec<Json>,
-    animations: Vec<Json>,
-    scenes: Vec<Json>,
-    scene: Option<usize>,
 }
 
 impl GlbBuilder {
     /// An empty document; `generator` goes into `asset.generator`.
     pub fn new(generator: &str) -> Self {
-        GlbBuilder { generator: generator.to_string(), ..Default::default() }
+        let mut root = json::Root::default();
+        root.asset.generator = Some(generator.to_string());
+        GlbBuilder { root, bin: Vec::new() }
     }
 
     /// Appends raw bytes as a buffer view (4-byte aligned); returns the view index.
-    pub fn push_view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
+    pub fn push_view(&mut self, bytes: &[u8], target: Option<json::buffer::Target>) -> usize {
         while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
-        let mut view = Json::obj().with("buffer", 0).with("byteOffset", self.bin.len()).with("byteLength", bytes.len());
-        if let Some(target) = target {
-            view.set("target", target);
-        }
+        let view = view(0, self.bin.len(), bytes.len(), target);
         self.bin.extend_from_slice(bytes);
-        self.buffer_views.push(view);
-        self.buffer_views.len() - 1
+        self.root.push(view).value()
     }
 
     /// Adds an accessor over a whole buffer view; returns the accessor index.
     pub fn push_accessor(
         &mut self,
         view: usize,
-        component_type: u32,
+        component: json::accessor::ComponentType,
         count: usize,
-        kind: &str,
+        kind: json::accessor::Type,
         bounds: Option<(Vec<f32>, Vec<f32>)>,
     ) -> usize {
-        let mut accessor = Json::obj()
-            .with("bufferView", view)
-            .with("componentType", component_type)
-            .with("count", count)
-            .with("type", kind);
-        if let Some((min, max)) = bounds {
-            accessor.set("min", min);
-            accessor.set("max", max);
-        }
-        self.accessors.push(accessor);
-        self.accessors.len() - 1
+        self.root.push(accessor(view, component, count, kind, bounds)).value()
     }
 
     /// `VEC3` float accessor (positions, normals, translations); `bounds` adds `min`/`max`.
-    pub fn push_vec3(&mut self, values: &[Vec3], target: Option<u32>, bounds: bool) -> usize {
+    pub fn push_vec3(&mut self, values: &[Vec3], target: Option<json::buffer::Target>, bounds: bool) -> usize {
         let view = self.push_view(&f32_bytes(values.iter().flat_map(|v| v.to_array())), target);
         let b = bounds.then(|| component_bounds(values.iter().map(|v| v.to_array().to_vec()), 3));
-        self.push_accessor(view, FLOAT, values.len(), "VEC3", b)
+        self.push_accessor(view, FLOAT, values.len(), json::accessor::Type::Vec3, b)
     }
 
     /// `VEC4` float accessor (skin weights, tangents).
-    pub fn push_vec4(&mut self, values: &[Vec4], target: Option<u32>) -> usize {
+    pub fn push_vec4(&mut self, values: &[Vec4], target: Option<json::buffer::Target>) -> usize {
         let view = self.push_view(&f32_bytes(values.iter().flat_map(|v| v.to_array())), target);
-        self.push_accessor(view, FLOAT, values.len(), "VEC4", None)
+        self.push_accessor(view, FLOAT, values.len(), json::accessor::Type::Vec4, None)
     }
 
     /// `VEC4` float accessor of rotations, stored `x, y, z, w` as glTF wants.
     pub fn push_quat(&mut self, values: &[Quat]) -> usize {
         let view = self.push_view(&f32_bytes(values.iter().flat_map(|q| q.to_array())), None);
-        self.push_accessor(view, FLOAT, values.len(), "VEC4", None)
+        self.push_accessor(view, FLOAT, values.len(), json::accessor::Type::Vec4, None)
     }
 
     /// `SCALAR` float accessor (animation times, morph weights); `bounds` adds `min`/`max`.
     pub fn push_f32(&mut self, values: &[f32], bounds: bool) -> usize {
         let view = self.push_view(&f32_bytes(values.iter().copied()), None);
         let b = bounds.then(|| component_bounds(values.iter().map(|v| vec![*v]), 1));
-        self.push_accessor(view, FLOAT, values.len(), "SCALAR", b)
+        self.push_accessor(view, FLOAT, values.len(), json::accessor::Type::Scalar, b)
     }
 
     /// `MAT4` float accessor (inverse bind matrices), column-major as glTF wants.
     pub fn push_mat4(&mut self, values: &[Mat4]) -> usize {
         let view = self.push_view(&f32_bytes(values.iter().flat_map(|m| m.to_cols_array())), None);
-        self.push_accessor(view, FLOAT, values.len(), "MAT4", None)
+        self.push_accessor(view, FLOAT, values.len(), json::accessor::Type::Mat4, None)
     }
 
     /// `VEC4` unsigned-short accessor (skin joint indices).
-    pub fn push_u16x4(&mut self, values: &[[u16; 4]], target: Option<u32>) -> usize {
+    pub fn push_u16x4(&mut self, values: &[[u16; 4]], target: Option<json::buffer::Target>) -> usize {
         let bytes: Vec<u8> = values.iter().flatten().flat_map(|v| v.to_le_bytes()).collect();
         let view = self.push_view(&bytes, target);
-        self.push_accessor(view, UNSIGNED_SHORT, values.len(), "VEC4", None)
+        self.push_accessor(view, json::accessor::ComponentType::U16, values.len(), json::accessor::Type::Vec4, None)
     }
 
     /// `SCALAR` index accessor: unsigned short when every index fits, else unsigned int.
     pub fn push_indices(&mut self, indices: &[u32]) -> usize {
+        use json::accessor::ComponentType;
         let max = indices.iter().copied().max().unwrap_or(0);
-        if max < u16::MAX as u32 {
-            let bytes: Vec<u8> = indices.iter().flat_map(|&i| (i as u16).to_le_bytes()).collect();
-            let view = self.push_view(&bytes, Some(ELEMENT_ARRAY_BUFFER));
-            self.push_accessor(view, UNSIGNED_SHORT, indices.len(), "SCALAR", None)
+        let (bytes, component): (Vec<u8>, _) = if max < u16::MAX as u32 {
+            (indices.iter().flat_map(|&i| (i as u16).to_le_bytes()).collect(), ComponentType::U16)
         } else {
-            let bytes: Vec<u8> = indices.iter().flat_map(|&i| i.to_le_bytes()).collect();
-            let view = self.push_view(&bytes, Some(ELEMENT_ARRAY_BUFFER));
-            self.push_accessor(view, UNSIGNED_INT, indices.len(), "SCALAR", None)
-        }
+            (indices.iter().flat_map(|&i| i.to_le_bytes()).collect(), ComponentType::U32)
+        };
+        let view = self.push_view(&bytes, Some(ELEMENT_ARRAY_BUFFER));
+        self.push_accessor(view, component, indices.len(), json::accessor::Type::Scalar, None)
     }
 
     /// Adds a node; returns its index.
-    pub fn add_node(&mut self, node: Json) -> usize {
-        push(&mut self.nodes, node)
-    }
-
-    /// Replaces a node added earlier (e.g. to fill in `children` once they exist).
-    pub fn set_node(&mut self, index: usize, node: Json) {
-        if let Some(slot) = self.nodes.get_mut(index) {
-            *slot = node;
-        }
+    pub fn add_node(&mut self, node: json::Node) -> usize {
+        self.root.push(node).value()
     }
 
     /// Adds a mesh; returns its index.
-    pub fn add_mesh(&mut self, mesh: Json) -> usize {
-        push(&mut self.meshes, mesh)
+    pub fn add_mesh(&mut self, mesh: json::Mesh) -> usize {
+        self.root.push(mesh).value()
     }
 
     /// Adds a material; returns its index.
-    pub fn add_material(&mut self, material: Json) -> usize {
-        push(&mut self.materials, material)
+    pub fn add_material(&mut self, material: json::Material) -> usize {
+        self.root.push(material).value()
     }
 
     /// Adds a skin; returns its index.
-    pub fn add_skin(&mut self, skin: Json) -> usize {
-        push(&mut self.skins, skin)
+    pub fn add_skin(&mut self, skin: json::Skin) -> usize {
+        self.root.push(skin).value()
     }
 
     /// Adds an animation; returns its index.
-    pub fn add_animation(&mut self, animation: Json) -> usize {
-        push(&mut self.animations, animation)
+    pub fn add_animation(&mut self, animation: json::Animation) -> usize {
+        self.root.push(animation).value()
     }
 
     /// Adds a scene; the first one added becomes the default `scene`. Returns its index.
-    pub fn add_scene(&mut self, scene: Json) -> usize {
-        let index = push(&mut self.scenes, scene);
-        self.scene.get_or_insert(index);
-        index
+    pub fn add_scene(&mut self, scene: json::Scene) -> usize {
+        let index = self.root.push(scene);
+        self.root.scene.get_or_insert(index);
+        index.value()
     }
 
-    /// The document's JSON (without the binary chunk).
-    pub fn json(&self) -> Json {
-        let mut root =
-            Json::obj().with("asset", Json::obj().with("version", "2.0").with("generator", self.generator.as_str()));
-        if let Some(scene) = self.scene {
-            root.set("scene", scene);
-        }
-        let buffers = if self.bin.is_empty() { vec![] } else { vec![Json::obj().with("byteLength", self.bin.len())] };
-        let arrays: [(&str, &Vec<Json>); 9] = [
-            ("scenes", &self.scenes),
-            ("nodes", &self.nodes),
-            ("meshes", &self.meshes),
-            ("materials", &self.materials),
-            ("skins", &self.skins),
-            ("animations", &self.animations),
-            ("accessors", &self.accessors),
-            ("bufferViews", &self.buffer_views),
-            ("buffers", &buffers),
-        ];
-        for (key, items) in arrays {
-            if !items.is_empty() {
-                root.set(key, Json::Arr(items.clone()));
-            }
+    /// The document (with its one buffer declared, without the binary data).
+    pub fn root(&self) -> json::Root {
+        let mut root = self.root.clone();
+        if !self.bin.is_empty() {
+            root.buffers = vec![buffer(self.bin.len(), None)];
         }
         root
     }
 
     /// The `.glb` bytes.
     pub fn to_glb(&self) -> Vec<u8> {
-        encode_glb(&self.json().to_json_string(), &self.bin)
+        // Serializing gltf-json values to a string cannot fail (no maps with non-string keys).
+        let text = serde_json::to_string(&self.root()).unwrap_or_default();
+        encode_glb(&text, &self.bin)
     }
 }
 
-fn push(list: &mut Vec<Json>, item: Json) -> usize {
-    list.push(item);
-    list.len() - 1
+/// `componentType` of 32-bit floats.
+pub const FLOAT: json::accessor::ComponentType = json::accessor::ComponentType::F32;
+
+/// A buffer of `length` bytes, at `uri` or (none) in the GLB's binary chunk.
+pub fn buffer(length: usize, uri: Option<String>) -> json::Buffer {
+    json::Buffer { byte_length: USize64::from(length), name: None, uri, extensions: None, extras: Default::default() }
 }
 
 fn f32_bytes(values: impl Iterator<Item = f32>) -> Vec<u8> {
@@ -237,31 +277,17 @@ fn component_bounds(values: impl Iterator<Item = Vec<f32>>, n: usize) -> (Vec<f3
     (min, max)
 }
 
-/// GLB container magic, `"glTF"` little-endian.
-const MAGIC: u32 = 0x4654_6C67;
-const CHUNK_JSON: u32 = 0x4E4F_534A;
-const CHUNK_BIN: u32 = 0x004E_4942;
-
-/// Wraps JSON text and a binary buffer into a GLB container (version 2). The JSON chunk is
-/// padded with spaces and the binary chunk with zeros to 4-byte multiples; an empty `bin`
-/// writes no binary chunk.
+/// Wraps JSON text and a binary buffer into a GLB container (version 2) with
+/// [`gltf::binary::Glb`]: the JSON chunk is padded with spaces and the binary chunk with zeros to
+/// 4-byte multiples; an empty `bin` writes no binary chunk.
 pub fn encode_glb(json: &str, bin: &[u8]) -> Vec<u8> {
-    let json_len = json.len().next_multiple_of(4);
-    let bin_len = bin.len().next_multiple_of(4);
-    let total = 12 + 8 + json_len + if bin.is_empty() { 0 } else { 8 + bin_len };
-    let mut out = Vec::with_capacity(total);
-    for word in [MAGIC, 2, total as u32, json_len as u32, CHUNK_JSON] {
-        out.extend_from_slice(&word.to_le_bytes());
-    }
-    out.extend_from_slice(json.as_bytes());
-    out.resize(20 + json_len, b' ');
-    if !bin.is_empty() {
-        out.extend_from_slice(&(bin_len as u32).to_le_bytes());
-        out.extend_from_slice(&CHUNK_BIN.to_le_bytes());
-        out.extend_from_slice(bin);
-        out.resize(total, 0);
-    }
-    out
+    let glb = gltf::binary::Glb {
+        header: gltf::binary::Header { magic: *b"glTF", version: 2, length: 0 },
+        json: Cow::Borrowed(json.as_bytes()),
+        bin: (!bin.is_empty()).then_some(Cow::Borrowed(bin)),
+    };
+    // Writing into a Vec only fails past 4 GiB, which the GLB length field cannot express.
+    glb.to_vec().unwrap_or_default()
 }
 
 /// The two chunks of a GLB container.
@@ -273,29 +299,23 @@ pub struct GlbChunks<'a> {
     pub bin: Option<&'a [u8]>,
 }
 
-/// Splits a GLB container into its JSON and binary chunks, checking the header and lengths.
+/// Splits a GLB container into its JSON and binary chunks with [`gltf::binary::Glb`], which
+/// checks the header and lengths.
 pub fn decode_glb(bytes: &[u8]) -> Result<GlbChunks<'_>, ToolError> {
-    let word = |at: usize| -> Result<u32, ToolError> {
-        let b = bytes.get(at..at + 4).ok_or_else(|| ToolError::Format("GLB truncated".into()))?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
-    if word(0)? != MAGIC || word(4)? != 2 {
-        return Err(ToolError::Format("not a glTF 2.0 binary".into()));
+    // The gltf crate subtracts the 12-byte header from the declared length unchecked.
+    let declared = bytes.get(8..12).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+    if declared.is_some_and(|d| d < 12) {
+        return Err(ToolError::Format("broken GLB: the header declares fewer than 12 bytes".into()));
     }
-    let total = (word(8)? as usize).min(bytes.len());
-    let chunk = |at: usize, kind: u32| -> Result<Option<&[u8]>, ToolError> {
-        if at + 8 > total {
-            return Ok(None);
+    let glb = gltf::binary::Glb::from_slice(bytes).map_err(|e| ToolError::Format(format!("broken GLB: {e}")))?;
+    fn borrowed(c: Cow<'_, [u8]>) -> Result<&[u8], ToolError> {
+        match c {
+            Cow::Borrowed(b) => Ok(b),
+            Cow::Owned(_) => Err(ToolError::Format("GLB chunk not borrowed".into())),
         }
-        let (len, found) = (word(at)? as usize, word(at + 4)?);
-        let data = bytes.get(at + 8..at + 8 + len).ok_or_else(|| ToolError::Format("GLB chunk truncated".into()))?;
-        if found != kind {
-            return Err(ToolError::Format(format!("unexpected GLB chunk type {found:#x}")));
-        }
-        Ok(Some(data))
-    };
-    let json = chunk(12, CHUNK_JSON)?.ok_or_else(|| ToolError::Format("GLB has no JSON chunk".into()))?;
-    let bin = chunk(12 + 8 + json.len(), CHUNK_BIN)?;
+    }
+    let json = borrowed(glb.json)?;
+    let bin = glb.bin.map(borrowed).transpose()?;
     Ok(GlbChunks { json, bin })
 }
 
@@ -315,8 +335,9 @@ mod tests {
         let chunks = decode_glb(&glb).unwrap();
         let json = std::str::from_utf8(chunks.json).unwrap();
         assert!(json.contains(r#""byteOffset":16"#), "third view must start aligned: {json}");
-        assert!(json.contains(r#""min":[-1,-2,0],"max":[1,4,3]"#), "{json}");
+        assert!(json.contains(r#""min":[-1.0,-2.0,0.0],"max":[1.0,4.0,3.0]"#), "{json}");
         assert_eq!(chunks.bin.unwrap().len(), 40);
         assert!(decode_glb(b"glTF\x01\0\0\0").is_err());
+        assert!(gltf::Gltf::from_slice(&glb).is_ok(), "the builder's output validates");
     }
 }

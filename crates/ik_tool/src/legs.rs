@@ -9,15 +9,14 @@
 //! without a ball bone ("ankle-only" feet) are labelled and cleaned at an estimated sole point
 //! ([`crate::motion::contact_points`]).
 //!
-//! Inputs: node names and parents, and an optional user map (`role=bone` pairs, comma- or
-//! line-separated, or a JSON object `{ "thigh_l": "L_Thigh", ... }`; role names as
+//! Inputs: node names and parents, and an optional user map (the rig-map syntax of
+//! [`ik_core::rig::parse_map`]: `role = bone` entries, comma- or line-separated; role names as
 //! [`ik_core::rig::parse_role`]). Outputs: [`Legs`] of node indices, or a message naming the
 //! closest profile and the roles it misses.
 
 use ik_core::rig::{RigProfile, Role, Side, find_role};
 
 use crate::gltf_read::Node;
-use crate::json::Json;
 
 /// One leg, as node indices.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,26 +46,10 @@ pub struct Legs {
     pub legs: [Leg; 2],
 }
 
-/// Parses a user map: `role=bone` pairs separated by commas or new lines, or a JSON object.
+/// Parses a user map in the rig-map syntax of [`ik_core::rig::parse_map`] (`role = bone`
+/// entries separated by new lines or commas, `#` comments).
 pub fn parse_map(text: &str) -> Result<RigProfile, String> {
-    let pairs: Vec<(String, String)> = if text.trim_start().starts_with('{') {
-        match Json::parse(text).map_err(|e| format!("bone map: {e}"))? {
-            Json::Obj(entries) => entries
-                .into_iter()
-                .map(|(k, v)| {
-                    v.as_str().map(|b| (k.clone(), b.to_string())).ok_or(format!("bone map: \"{k}\" is not a string"))
-                })
-                .collect::<Result<_, _>>()?,
-            _ => return Err("bone map: expected a JSON object".into()),
-        }
-    } else {
-        text.split([',', '\n'])
-            .map(str::trim)
-            .filter(|p| !p.is_empty() && !p.starts_with('#'))
-            .map(|p| p.split_once('=').map(|(r, b)| (r.trim().to_string(), b.trim().to_string())))
-            .collect::<Option<_>>()
-            .ok_or("bone map: expected role=bone pairs")?
-    };
+    let pairs = ik_core::rig::parse_map(text).map_err(|e| format!("bone map: {e}"))?;
     RigProfile::from_map("user map", pairs.iter().map(|(r, b)| (r.as_str(), b.as_str())))
         .map_err(|unknown| format!("bone map: unknown roles: {}", unknown.join(", ")))
 }
@@ -231,8 +214,9 @@ mod tests {
             "pelvis=Hip, thigh_l=LT, calf_l=LC, foot_l=LF, ball_l=LB\nthigh_r=RT,calf_r=RC,foot_r=RF,ball_r=RB",
         );
         assert_eq!(find_legs(&custom, Some(&map.unwrap())).unwrap().legs[0].foot, 3);
-        let json = parse_map(r#"{"pelvis": "Hip", "thigh_l": "LT"}"#).unwrap();
-        assert!(find_legs(&custom, Some(&json)).unwrap_err().contains("right thigh"));
+        let partial = parse_map("pelvis = Hip\nthigh_l = LT  # the rest is missing").unwrap();
+        assert!(find_legs(&custom, Some(&partial)).unwrap_err().contains("right thigh"));
+        assert!(parse_map("pelvis Hip").unwrap_err().contains("expected `role = bone`"));
         // Ankle-only feet: no ball bone, the legs are still found.
         let ankles = chain_of(&["Hip", "LT", "LC", "LF", "RT", "RC", "RF"], 3);
         let map = parse_map("pelvis=Hip,thigh_l=LT,calf_l=LC,foot_l=LF,thigh_r=RT,calf_r=RC,foot_r=RF").unwrap();

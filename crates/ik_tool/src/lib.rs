@@ -2,14 +2,15 @@
 //!
 //! The bevy_ik command-line tool as a library: the `mannequin` generator (a deterministic,
 //! skinned humanoid glTF binary with in-place locomotion clips and contact labels), the
-//! `contacts` labeller and the `clean` offline foot-slide remover for any skinned `.glb`, a
-//! small general `.glb` reader/writer, and the command-line parsing that `main.rs` runs.
+//! `contacts` labeller and the `clean` offline foot-slide remover for any skinned glTF, a glTF
+//! reader/writer over the `gltf` and `gltf-json` crates, and the command-line parsing (clap)
+//! that `main.rs` runs.
 //!
 //! Modules:
-//! - [`json`]: ordered JSON values, a deterministic writer and a parser.
-//! - [`gltf_write`]: a general glTF 2.0 binary builder and the GLB container codec.
-//! - [`gltf_read`]: loads a `.glb` (checked, with one clear message per bad input): node
-//!   hierarchy, clips, and the JSON and binary chunks kept for rewriting.
+//! - [`gltf_write`]: a general glTF 2.0 binary builder over `gltf-json`, and the GLB codec.
+//! - [`gltf_read`]: loads a `.glb` or `.gltf` (checked, with one clear message per bad input):
+//!   node hierarchy, clips (dense or sparse keys), and the document and buffers kept for
+//!   rewriting.
 //! - [`sample`]: evaluates a clip at its frame rate (cubic resampling to 60 Hz when coarser).
 //! - [`legs`]: finds pelvis and legs through the rig profiles or a user map.
 //! - [`motion`]: the clip in a world frame with (scaled) root motion; contact labels.
@@ -17,7 +18,7 @@
 //! - [`sidecar`]: the clip sidecar (`.ik.json`) as serde structs, and [`sidecar::label_file`].
 //! - [`plot`]: the contacts plot (toe height, toe speed, labels).
 //! - [`clean`]: the offline slide removal of clips and its before/after measures.
-//! - [`gltf_patch`]: rewrites a `.glb` with some animation channels replaced.
+//! - [`gltf_patch`]: rewrites a glTF file as a `.glb` with some animation channels replaced.
 //! - [`mannequin`]: skeleton, body mesh, automatic skinning, clips, asset assembly.
 //! - [`cli`]: argument parsing and the commands.
 
@@ -27,8 +28,6 @@ pub mod contacts;
 pub mod gltf_patch;
 pub mod gltf_read;
 pub mod gltf_write;
-pub mod json;
-mod json_parse;
 pub mod legs;
 pub mod mannequin;
 pub mod motion;

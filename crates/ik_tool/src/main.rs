@@ -1,5 +1,6 @@
-//! `ik_tool` binary: parses the command line with [`ik_tool::cli`] and runs the command.
-//! Bad arguments print the usage text and exit with status 2; bad input (an unreadable or
+//! `ik_tool` binary: parses the command line with [`ik_tool::cli`] (clap) and runs the command.
+//! Bad arguments print clap's message and the usage and exit with status 2 (`--help` prints the
+//! help and exits with 0); bad input (an unreadable or
 //! invalid file, no skin, animation, legs or clip of that name) prints one line and exits with
 //! status 2; any other failure prints the error and exits with status 1.
 
@@ -9,9 +10,10 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let command = match ik_tool::cli::parse(&args) {
         Ok(command) => command,
-        Err(message) => {
-            eprintln!("ik_tool: {message}\n\n{}", ik_tool::cli::USAGE);
-            return ExitCode::from(2);
+        Err(error) => {
+            // Printing only fails when stdout or stderr is closed; the status still tells.
+            let _ = error.print();
+            return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
         }
     };
     match ik_tool::cli::run(&command) {

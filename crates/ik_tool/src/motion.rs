@@ -38,9 +38,9 @@ use ik_core::contact::{
 use ik_core::{IkError, Xform};
 
 use crate::gltf_read::{Clip, Document};
-use crate::json::Json;
 use crate::legs::Legs;
 use crate::sample::{Timeline, pose_at, timeline};
+use serde_json::Value;
 
 /// Mean horizontal pelvis speed below which a clip counts as in place, m/s.
 pub const IN_PLACE_SPEED: f32 = 0.05;
@@ -246,7 +246,7 @@ pub fn root_motion(
     sampled: &Sampled,
     legs: &Legs,
     flag: Option<f32>,
-    sidecar: Option<&Json>,
+    sidecar: Option<&Value>,
 ) -> Result<RootMotion, IkError> {
     let bones = sampled.bones();
     let pelvis = sampled.bone_of_node[legs.pelvis];
@@ -263,15 +263,15 @@ pub fn root_motion(
         };
         return Ok(RootMotion { clip_velocity, velocity, source: "root motion in the clip".into(), in_place: false });
     }
-    let animation = doc.json.get("animations").and_then(|a| a.as_array()).and_then(|a| a.get(clip.index));
-    let extras = animation.and_then(|a| a.get("extras"));
+    let extras = doc.animation_extras(clip.index);
     let from_extras = extras
+        .as_ref()
         .and_then(|e| e.get("ik_clean"))
         .and_then(|c| c.get("root_speed"))
-        .or_else(|| extras.and_then(|e| e.get("nominal_speed")))
-        .and_then(Json::as_f64);
+        .or_else(|| extras.as_ref().and_then(|e| e.get("nominal_speed")))
+        .and_then(Value::as_f64);
     let from_sidecar =
-        sidecar.and_then(|s| s.get(&clip.name)).and_then(|c| c.get("nominal_speed")).and_then(Json::as_f64);
+        sidecar.and_then(|s| s.get(&clip.name)).and_then(|c| c.get("nominal_speed")).and_then(Value::as_f64);
     let points = contact_points(doc, sampled, legs)?;
     let ground = ground_velocity(sampled, &world, &points);
     // Forward: the way the feet point at rest, else against the planted feet's motion, else +Z.

@@ -20,7 +20,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::ToolError;
 use crate::contacts::ClipContacts;
 use crate::gltf_read::Document;
-use crate::json::Json;
 use crate::motion::ContactOptions;
 
 /// Per-foot labels, one per frame: `true` while that foot is planted.
@@ -135,12 +134,7 @@ impl Sidecar {
 
     /// The sidecar as pretty JSON text (label arrays on one line each), with a final newline.
     pub fn to_json_text(&self) -> String {
-        // serde_json keeps the field order; the crate's writer keeps scalar arrays on one line.
-        let compact = serde_json::to_string(self).unwrap_or_else(|_| "{}".into());
-        match Json::parse(&compact) {
-            Ok(json) => json.to_pretty_string() + "\n",
-            Err(_) => compact + "\n",
-        }
+        to_text(self)
     }
 
     /// The sidecar of labelled clips (see the module docs).
@@ -156,13 +150,58 @@ fn finite(x: f32) -> f32 {
 
 /// The sidecar name of animation `index`: its own name, else `clip<index>`.
 pub fn clip_name(doc: &Document, index: usize) -> String {
-    doc.json
-        .get("animations")
-        .and_then(Json::as_array)
-        .and_then(|a| a.get(index))
-        .and_then(|a| a.get("name"))
-        .and_then(Json::as_str)
-        .map_or_else(|| format!("clip{index}"), String::from)
+    doc.animation_name(index).map_or_else(|| format!("clip{index}"), String::from)
+}
+
+/// `value` as indented JSON text (two spaces per level, objects one key per line, arrays on one
+/// line — so a label array reads as one line) with a final newline, written by `serde_json`.
+pub fn to_text<T: Serialize>(value: &T) -> String {
+    let mut out = Vec::new();
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, InlineArrays::default());
+    // Serializing the sidecar's structs and maps of strings cannot fail.
+    let _ = value.serialize(&mut serializer);
+    String::from_utf8(out).unwrap_or_default() + "\n"
+}
+
+/// A `serde_json` formatter: objects indented like [`serde_json::ser::PrettyFormatter`],
+/// arrays and everything inside them compact.
+#[derive(Default)]
+struct InlineArrays {
+    pretty: serde_json::ser::PrettyFormatter<'static>,
+    compact: serde_json::ser::CompactFormatter,
+    arrays: usize,
+}
+
+impl serde_json::ser::Formatter for InlineArrays {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.arrays += 1;
+        self.compact.begin_array(w)
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.arrays = self.arrays.saturating_sub(1);
+        self.compact.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        self.compact.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.compact.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        if self.arrays > 0 { self.compact.begin_object(w) } else { self.pretty.begin_object(w) }
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        if self.arrays > 0 { self.compact.end_object(w) } else { self.pretty.end_object(w) }
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        if self.arrays > 0 { self.compact.begin_object_key(w, first) } else { self.pretty.begin_object_key(w, first) }
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        if self.arrays > 0 { self.compact.begin_object_value(w) } else { self.pretty.begin_object_value(w) }
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        if self.arrays > 0 { self.compact.end_object_value(w) } else { self.pretty.end_object_value(w) }
+    }
 }
 
 impl ClipSidecar {
@@ -240,8 +279,8 @@ impl<'de> Deserialize<'de> for Sidecar {
 }
 
 /// Labels every clip of the `.glb` at `path` like `ik_tool contacts --json` with default
-/// settings: finds the legs (with `rig_map`, inline `role=bone,...` pairs or a JSON object, when
-/// given), takes each clip's ground speed from its root motion, its `extras`, a sidecar next to
+/// settings: finds the legs (with `rig_map`, the rig-map text of
+/// [`ik_core::rig::parse_map`], when given), takes each clip's ground speed from its root motion, its `extras`, a sidecar next to
 /// the file, or else measures it from the planted feet, and returns the sidecar. Bad input is
 /// [`ToolError::Input`] with a message naming the file.
 pub fn label_file(path: &Path, rig_map: Option<&str>) -> Result<Sidecar, ToolError> {

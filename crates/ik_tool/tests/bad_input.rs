@@ -69,8 +69,8 @@ fn refused(case: &str, input: &[u8], command: &str, extra: &[&str], expected: &s
 
 #[test]
 fn a_file_that_is_not_gltf_is_refused() {
-    refused("not_gltf", b"PK\x03\x04 this is a zip archive", "clean", &[], "not a glTF binary (.glb)");
-    refused("gltf_json", br#"{"asset":{"version":"2.0"}}"#, "contacts", &[], "ik_tool reads binary .glb files");
+    refused("not_gltf", b"PK\x03\x04 this is a zip archive", "clean", &[], "not a glTF file");
+    refused("gltf_json", br#"{"asset":{"version":"2.0"}}"#, "contacts", &[], "no skin");
 }
 
 #[test]

@@ -289,7 +289,7 @@ fn cli_rejects_bad_arguments_with_usage_and_status_2() {
     let out =
         std::process::Command::new(env!("CARGO_BIN_EXE_ik_tool")).args(["mannequin", "--bogus"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("usage: ik_tool"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Usage: ik_tool"));
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ik_tool")).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }

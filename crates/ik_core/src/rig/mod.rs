@@ -29,6 +29,7 @@ use core::fmt;
 
 mod error;
 mod frame;
+mod map;
 mod names;
 mod report;
 mod topology;
@@ -36,6 +37,7 @@ mod tree;
 
 pub use error::{MAP_HINT, MapMiss, RigError};
 pub use frame::{ForwardSource, RigFrame};
+pub use map::{MapSyntaxError, parse_map};
 pub use report::{RigReport, SkeletonBone, rig_humanoid};
 
 /// Body side of a paired role.

@@ -7,18 +7,22 @@
 //! unsigned shorts, `WEIGHTS_0` as floats); one animation per clip with a `LINEAR` rotation
 //! channel for every non-root bone and a `LINEAR` translation channel for the pelvis, sharing
 //! the clip's key-time accessor. Each animation's `extras` holds the clip's metadata (see
-//! [`clip_metadata`]); the sidecar is the same metadata keyed by clip name.
+//! [`clip_metadata`]); the sidecar is the same metadata keyed by clip name. The document is
+//! built from `gltf-json` values and serialized by `serde_json`.
 //!
 //! Invariants: output bytes depend only on the inputs; only core glTF 2.0 features are used.
 
 use glam::Vec4;
+use gltf::json;
+use json::validation::Checked;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 
 use super::clips::Clip;
 use super::mesh::{ACCENT, BODY, BodyMesh};
 use super::skeleton::Rig;
 use super::skin::{SkinWeights, inverse_bind_matrices};
-use crate::gltf_write::{ARRAY_BUFFER, GlbBuilder};
-use crate::json::Json;
+use crate::gltf_write::{ARRAY_BUFFER, GlbBuilder, Index, channel, extras, linear_sampler};
 
 /// Name of the scene's top node (the animation root in Bevy).
 pub const ROOT_NODE: &str = "Mannequin";
@@ -27,11 +31,25 @@ pub const MESH_NODE: &str = "mannequin_mesh";
 /// Contact-label keys, `[left, right]`: the foot bone names.
 pub const CONTACT_KEYS: [&str; 2] = ["foot_l", "foot_r"];
 
+/// Named values serialized as a JSON object with the keys in this order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ordered<T>(pub Vec<(String, T)>);
+
+impl<T: Serialize> Serialize for Ordered<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
 /// One clip's metadata, as written to the animation's `extras` and to the sidecar:
 ///
 /// ```json
-/// { "nominal_speed": 1.4, "duration": 1.05, "frame_rate": 60, "frame_count": 64,
-///   "landing_phase": [0, 0.5],
+/// { "nominal_speed": 1.4, "duration": 1.05, "frame_rate": 60.0, "frame_count": 64,
+///   "landing_phase": [0.0, 0.5],
 ///   "contacts": { "foot_l": [true, ...], "foot_r": [false, ...] } }
 /// ```
 ///
@@ -40,67 +58,133 @@ pub const CONTACT_KEYS: [&str; 2] = ["foot_l", "foot_r"];
 /// number of keys (the last key, at `duration`, repeats the first), `landing_phase` the cycle
 /// phases at which the left and right feet land, and `contacts` one label per key for each
 /// foot: `true` while that foot's ball is planted on the floor.
-pub fn clip_metadata(clip: &Clip) -> Json {
-    let contacts = Json::Obj(
-        CONTACT_KEYS
-            .iter()
-            .zip(&clip.contacts)
-            .map(|(k, labels)| (k.to_string(), Json::from(labels.clone())))
-            .collect(),
-    );
-    Json::obj()
-        .with("nominal_speed", clip.nominal_speed)
-        .with("duration", clip.duration)
-        .with("frame_rate", clip.frame_rate())
-        .with("frame_count", clip.times.len())
-        .with("landing_phase", vec![0.0f32, 0.5])
-        .with("contacts", contacts)
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClipMetadata {
+    /// Ground speed, m/s.
+    pub nominal_speed: f32,
+    /// Cycle, s.
+    pub duration: f32,
+    /// Key rate, Hz.
+    pub frame_rate: f32,
+    /// Number of keys.
+    pub frame_count: usize,
+    /// Landing phases `[left, right]` (locomotion clips only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub landing_phase: Option<[f32; 2]>,
+    /// Labels per foot, keyed by the foot's name.
+    pub contacts: Ordered<Vec<bool>>,
+}
+
+impl ClipMetadata {
+    /// The metadata of `clip` with its labels keyed by `feet` (`[left, right]`).
+    pub fn new(clip: &Clip, feet: [&str; 2], landing_phase: Option<[f32; 2]>) -> Self {
+        ClipMetadata {
+            nominal_speed: clip.nominal_speed,
+            duration: clip.duration,
+            frame_rate: clip.frame_rate(),
+            frame_count: clip.times.len(),
+            landing_phase,
+            contacts: Ordered(feet.iter().zip(&clip.contacts).map(|(k, l)| (k.to_string(), l.clone())).collect()),
+        }
+    }
+}
+
+/// The mannequin's metadata of `clip` (labels keyed [`CONTACT_KEYS`], landings at 0 and 0.5).
+pub fn clip_metadata(clip: &Clip) -> ClipMetadata {
+    ClipMetadata::new(clip, CONTACT_KEYS, Some([0.0, 0.5]))
 }
 
 /// The sidecar JSON text: an object from clip name to [`clip_metadata`], in clip order,
 /// pretty-printed with a trailing newline.
 pub fn sidecar(clips: &[Clip]) -> String {
-    let root = Json::Obj(clips.iter().map(|c| (c.name.clone(), clip_metadata(c))).collect());
-    let mut text = root.to_pretty_string();
-    text.push('\n');
-    text
+    crate::sidecar::to_text(&Ordered(clips.iter().map(|c| (c.name.clone(), clip_metadata(c))).collect()))
+}
+
+/// A node with a name and nothing else.
+pub fn named_node(name: &str) -> json::Node {
+    json::Node { name: Some(name.to_string()), ..Default::default() }
+}
+
+/// Node indices as `gltf-json` indices.
+pub fn node_indices(nodes: impl IntoIterator<Item = usize>) -> Vec<Index<json::Node>> {
+    nodes.into_iter().map(|n| Index::new(n as u32)).collect()
+}
+
+/// The mannequin's skin: inverse binds `ibm`, skeleton root `skeleton`, joints `joints`.
+pub fn mannequin_skin(ibm: usize, skeleton: usize, joints: impl IntoIterator<Item = usize>) -> json::Skin {
+    json::Skin {
+        extensions: None,
+        extras: Default::default(),
+        inverse_bind_matrices: Some(Index::new(ibm as u32)),
+        joints: node_indices(joints),
+        name: Some("mannequin_skin".into()),
+        skeleton: Some(Index::new(skeleton as u32)),
+    }
+}
+
+/// A mesh called `mannequin` with these primitives.
+pub fn mannequin_mesh(primitives: Vec<json::mesh::Primitive>) -> json::Mesh {
+    json::Mesh {
+        extensions: None,
+        extras: Default::default(),
+        name: Some("mannequin".into()),
+        primitives,
+        weights: None,
+    }
+}
+
+/// A scene called `name` with top node 0.
+pub fn scene(name: &str) -> json::Scene {
+    json::Scene { extensions: None, extras: Default::default(), name: Some(name.into()), nodes: vec![Index::new(0)] }
+}
+
+/// An animation (its name, if any), with `extras` holding `metadata` when given.
+pub fn animation(
+    name: Option<&str>,
+    channels: Vec<json::animation::Channel>,
+    samplers: Vec<json::animation::Sampler>,
+    metadata: Option<&ClipMetadata>,
+) -> json::Animation {
+    json::Animation {
+        extensions: None,
+        extras: metadata.and_then(extras),
+        channels,
+        name: name.map(str::to_string),
+        samplers,
+    }
 }
 
 /// The `.glb` bytes for the rig, body, skin and clips.
-pub fn glb(rig: &Rig, body: &BodyMesh, skin: &SkinWeights, clips: &[Clip]) -> Vec<u8> {
+pub fn glb(rig: &Rig, body: &BodyMesh, skin_weights: &SkinWeights, clips: &[Clip]) -> Vec<u8> {
     let mut b = GlbBuilder::new("ik_tool mannequin");
     add_materials(&mut b);
-    let primitives: Vec<Json> = [BODY, ACCENT].iter().map(|&m| primitive(&mut b, body, skin, m)).collect();
-    let mesh = b.add_mesh(Json::obj().with("name", "mannequin").with("primitives", primitives));
+    let primitives = [BODY, ACCENT].iter().map(|&m| primitive(&mut b, body, skin_weights, m)).collect();
+    let mesh_index = b.add_mesh(mannequin_mesh(primitives));
 
     // Nodes: 0 = top node, 1.. = bones in skeleton order, then the mesh node.
     let bones = rig.skeleton.len();
     let bone_node = |i: usize| i + 1;
     let mesh_node = bones + 1;
-    b.add_node(Json::obj().with("name", ROOT_NODE).with("children", vec![bone_node(0), mesh_node]));
+    b.add_node(json::Node { children: Some(node_indices([bone_node(0), mesh_node])), ..named_node(ROOT_NODE) });
     for i in 0..bones {
         let rest = rig.skeleton.rest()[i];
         let children: Vec<usize> = (0..bones).filter(|&c| rig.skeleton.parent(c) == Some(i)).map(bone_node).collect();
-        let mut node = Json::obj().with("name", rig.skeleton.names()[i].as_str());
-        if !children.is_empty() {
-            node.set("children", children);
-        }
-        node.set("translation", rest.translation.to_array().to_vec());
-        if rest.rotation != glam::Quat::IDENTITY {
-            node.set("rotation", rest.rotation.to_array().to_vec());
-        }
-        b.add_node(node);
+        b.add_node(json::Node {
+            children: (!children.is_empty()).then(|| node_indices(children)),
+            translation: Some(rest.translation.to_array()),
+            rotation: (rest.rotation != glam::Quat::IDENTITY)
+                .then(|| json::scene::UnitQuaternion(rest.rotation.to_array())),
+            ..named_node(rig.skeleton.names()[i].as_str())
+        });
     }
     let ibm = b.push_mat4(&inverse_bind_matrices(rig));
-    let skin_index = b.add_skin(
-        Json::obj()
-            .with("name", "mannequin_skin")
-            .with("inverseBindMatrices", ibm)
-            .with("skeleton", bone_node(0))
-            .with("joints", (0..bones).map(bone_node).collect::<Vec<_>>()),
-    );
-    b.add_node(Json::obj().with("name", MESH_NODE).with("mesh", mesh).with("skin", skin_index));
-    b.add_scene(Json::obj().with("name", ROOT_NODE).with("nodes", vec![0usize]));
+    let skin_index = b.add_skin(mannequin_skin(ibm, bone_node(0), (0..bones).map(bone_node)));
+    b.add_node(json::Node {
+        mesh: Some(Index::new(mesh_index as u32)),
+        skin: Some(Index::new(skin_index as u32)),
+        ..named_node(MESH_NODE)
+    });
+    b.add_scene(scene(ROOT_NODE));
 
     for clip in clips {
         let input = b.push_f32(&clip.times, true);
@@ -113,13 +197,7 @@ pub fn glb(rig: &Rig, body: &BodyMesh, skin: &SkinWeights, clips: &[Clip]) -> Ve
             let output = b.push_quat(keys);
             push_channel(&mut samplers, &mut channels, input, output, bone_node(bone), "rotation");
         }
-        b.add_animation(
-            Json::obj()
-                .with("name", clip.name.as_str())
-                .with("channels", channels)
-                .with("samplers", samplers)
-                .with("extras", clip_metadata(clip)),
-        );
+        b.add_animation(animation(Some(&clip.name), channels, samplers, Some(&clip_metadata(clip))));
     }
     b.to_glb()
 }
@@ -129,31 +207,38 @@ pub fn add_materials(b: &mut GlbBuilder) {
     let materials =
         [("mannequin_body", [0.78, 0.76, 0.72, 1.0], 0.55), ("mannequin_accent", [0.16, 0.17, 0.19, 1.0], 0.4)];
     for (name, color, roughness) in materials {
-        let pbr = Json::obj()
-            .with("baseColorFactor", color.to_vec())
-            .with("metallicFactor", 0.0f32)
-            .with("roughnessFactor", roughness);
-        b.add_material(Json::obj().with("name", name).with("pbrMetallicRoughness", pbr));
+        let pbr = json::material::PbrMetallicRoughness {
+            base_color_factor: json::material::PbrBaseColorFactor(color),
+            metallic_factor: json::material::StrengthFactor(0.0),
+            roughness_factor: json::material::StrengthFactor(roughness),
+            ..Default::default()
+        };
+        b.add_material(json::Material { name: Some(name.into()), pbr_metallic_roughness: pbr, ..Default::default() });
     }
 }
 
-/// Adds a `LINEAR` sampler and the channel that drives `node`'s `path` with it.
+/// Adds a `LINEAR` sampler and the channel that drives `node`'s `path` (`"translation"` or
+/// `"rotation"`) with it.
 pub fn push_channel(
-    samplers: &mut Vec<Json>,
-    channels: &mut Vec<Json>,
+    samplers: &mut Vec<json::animation::Sampler>,
+    channels: &mut Vec<json::animation::Channel>,
     input: usize,
     output: usize,
     node: usize,
     path: &str,
 ) {
-    samplers.push(Json::obj().with("input", input).with("interpolation", "LINEAR").with("output", output));
-    let target = Json::obj().with("node", node).with("path", path);
-    channels.push(Json::obj().with("sampler", samplers.len() - 1).with("target", target));
+    samplers.push(linear_sampler(Index::new(input as u32), Index::new(output as u32)));
+    let property = match path {
+        "rotation" => json::animation::Property::Rotation,
+        "scale" => json::animation::Property::Scale,
+        _ => json::animation::Property::Translation,
+    };
+    channels.push(channel(samplers.len() - 1, node, property));
 }
 
 /// One primitive: the vertices of every part with this material, re-indexed (`POSITION`
 /// with bounds, `NORMAL`, `JOINTS_0`, `WEIGHTS_0`, indices, the material).
-pub fn primitive(b: &mut GlbBuilder, body: &BodyMesh, skin: &SkinWeights, material: usize) -> Json {
+pub fn primitive(b: &mut GlbBuilder, body: &BodyMesh, skin: &SkinWeights, material: usize) -> json::mesh::Primitive {
     let parts: Vec<_> = body.parts.iter().filter(|p| p.material == material).collect();
     let (mut positions, mut normals, mut joints, mut weights, mut indices) = (vec![], vec![], vec![], vec![], vec![]);
     for part in parts {
@@ -167,10 +252,20 @@ pub fn primitive(b: &mut GlbBuilder, body: &BodyMesh, skin: &SkinWeights, materi
             indices.extend(t.iter().map(|&i| i - part.first_vertex as u32 + base));
         }
     }
-    let attributes = Json::obj()
-        .with("POSITION", b.push_vec3(&positions, Some(ARRAY_BUFFER), true))
-        .with("NORMAL", b.push_vec3(&normals, Some(ARRAY_BUFFER), false))
-        .with("JOINTS_0", b.push_u16x4(&joints, Some(ARRAY_BUFFER)))
-        .with("WEIGHTS_0", b.push_vec4(&weights, Some(ARRAY_BUFFER)));
-    Json::obj().with("attributes", attributes).with("indices", b.push_indices(&indices)).with("material", material)
+    use json::mesh::Semantic;
+    let attributes = [
+        (Semantic::Positions, b.push_vec3(&positions, Some(ARRAY_BUFFER), true)),
+        (Semantic::Normals, b.push_vec3(&normals, Some(ARRAY_BUFFER), false)),
+        (Semantic::Joints(0), b.push_u16x4(&joints, Some(ARRAY_BUFFER))),
+        (Semantic::Weights(0), b.push_vec4(&weights, Some(ARRAY_BUFFER))),
+    ];
+    json::mesh::Primitive {
+        attributes: attributes.into_iter().map(|(s, a)| (Checked::Valid(s), Index::new(a as u32))).collect(),
+        extensions: None,
+        extras: Default::default(),
+        indices: Some(Index::new(b.push_indices(&indices) as u32)),
+        material: Some(Index::new(material as u32)),
+        mode: Checked::Valid(json::mesh::Mode::Triangles),
+        targets: None,
+    }
 }

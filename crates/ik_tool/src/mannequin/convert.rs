@@ -25,9 +25,13 @@
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Quat, Vec3};
+use gltf::json;
 use ik_core::{IkError, Xform};
 
-use super::asset::{add_materials, primitive, push_channel};
+use super::asset::{
+    ClipMetadata, Ordered, add_materials, animation, mannequin_mesh, mannequin_skin, named_node, node_indices,
+    primitive, push_channel, scene,
+};
 use super::clips::{self, Clip};
 use super::convention::{CONTROL, ClipSource, Convention, Facing, FeetParent, RestPose};
 use super::mesh::{self, ACCENT, BODY, BodyMesh};
@@ -35,8 +39,7 @@ use super::skeleton::{self, ARM_ANGLE, BONE_NAMES, Rig};
 use super::skin::{self, SkinWeights};
 use super::{jump, sidecar_path};
 use crate::ToolError;
-use crate::gltf_write::GlbBuilder;
-use crate::json::Json;
+use crate::gltf_write::{GlbBuilder, Index};
 
 /// A generated convention asset.
 #[derive(Clone, Debug)]
@@ -188,18 +191,8 @@ fn source_clip(rig: &Rig, source: ClipSource) -> Result<Clip, IkError> {
 
 /// Clip metadata keyed by the convention's foot names (the sidecar / `extras` layout of
 /// [`super::asset::clip_metadata`]; `landing_phase` only for the locomotion clips).
-fn metadata(clip: &Clip, source: ClipSource, feet: [&str; 2]) -> Json {
-    let contacts =
-        Json::Obj(feet.iter().zip(&clip.contacts).map(|(k, l)| (k.to_string(), Json::from(l.clone()))).collect());
-    let mut meta = Json::obj()
-        .with("nominal_speed", clip.nominal_speed)
-        .with("duration", clip.duration)
-        .with("frame_rate", clip.frame_rate())
-        .with("frame_count", clip.times.len());
-    if source != ClipSource::Jump {
-        meta.set("landing_phase", vec![0.0f32, 0.5]);
-    }
-    meta.with("contacts", contacts)
+fn metadata(clip: &Clip, source: ClipSource, feet: [&str; 2]) -> ClipMetadata {
+    ClipMetadata::new(clip, feet, (source != ClipSource::Jump).then_some([0.0, 0.5]))
 }
 
 /// Generates the mannequin in convention `c`, in memory.
@@ -235,7 +228,7 @@ pub fn generate_convention(c: &Convention) -> Result<ConventionAsset, IkError> {
     let pelvis = index(rig.bone("pelvis")).unwrap_or(0);
     let canonical_joint: Vec<u16> =
         (0..rig.skeleton.len()).map(|b| joint_of[index(b).unwrap_or(pelvis)] as u16).collect();
-    let skin = SkinWeights {
+    let skin_weights = SkinWeights {
         joints: weights.joints.iter().map(|j| j.map(|b| canonical_joint[b as usize])).collect(),
         weights: weights.weights.clone(),
     };
@@ -243,41 +236,38 @@ pub fn generate_convention(c: &Convention) -> Result<ConventionAsset, IkError> {
 
     let mut b = GlbBuilder::new("ik_tool mannequin");
     add_materials(&mut b);
-    let primitives: Vec<Json> = [BODY, ACCENT].iter().map(|&m| primitive(&mut b, &data_body, &skin, m)).collect();
-    let mesh = b.add_mesh(Json::obj().with("name", "mannequin").with("primitives", primitives));
+    let primitives = [BODY, ACCENT].iter().map(|&m| primitive(&mut b, &data_body, &skin_weights, m)).collect();
+    let mesh_index = b.add_mesh(mannequin_mesh(primitives));
     let tops: Vec<usize> = (0..bones.len()).filter(|&i| bones[i].parent.is_none()).collect();
     let mut top_children: Vec<usize> = tops.iter().map(|&i| node(i)).collect();
     top_children.sort_unstable();
     top_children.push(mesh_node);
-    let mut top = Json::obj().with("name", c.top_node).with("children", top_children);
+    let mut top = json::Node { children: Some(node_indices(top_children)), ..named_node(c.top_node) };
     if c.z_up {
-        top.set("matrix", armature_matrix(c).to_cols_array().to_vec());
+        top.matrix = Some(armature_matrix(c).to_cols_array());
     } else if c.armature_scale != 1.0 {
-        top.set("scale", vec![c.armature_scale; 3]);
+        top.scale = Some([c.armature_scale; 3]);
     }
     b.add_node(top);
     for &i in &order {
         let mut children: Vec<usize> = (0..bones.len()).filter(|&k| bones[k].parent == Some(i)).map(node).collect();
         children.sort_unstable();
-        let mut json = Json::obj().with("name", bones[i].name.as_str());
-        if !children.is_empty() {
-            json.set("children", children);
-        }
-        json.set("translation", rest_locals[i].translation.to_array().to_vec());
-        b.add_node(json);
+        b.add_node(json::Node {
+            children: (!children.is_empty()).then(|| node_indices(children)),
+            translation: Some(rest_locals[i].translation.to_array()),
+            ..named_node(bones[i].name.as_str())
+        });
     }
     let inverse_binds: Vec<Mat4> = order.iter().map(|&i| Mat4::from_translation(-rest_data[i].translation)).collect();
     let ibm = b.push_mat4(&inverse_binds);
     let skeleton_node = if tops.len() == 1 { node(tops[0]) } else { 0 };
-    let skin_index = b.add_skin(
-        Json::obj()
-            .with("name", "mannequin_skin")
-            .with("inverseBindMatrices", ibm)
-            .with("skeleton", skeleton_node)
-            .with("joints", (1..=bones.len()).collect::<Vec<_>>()),
-    );
-    b.add_node(Json::obj().with("name", "mannequin_mesh").with("mesh", mesh).with("skin", skin_index));
-    b.add_scene(Json::obj().with("name", c.top_node).with("nodes", vec![0usize]));
+    let skin_index = b.add_skin(mannequin_skin(ibm, skeleton_node, 1..=bones.len()));
+    b.add_node(json::Node {
+        mesh: Some(Index::new(mesh_index as u32)),
+        skin: Some(Index::new(skin_index as u32)),
+        ..named_node("mannequin_mesh")
+    });
+    b.add_scene(scene(c.top_node));
 
     let feet = ["foot_l", "foot_r"].map(|f| c.bone_name(f).unwrap_or_default());
     let mut sidecar = Vec::new();
@@ -297,23 +287,16 @@ pub fn generate_convention(c: &Convention) -> Result<ConventionAsset, IkError> {
                 push_channel(&mut samplers, &mut channels, input, output, node(i), "rotation");
             }
         }
-        let mut animation = Json::obj();
-        if let Some(name) = name {
-            animation.set("name", name);
+        let meta = c.sidecar.then(|| metadata(&clip, source, [feet[0].as_str(), feet[1].as_str()]));
+        b.add_animation(animation(name, channels, samplers, meta.as_ref()));
+        if let Some(meta) = meta {
+            sidecar.push((name.map_or(format!("animation_{k}"), str::to_string), meta));
         }
-        animation.set("channels", channels);
-        animation.set("samplers", samplers);
-        if c.sidecar {
-            let meta = metadata(&clip, source, [feet[0].as_str(), feet[1].as_str()]);
-            sidecar.push((name.map_or(format!("animation_{k}"), str::to_string), meta.clone()));
-            animation.set("extras", meta);
-        }
-        b.add_animation(animation);
         clip_names.push(name.map(str::to_string));
     }
     Ok(ConventionAsset {
         glb: b.to_glb(),
-        sidecar: c.sidecar.then(|| Json::Obj(sidecar).to_pretty_string() + "\n"),
+        sidecar: c.sidecar.then(|| crate::sidecar::to_text(&Ordered(sidecar))),
         joint_names: order.iter().map(|&i| bones[i].name.clone()).collect(),
         clip_names,
         vertex_count: data_body.positions.len(),
