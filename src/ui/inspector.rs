@@ -51,7 +51,11 @@ pub fn inspector_window(world: &mut World) {
                         });
                         ui.push_id("IkGizmos", |ui| {
                             ui.label(egui::RichText::new("IkGizmos").italics());
-                            ui_for_resource::<IkGizmos>(world, ui);
+                            world.resource_scope(|world, mut store: Mut<GizmoConfigStore>| {
+                                let (config, ik) = store.config_mut::<IkGizmos>();
+                                ui.checkbox(&mut config.enabled, "enabled");
+                                bevy_inspector_egui::bevy_inspector::ui_for_value(ik, ui, world);
+                            });
                         });
                         ui.push_id("IkGround", |ui| {
                             ui.label(egui::RichText::new("IkGround").italics());

@@ -81,10 +81,14 @@ fn ui_keys(keys: Res<ButtonInput<KeyCode>>, mut ui: ResMut<UiState>) {
     }
 }
 
-/// The gizmo switch drives bevy_ik's gizmo resource.
-fn apply_gizmos(ui: Res<UiState>, gizmos: Option<ResMut<IkGizmos>>) {
-    let Some(mut gizmos) = gizmos else { return };
-    if ui.is_changed() && (gizmos.chains != ui.gizmos || gizmos.feet != ui.gizmos) {
+/// The gizmo switch drives bevy_ik's gizmo config group.
+fn apply_gizmos(ui: Res<UiState>, store: Option<ResMut<GizmoConfigStore>>) {
+    let Some(mut store) = store else { return };
+    if !ui.is_changed() {
+        return;
+    }
+    let (_, gizmos) = store.config_mut::<IkGizmos>();
+    if gizmos.chains != ui.gizmos || gizmos.feet != ui.gizmos {
         gizmos.chains = ui.gizmos;
         gizmos.feet = ui.gizmos;
     }

@@ -1,5 +1,18 @@
 //! Debug drawing (feature `gizmos`): chains and their targets and poles, foot rays, hit normals
-//! and contact state per foot. Toggle parts with the [`IkGizmos`] resource.
+//! and contact state per foot, in their own gizmo config group [`IkGizmos`]: switch parts on and
+//! off, or change line width and depth bias for all of them, through Bevy's
+//! `GizmoConfigStore`.
+//!
+//! ```no_run
+//! # use bevy::prelude::*;
+//! # use bevy_ik::prelude::*;
+//! fn only_feet(mut store: ResMut<GizmoConfigStore>) {
+//!     let (config, ik) = store.config_mut::<IkGizmos>();
+//!     config.line.width = 3.0;
+//!     ik.chains = false;
+//! }
+//! # let _ = only_feet;
+//! ```
 
 use bevy::color::palettes::css;
 use bevy::prelude::*;
@@ -9,9 +22,9 @@ use crate::chain::{IkChain, IkChainState, Pole};
 use crate::feet::FootPlacerState;
 use crate::target::IkTarget;
 
-/// Which debug drawings are on. A resource; live-editable.
-#[derive(Resource, Reflect, Clone, Debug, PartialEq)]
-#[reflect(Resource)]
+/// bevy_ik's gizmo config group: which debug drawings are on (its `GizmoConfig` switches all
+/// of them and styles their lines). Live-editable.
+#[derive(GizmoConfigGroup, Reflect, Clone, Debug, PartialEq)]
 pub struct IkGizmos {
     /// Chains: solved joints, target, pole.
     pub chains: bool,
@@ -31,13 +44,17 @@ pub struct IkGizmosPlugin;
 
 impl Plugin for IkGizmosPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<IkGizmos>().register_type::<IkGizmos>().add_systems(
-            PostUpdate,
-            (draw_chains, draw_feet)
-                .after(TransformSystems::Propagate)
-                // Headless apps without Bevy's gizmo plugin simply draw nothing.
-                .run_if(resource_exists::<bevy::gizmos::config::GizmoConfigStore>),
-        );
+        app.register_type::<IkGizmos>();
+    }
+
+    /// The group is registered once every plugin is in, and only when Bevy's gizmo plugin is
+    /// one of them (headless apps without it simply draw nothing).
+    fn finish(&self, app: &mut App) {
+        if !app.world().contains_resource::<bevy::gizmos::config::GizmoConfigStore>() {
+            return;
+        }
+        app.init_gizmo_group::<IkGizmos>()
+            .add_systems(PostUpdate, (draw_chains, draw_feet).after(TransformSystems::Propagate));
     }
 }
 
@@ -51,37 +68,38 @@ fn target_position(target: &IkTarget, globals: &Query<&GlobalTransform>) -> Opti
 /// Draws each chain's solved joints (green when the target was reached, orange otherwise), its
 /// target and its pole.
 pub fn draw_chains(
-    show: Res<IkGizmos>,
     chains: Query<(&IkChain, &IkChainState, Option<&Pole>)>,
     globals: Query<&GlobalTransform>,
-    mut gizmos: Gizmos,
+    mut gizmos: Gizmos<IkGizmos>,
 ) {
-    if !show.chains {
+    if !gizmos.config_ext.chains {
         return;
     }
     for (chain, state, pole) in &chains {
         let color = if state.reached { css::LIME } else { css::ORANGE };
-        let joints: Vec<Vec3> = state.joint_positions().collect();
-        for pair in joints.windows(2) {
-            gizmos.line(pair[0], pair[1], color);
-        }
-        for joint in &joints {
-            gizmos.sphere(Isometry3d::from_translation(*joint), 0.015, color);
+        let mut previous = None;
+        for joint in state.joint_positions() {
+            if let Some(previous) = previous {
+                gizmos.line(previous, joint, color);
+            }
+            gizmos.sphere(Isometry3d::from_translation(joint), 0.015, color);
+            previous = Some(joint);
         }
         if let Some(target) = target_position(&chain.target, &globals) {
             gizmos.cross(Isometry3d::from_translation(target), 0.05, css::RED);
         }
-        if let (Some(pole), Some(mid)) = (pole.and_then(|p| target_position(&p.target, &globals)), joints.get(1)) {
+        let mid = state.joint_positions().nth(1);
+        if let (Some(pole), Some(mid)) = (pole.and_then(|p| target_position(&p.target, &globals)), mid) {
             gizmos.sphere(Isometry3d::from_translation(pole), 0.03, css::DEEP_SKY_BLUE);
-            gizmos.line(*mid, pole, css::DEEP_SKY_BLUE.with_alpha(0.4));
+            gizmos.line(mid, pole, css::DEEP_SKY_BLUE.with_alpha(0.4));
         }
     }
 }
 
 /// Draws each foot's ray and hit normal, and a marker at the toe: red when locked, yellow in
 /// contact, grey in swing.
-pub fn draw_feet(show: Res<IkGizmos>, placers: Query<&FootPlacerState>, mut gizmos: Gizmos) {
-    if !show.feet {
+pub fn draw_feet(placers: Query<&FootPlacerState>, mut gizmos: Gizmos<IkGizmos>) {
+    if !gizmos.config_ext.feet {
         return;
     }
     for state in &placers {
