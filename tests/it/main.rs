@@ -3,6 +3,7 @@
 
 mod chain;
 mod common;
+mod components;
 mod conventions;
 mod demo_characters;
 mod facing;

@@ -1,9 +1,9 @@
 //! Gathering bones from the Bevy hierarchy into a small [`ik_core`] pose, and writing back.
 //!
-//! A [`BoneSet`] holds the bones one IK component needs (its key bones plus every ancestor up to
-//! a stop entity, or to the top of the hierarchy), parents first. Each frame [`BoneSet::refresh`]
+//! A `BoneSet` holds the bones one IK component needs (its key bones plus every ancestor up to
+//! a stop entity, or to the top of the hierarchy), parents first. Each frame `BoneSet::refresh`
 //! re-reads their local `Transform`s — this frame's animated pose — and runs forward kinematics,
-//! so solvers never see last frame's `GlobalTransform`. [`BoneSet::write_back`] writes only the
+//! so solvers never see last frame's `GlobalTransform`. `BoneSet::write_back` writes only the
 //! locals that differ from what the `Transform` holds, so untouched bones keep their change ticks.
 //!
 //! IK is a correction on top of the animation, never fed back into itself: a bone whose
@@ -47,7 +47,7 @@ pub fn world_of(entity: Entity, hierarchy: &Hierarchy) -> Option<Xform> {
 /// entity: chains solved one after another under the same stop (a character's two legs, its
 /// two arms) compose it once. Valid only while no `Transform` changes (one solve pass).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct StopCache(Option<(Entity, Xform)>);
+pub(crate) struct StopCache(Option<(Entity, Xform)>);
 
 impl StopCache {
     /// [`world_of`], reusing the last answer when `entity` is the same.
@@ -65,7 +65,7 @@ impl StopCache {
 
 /// The bones one IK component works on, with scratch buffers reused every frame.
 #[derive(Clone, Debug, Default)]
-pub struct BoneSet {
+pub(crate) struct BoneSet {
     /// Bone entities, parents before children.
     pub entities: Vec<Entity>,
     /// Parent of each bone within the set (`None`: its parent is the stop entity, or it is a
@@ -79,7 +79,7 @@ pub struct BoneSet {
     pub keys: Vec<usize>,
     /// This frame's animated locals: the solver's input.
     pub read: Vec<Xform>,
-    /// Locals after solving: what [`BoneSet::write_back`] writes.
+    /// Locals after solving: what `BoneSet::write_back` writes.
     pub locals: Vec<Xform>,
     /// What each `Transform` held when read this frame.
     current: Vec<Xform>,
@@ -151,11 +151,6 @@ impl BoneSet {
         })
     }
 
-    /// Index of a bone entity in the set.
-    pub fn index_of(&self, entity: Entity) -> Option<usize> {
-        self.entities.iter().position(|e| *e == entity)
-    }
-
     /// Re-reads every local transform (this frame's animated pose) and runs forward kinematics.
     /// Errors when a bone was despawned or re-parented since the set was built.
     pub fn refresh(&mut self, hierarchy: &Hierarchy) -> Result<(), String> {
@@ -213,7 +208,7 @@ impl BoneSet {
     }
 
     /// Remembers the output locals as what IK leaves in the `Transform`s, for callers that
-    /// write them with [`BoneSet::pending`] instead of [`BoneSet::write_back`].
+    /// write them with [`BoneSet::pending`] instead of `BoneSet::write_back`.
     pub(crate) fn mark_written(&mut self) {
         for (written, local) in self.written.iter_mut().zip(&self.locals) {
             *written = Some(*local);

@@ -4,6 +4,8 @@
 //! longer chains use FABRIK or CCD, honouring [`JointLimit`] components on their bones and
 //! warm-starting from the previous frame's answer.
 
+use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 use ik_core::fabrik::{ChainJob, ChainScratch, WarmStart};
 use ik_core::limits::JointLimit as CoreLimit;
@@ -13,11 +15,11 @@ use crate::bones::{BoneSet, Hierarchy, StopCache, apply_correction, restore_afte
 use crate::chain_system::{ChainWorld, chain_entities, owns_all};
 use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultLatch, IkComponent, IkFault};
-pub use crate::limb::ChainOutput;
+pub(crate) use crate::limb::ChainOutput;
 use crate::limb::Limb;
 use crate::target::IkTarget;
 
-pub use crate::chain_system::solve_chains;
+pub(crate) use crate::chain_system::solve_chains;
 
 /// Which solver an [`IkChain`] uses.
 #[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -49,8 +51,10 @@ pub enum IkSolver {
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Default)]
 #[require(IkChainState, ChainOutput)]
+#[component(on_remove = chain_removed)]
 pub struct IkChain {
     /// Where the tip should go.
+    #[entities]
     pub target: IkTarget,
     /// Which solver bends the chain.
     pub solver: IkSolver,
@@ -58,6 +62,7 @@ pub struct IkChain {
     /// uses 2, and when [`IkChain::root`] is set).
     pub bones: usize,
     /// Explicit first joint of the chain (an ancestor of the tip); overrides `bones`.
+    #[entities]
     pub root: Option<Entity>,
     /// Blend from the animated pose (0) to the full solve (1).
     pub weight: f32,
@@ -100,11 +105,35 @@ impl IkChain {
     }
 }
 
+/// An [`IkChain`] taken off takes its state, output and bone marks with it (unless a chain
+/// is put back on the same entity in the same batch of commands).
+fn chain_removed(mut world: DeferredWorld, context: HookContext) {
+    let tip = context.entity;
+    let bones: Vec<Entity> =
+        world.get::<IkChainState>(tip).map(|s| s.written_bones().map(|(_, bone)| bone).collect()).unwrap_or_default();
+    world.commands().queue(move |world: &mut World| {
+        if world.get::<IkChain>(tip).is_some() {
+            return;
+        }
+        for bone in bones {
+            if world.get::<ChainBone>(bone).is_some_and(|mark| mark.owner == tip)
+                && let Ok(mut bone) = world.get_entity_mut(bone)
+            {
+                bone.remove::<ChainBone>();
+            }
+        }
+        if let Ok(mut entity) = world.get_entity_mut(tip) {
+            entity.remove::<(IkChainState, ChainOutput)>();
+        }
+    });
+}
+
 /// Put next to an [`IkChain`]: the middle joint (elbow, knee) bends toward this point.
 #[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
 #[reflect(Component, Default)]
 pub struct Pole {
     /// The point (or entity) the middle joint bends toward.
+    #[entities]
     pub target: IkTarget,
 }
 
@@ -202,7 +231,7 @@ pub struct IkChainState {
     pub(crate) ownership: Ownership,
 }
 
-/// Whether a chain's bones carry its [`ChainBone`] marks, so the parallel pass writes them.
+/// Whether a chain's bones carry its `ChainBone` marks, so the parallel pass writes them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Ownership {
     /// Not checked since the bone set was (re)built or marks were last requested.
@@ -215,23 +244,23 @@ pub(crate) enum Ownership {
 }
 
 /// On a bone an [`IkChain`] writes: the chain (its tip entity) and the bone's slot in the
-/// chain's bone set. [`solve_chains`] writes every marked bone in one pass over the marked
+/// chain's bone set. `solve_chains` writes every marked bone in one pass over the marked
 /// bones (parallel from 6 000 chains), each pulling its new local from its chain's
-/// [`ChainOutput`] or state, instead of a serial pass over the chains. Inserted by a system in
+/// `ChainOutput` or state, instead of a serial pass over the chains. Inserted by a system in
 /// `First` (`mark_chain_bones`); a bone two chains write stays marked for the first, and the
 /// other chain's writes go through the serial pass.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChainBone {
+pub(crate) struct ChainBone {
     pub(crate) owner: Entity,
     pub(crate) slot: u32,
 }
 
-/// Marks [`solve_chains`] asked for, inserted by `mark_chain_bones` before the next frame's
+/// Marks `solve_chains` asked for, inserted by `mark_chain_bones` before the next frame's
 /// solve (so `solve_chains` itself defers nothing and needs no sync point).
 #[derive(Resource, Default, Debug)]
-pub struct PendingChainMarks(pub(crate) Vec<(Entity, ChainBone)>);
+pub(crate) struct PendingChainMarks(pub(crate) Vec<(Entity, ChainBone)>);
 
-/// Inserts the [`ChainBone`] marks asked for last frame (runs only when there are some).
+/// Inserts the `ChainBone` marks asked for last frame (runs only when there are some).
 pub(crate) fn mark_chain_bones(mut pending: ResMut<PendingChainMarks>, mut commands: Commands) {
     for (bone, mark) in pending.0.drain(..) {
         if let Ok(mut entity) = commands.get_entity(bone) {
@@ -240,7 +269,7 @@ pub(crate) fn mark_chain_bones(mut pending: ResMut<PendingChainMarks>, mut comma
     }
 }
 
-/// Whether there are [`ChainBone`] marks to insert.
+/// Whether there are `ChainBone` marks to insert.
 pub(crate) fn chain_marks_pending(pending: Res<PendingChainMarks>) -> bool {
     !pending.0.is_empty()
 }
@@ -265,7 +294,7 @@ impl IkChainState {
         }
     }
 
-    /// Hands this frame's writes of a two-bone chain to its [`ChainOutput`].
+    /// Hands this frame's writes of a two-bone chain to its `ChainOutput`.
     pub(crate) fn fill_output(&self, output: &mut ChainOutput) {
         output.set(self.parts().0, self.dirty && self.ownership == Ownership::Owned);
     }

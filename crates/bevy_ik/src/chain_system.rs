@@ -1,6 +1,6 @@
-//! The [`solve_chains`] system: per [`IkChain`], gather its joints fresh from this frame's
+//! The `solve_chains` system: per [`IkChain`], gather its joints fresh from this frame's
 //! locals, run the chain's solver (two-bone, FABRIK or CCD) and write the changed local
-//! rotations back — in parallel over bones marked with their chain ([`ChainBone`]) where it can.
+//! rotations back — in parallel over bones marked with their chain (`ChainBone`) where it can.
 
 use bevy::prelude::*;
 use bevy::utils::Parallel;
@@ -73,12 +73,12 @@ pub(crate) fn owns_all(
 }
 
 /// Solves every [`IkChain`] (in parallel when [`IkSettings::parallel`]) and writes the changed
-/// local rotations back: bones marked with their chain ([`ChainBone`]) in one parallel pass
+/// local rotations back: bones marked with their chain (`ChainBone`) in one parallel pass
 /// over the marked bones, the rest (a chain's first frame, bones two chains write) serially.
 /// With fewer than 256 chains everything runs on the system's own thread, and with fewer than
 /// 6 000 the marked bones are written there.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
-pub fn solve_chains(
+pub(crate) fn solve_chains(
     settings: Res<IkSettings>,
     mut chains: ParamSet<(
         Query<(Entity, &IkChain, Option<&Pole>, Option<&IkFade>, &mut IkChainState, &mut ChainOutput)>,

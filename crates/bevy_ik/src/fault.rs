@@ -108,7 +108,7 @@ pub(crate) enum FaultNotice {
 pub(crate) type FaultNotices = Parallel<Vec<FaultNotice>>;
 
 /// A solving system's fault changes: gathered on any thread during its solve
-/// ([`FaultSender::notices`]), then sent as [`IkFaulted`] / [`IkRecovered`] messages.
+/// (`FaultSender::notices`), then sent as [`IkFaulted`] / [`IkRecovered`] messages.
 #[derive(SystemParam)]
 pub struct FaultSender<'w, 's> {
     notices: Local<'s, FaultNotices>,

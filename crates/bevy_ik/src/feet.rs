@@ -3,6 +3,9 @@
 //! slope; [`FootLock`] pins toes to the floor during contacts. Maths in
 //! [`ik_core::foot_placement`], [`ik_core::foot_lock`] and [`ik_core::leg`].
 
+use bevy::ecs::entity::MapEntities;
+use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 use ik_core::foot_lock::{FootLockSettings, FootLockState};
 use ik_core::foot_placement::{FootPlacementSettings, FootPlacementState, FootReport, FootRig, KneePole};
@@ -13,15 +16,19 @@ use crate::fault::FaultLatch;
 pub use crate::feet_system::place_feet;
 
 /// One leg's bones, and (optionally) its flat-standing rest measurements.
-#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[derive(Reflect, MapEntities, Clone, Copy, Debug, PartialEq)]
 pub struct LegBones {
     /// Thigh bone (hip joint).
+    #[entities]
     pub hip: Entity,
     /// Shin bone (knee joint).
+    #[entities]
     pub knee: Entity,
     /// Foot bone (ankle joint).
+    #[entities]
     pub ankle: Entity,
     /// Ball-of-foot bone, if the rig has one (used for contacts and locking).
+    #[entities]
     pub toe: Option<Entity>,
     /// Rest measurements (ankle/toe height standing flat, the ankle's local up axis, heel and
     /// toe-tip points). `None` captures them on the first frame, assuming the character then
@@ -80,10 +87,13 @@ pub struct LegRest {
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Default)]
 #[require(FootPlacerState)]
+#[component(on_remove = placer_removed)]
 pub struct FootPlacer {
     /// The pelvis (hips) bone: its translation carries the pelvis drop.
+    #[entities]
     pub pelvis: Entity,
     /// The legs (usually left then right).
+    #[entities]
     pub legs: Vec<LegBones>,
     /// Ray lengths, step limits, springs, soft extension and the knee pole.
     pub settings: FootPlacementSettings,
@@ -107,6 +117,19 @@ impl FootPlacer {
             weight: 1.0,
         }
     }
+}
+
+/// A [`FootPlacer`] taken off takes its state with it (unless one is put back in the same
+/// batch of commands).
+fn placer_removed(mut world: DeferredWorld, context: HookContext) {
+    let root = context.entity;
+    world.commands().queue(move |world: &mut World| {
+        if world.get::<FootPlacer>(root).is_none()
+            && let Ok(mut entity) = world.get_entity_mut(root)
+        {
+            entity.remove::<FootPlacerState>();
+        }
+    });
 }
 
 /// Where a [`FootLock`] learns that a foot is in contact.

@@ -6,7 +6,7 @@
 //! character root or a control bone) is an *external foot*: ik_core moves the foot with the
 //! shin's end and changes its local translation too ([`FootReport::ankle_translated`]); the
 //! bone set holds the foot's own parent chain (every ancestor of a key below the root), and
-//! [`BoneSet::write_back`] writes translations and rotations of every changed local.
+//! `BoneSet::write_back` writes translations and rotations of every changed local.
 
 use bevy::prelude::*;
 use ik_core::foot_lock::FootLockState;

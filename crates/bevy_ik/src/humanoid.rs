@@ -18,6 +18,7 @@
 //! and the map syntax on failure (logged, [`RigFailed`] inserted and a [`HumanoidRigFailed`]
 //! event).
 
+use bevy::ecs::entity::{EntityMapper, MapEntities};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use ik_core::foot_placement::KneePole;
@@ -69,9 +70,11 @@ pub struct HumanoidIk {
     /// Which naming scheme to match.
     pub profile: RigChoice,
     /// What the head looks at (no [`LookAtSpread`] when `None`).
+    #[entities]
     pub look_target: Option<IkTarget>,
     /// What the right hand reaches for (no arm chain when `None`). The reach starts faded out:
     /// set the arm's [`IkFade::active`] to reach.
+    #[entities]
     pub hand_target: Option<IkTarget>,
     /// Add a [`FootLock`] to the foot placer.
     pub foot_lock: bool,
@@ -93,6 +96,7 @@ impl Default for HumanoidIk {
 
 /// Inserted when [`HumanoidIk`] rigged the character: the bone of every role.
 #[derive(Component, Clone, Debug)]
+#[component(map_entities)]
 pub struct RiggedHumanoid {
     /// The detected rig.
     pub rig: HumanoidRig<Entity>,
@@ -105,6 +109,14 @@ pub struct RiggedHumanoid {
     pub reaching_hand: Option<Entity>,
     /// The elbow pole entity spawned for the reaching arm.
     pub pole: Option<Entity>,
+}
+
+impl MapEntities for RiggedHumanoid {
+    fn map_entities<E: EntityMapper>(&mut self, mapper: &mut E) {
+        self.rig.for_each_handle_mut(|bone| *bone = mapper.get_mapped(*bone));
+        self.reaching_hand.map_entities(mapper);
+        self.pole.map_entities(mapper);
+    }
 }
 
 /// Inserted when [`HumanoidIk`] could not rig the character.
@@ -145,7 +157,7 @@ pub struct HumanoidRigFailed {
     pub message: String,
 }
 
-/// Asks [`rig_humanoids`] to (re)try this character (required by [`HumanoidIk`]; inserted
+/// Asks `rig_humanoids` to (re)try this character (required by [`HumanoidIk`]; inserted
 /// again when its scene is ready, its bones were replaced or a failed rig's bones changed).
 #[derive(Component, Default)]
 pub(crate) struct RigPending;
@@ -292,7 +304,7 @@ pub(crate) fn rig_humanoids(
     }
 }
 
-/// Takes a rig down when its bones are gone (a respawned scene) so [`rig_humanoids`] makes it
+/// Takes a rig down when its bones are gone (a respawned scene) so `rig_humanoids` makes it
 /// again from the new bones, and lets a failed rig be retried once the hierarchy changes.
 pub(crate) fn watch_rigs(
     mut commands: Commands,

@@ -34,6 +34,8 @@
 //! animated, logs one warning (not one per frame) and triggers one [`fault::IkFaulted`] entity
 //! event on the component's entity until the problem goes away ([`fault::IkRecovered`]).
 
+#![warn(missing_docs)]
+
 pub mod bones;
 pub mod chain;
 mod chain_system;

@@ -1,6 +1,6 @@
 //! The inline state of a two-bone [`IkChain`](crate::chain::IkChain) — its three joints, this
 //! frame's animated locals, the solved locals and what IK wrote last frame — and the compact
-//! [`ChainOutput`] the pass over the marked bones reads.
+//! `ChainOutput` the pass over the marked bones reads.
 
 use bevy::prelude::*;
 use ik_core::Xform;
@@ -143,14 +143,14 @@ impl Limb {
 }
 
 /// What a two-bone chain writes this frame, kept next to its [`IkChainState`]: filled by the
-/// solve, read by the pass over the marked bones ([`ChainBone`]), which so reads ~100 bytes of
+/// solve, read by the pass over the marked bones (`ChainBone`), which so reads ~100 bytes of
 /// the chain instead of its whole state (a random access per bone: at 10 000 characters, cache
 /// misses dominate that pass).
 ///
 /// [`IkChainState`]: crate::chain::IkChainState
-/// [`ChainBone`]: crate::chain::ChainBone
+/// `ChainBone`: crate::chain::ChainBone
 #[derive(Component, Clone, Debug)]
-pub struct ChainOutput {
+pub(crate) struct ChainOutput {
     /// Whether the chain is a two-bone chain (otherwise the pass reads its state).
     pub(crate) limb: bool,
     /// Whether the chain solved this frame and owns the bones it writes.

@@ -1,6 +1,9 @@
 //! [`LookAtSpread`]: a head that turns toward a target with the turn spread down the spine,
 //! each joint taking its share up to its own limit (maths in [`ik_core::look_at`]).
 
+use bevy::ecs::entity::MapEntities;
+use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::look_at::{LookAtJob, LookAtTarget, local_forward_axis};
@@ -13,9 +16,10 @@ use crate::target::IkTarget;
 
 /// One joint of a [`LookAtSpread`]: its bone, and its share of the turn and limit (ik_core's
 /// [`ik_core::look_at::LookAtJoint`]).
-#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[derive(Reflect, MapEntities, Clone, Copy, Debug, PartialEq)]
 pub struct LookAtJoint {
     /// The bone entity.
+    #[entities]
     pub bone: Entity,
     /// Share of the turn (relative to the other joints' shares) and the most it turns.
     pub spread: ik_core::look_at::LookAtJoint,
@@ -46,10 +50,13 @@ impl LookAtJoint {
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Default)]
 #[require(LookAtState)]
+#[component(on_remove = spread_removed)]
 pub struct LookAtSpread {
     /// Joints, root first; the last one looks.
+    #[entities]
     pub joints: Vec<LookAtJoint>,
     /// What to look at.
+    #[entities]
     pub target: IkTarget,
     /// The head's forward axis in its own local frame. `Vec3::ZERO` captures it on the first
     /// frame as `character_forward` seen from the head (add the component while the character
@@ -92,6 +99,19 @@ impl LookAtSpread {
             ..Default::default()
         }
     }
+}
+
+/// A [`LookAtSpread`] taken off takes its state with it (unless one is put back in the same
+/// batch of commands).
+fn spread_removed(mut world: DeferredWorld, context: HookContext) {
+    let root = context.entity;
+    world.commands().queue(move |world: &mut World| {
+        if world.get::<LookAtSpread>(root).is_none()
+            && let Ok(mut entity) = world.get_entity_mut(root)
+        {
+            entity.remove::<LookAtState>();
+        }
+    });
 }
 
 /// What a [`LookAtSpread`] keeps between frames and reports.

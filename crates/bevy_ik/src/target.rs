@@ -1,5 +1,6 @@
 //! Targets: a world position or an entity to follow.
 
+use bevy::ecs::entity::MapEntities;
 use bevy::prelude::*;
 
 use crate::bones::{Hierarchy, world_of};
@@ -8,12 +9,12 @@ use crate::fault::IkFault;
 /// Where something should go: a fixed world position, or an entity whose world position is
 /// read fresh each frame (from this frame's local transforms, so a target moved in `Update`
 /// is honoured the same frame).
-#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[derive(Reflect, MapEntities, Clone, Copy, Debug, PartialEq)]
 pub enum IkTarget {
     /// A point in world space.
     Position(Vec3),
     /// An entity's world position.
-    Entity(Entity),
+    Entity(#[entities] Entity),
 }
 
 impl Default for IkTarget {

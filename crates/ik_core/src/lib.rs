@@ -30,6 +30,8 @@
 //! - [`gait`]: a procedural biped walk cycle (clip authoring and tests).
 //! - [`slide_removal`]: offline foot-slide removal over a whole clip.
 
+#![warn(missing_docs)]
+
 pub mod ccd;
 pub mod contact;
 pub mod error;

@@ -309,6 +309,41 @@ pub struct HumanoidRig<T> {
     pub legs: [LegBones<T>; 2],
 }
 
+impl<T> HumanoidRig<T> {
+    /// Visits every bone handle of the rig (to remap them, e.g. entities of a cloned scene).
+    ///
+    /// ```
+    /// # use ik_core::rig::{ArmBones, HumanoidRig, LegBones};
+    /// let arm = |b| ArmBones { clavicle: None, upper: b, lower: b + 1, hand: b + 2 };
+    /// let leg = |b| LegBones { thigh: b, calf: b + 1, foot: b + 2, ball: Some(b + 3) };
+    /// let mut rig = HumanoidRig {
+    ///     profile: "test".into(),
+    ///     pelvis: 0,
+    ///     spine: vec![1],
+    ///     neck: None,
+    ///     head: 2,
+    ///     arms: [arm(10), arm(20)],
+    ///     legs: [leg(30), leg(40)],
+    /// };
+    /// rig.for_each_handle_mut(|h| *h += 100);
+    /// assert_eq!((rig.pelvis, rig.arms[1].hand, rig.legs[0].ball), (100, 122, Some(133)));
+    /// ```
+    pub fn for_each_handle_mut(&mut self, mut visit: impl FnMut(&mut T)) {
+        visit(&mut self.pelvis);
+        self.spine.iter_mut().for_each(&mut visit);
+        self.neck.iter_mut().for_each(&mut visit);
+        visit(&mut self.head);
+        for arm in &mut self.arms {
+            arm.clavicle.iter_mut().for_each(&mut visit);
+            [&mut arm.upper, &mut arm.lower, &mut arm.hand].into_iter().for_each(&mut visit);
+        }
+        for leg in &mut self.legs {
+            [&mut leg.thigh, &mut leg.calf, &mut leg.foot].into_iter().for_each(&mut visit);
+            leg.ball.iter_mut().for_each(&mut visit);
+        }
+    }
+}
+
 /// No profile matched every required role.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RigMatchError {
