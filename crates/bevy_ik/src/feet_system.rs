@@ -20,7 +20,7 @@ use crate::bones::{BoneSet, Hierarchy, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultSender, IkComponent, IkFault};
 use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
-use crate::ground::{GroundProbe, IkGround};
+use crate::ground::{GroundProbe, GroundRays};
 
 /// Horizontal length of a vector (model space, +Y up).
 pub(crate) fn horizontal(v: Vec3) -> f32 {
@@ -37,8 +37,7 @@ pub(crate) const TIP_AHEAD: f32 = 0.55;
 pub fn place_feet(
     settings: Res<IkSettings>,
     time: Res<Time>,
-    ground: Res<IkGround>,
-    #[cfg(feature = "rapier")] rapier: bevy_rapier3d::plugin::ReadRapierContext,
+    ground: GroundRays,
     mut placers: Query<(Entity, &FootPlacer, Option<&FootLock>, Option<&IkFade>, &mut FootPlacerState)>,
     mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>)>,
     mut faults: FaultSender,
@@ -47,15 +46,7 @@ pub fn place_feet(
         return;
     }
     let dt = time.delta_secs();
-    // Only look the rapier context up for rapier ground: without one, the failed lookup builds
-    // an error (with a backtrace) every frame, several µs.
-    #[cfg(feature = "rapier")]
-    let context = if matches!(*ground, IkGround::Rapier) { rapier.single().ok() } else { None };
-    let probe = GroundProbe::new(
-        &ground,
-        #[cfg(feature = "rapier")]
-        context.as_ref(),
-    );
+    let probe = ground.probe();
     {
         let hierarchy = transforms.p0();
         let notices = faults.notices();
@@ -338,7 +329,7 @@ mod tests {
     use super::*;
     use crate::IkPlugin;
     use crate::feet::LegBones;
-    use crate::ground::GroundPlane;
+    use crate::ground::{GroundPlane, IkGround};
 
     const THIGH: f32 = 0.44;
     const SHIN: f32 = 0.40;

@@ -22,7 +22,8 @@
 //! All systems run in [`PostUpdate`] inside the public [`IkSystems`] sets, after Bevy's
 //! `AnimationSystems` (so this frame's animated pose is what gets corrected) and before
 //! `TransformSystems::Propagate` (so the correction is visible this frame). With the `rapier`
-//! feature they also run after rapier's writeback, so ground traces see this frame's physics.
+//! feature they also run after rapier's writeback, so ground traces see this frame's physics
+//! (Avian, feature `avian`, steps in `FixedPostUpdate`, which is always done by then).
 //!
 //! Each system gathers the bones it needs **fresh from this frame's local `Transform`s**,
 //! calls [`ik_core`] (all maths lives there), and writes back **local rotations only** (plus the
@@ -66,7 +67,7 @@ pub mod prelude {
     pub use crate::feet::{ContactSource, FootLock, FootPlacer, FootPlacerState, FootStatus, LegBones, LegRest};
     #[cfg(feature = "gizmos")]
     pub use crate::gizmos::IkGizmos;
-    pub use crate::ground::{GroundPlane, IkGround};
+    pub use crate::ground::{GroundPlane, IkGround, IkGroundFilter};
     pub use crate::humanoid::{
         HumanoidBones, HumanoidIk, HumanoidRigFailed, HumanoidRigged, RigChoice, RigFailed, RiggedHumanoid,
     };
@@ -123,7 +124,6 @@ pub struct IkPlugin {
 impl Plugin for IkPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(self.settings.clone())
-            .init_resource::<ground::IkGround>()
             .register_type::<IkSettings>()
             .register_type::<target::IkTarget>()
             .register_type::<chain::IkChain>()
@@ -142,11 +142,10 @@ impl Plugin for IkPlugin {
             .register_type::<feet::FootPlacerState>()
             .register_type::<feet::FootStatus>()
             .register_type::<chain::IkChainState>()
-            .register_type::<ground::IkGround>()
-            .register_type::<ground::GroundPlane>()
             .register_type::<humanoid::HumanoidIk>()
             .register_type::<humanoid::RigChoice>()
             .register_type::<humanoid::RigFailed>();
+        ground::build(app);
 
         app.configure_sets(
             PostUpdate,
