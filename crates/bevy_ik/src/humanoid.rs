@@ -38,7 +38,7 @@ type SceneHolder = bevy::world_serialization::WorldAssetRoot;
 /// frame until they appear.
 #[cfg(not(feature = "scene"))]
 #[derive(Component)]
-struct SceneHolder;
+pub(crate) struct SceneHolder;
 
 /// Which naming scheme to match bones with.
 #[derive(Reflect, Clone, Debug, Default, PartialEq)]
