@@ -6,6 +6,7 @@ mod common;
 mod conventions;
 mod demo_characters;
 mod feet;
+mod feet_avian;
 mod lifecycle;
 mod look_at;
 mod mannequin;
