@@ -1,5 +1,8 @@
-//! A biped standing across a 15 cm step made of real rapier colliders: after physics and IK run
-//! in the same app, both feet rest on their surfaces and the pelvis has dropped by the step.
+//! A biped standing across a 15 cm step and on ramps made of real rapier colliders: after physics
+//! and IK run in the same app, both feet rest on their surfaces and the pelvis has dropped by the
+//! step; a ground filter keeps excluded colliders and other collision groups out of the foot
+//! rays; with several rapier contexts the default or the named one is used. The scenes are
+//! generic over the physics engine ([`Physics`]) and run on Avian too (`feet_avian.rs`).
 
 use bevy::prelude::*;
 use bevy_ik::prelude::*;
@@ -38,44 +41,298 @@ pub fn spawn_biped(world: &mut World, at: Vec3) -> Biped {
     Biped { root, pelvis, ankles: [legs[0].2, legs[1].2], balls: [legs[0].3, legs[1].3] }
 }
 
-/// An app with rapier physics, a 15 cm step made of two colliders — upper level (x > 0) at
-/// y = 0, lower level (x < 0) at y = −0.15, the edge along z — and a biped standing across it.
-fn biped_across_a_rapier_step() -> (App, Biped) {
+/// A physics engine the ground scenes are built in, so rapier and Avian run the same scenarios
+/// (the Avian one is in `feet_avian.rs`).
+pub trait Physics {
+    /// Its name, for the printed figures.
+    const NAME: &'static str;
+    /// Adds the engine's plugins and points [`IkGround`] at it.
+    fn add_to(app: &mut App);
+    /// Spawns a fixed box collider with half extents `half`, placed by `at`.
+    fn spawn_box(world: &mut World, half: Vec3, at: Transform) -> Entity;
+    /// Spawns a fixed rigid body at `at` whose only collider, a box with half extents `half`, is
+    /// a child entity; returns `(body, collider)`.
+    fn spawn_body_with_child_box(world: &mut World, half: Vec3, at: Transform) -> (Entity, Entity);
+    /// Puts a collider in the collision groups `groups` (bits; it still collides with all).
+    fn set_groups(world: &mut World, collider: Entity, groups: u32);
+}
+
+/// bevy_rapier3d.
+pub struct Rapier;
+
+impl Physics for Rapier {
+    const NAME: &'static str = "rapier";
+
+    fn add_to(app: &mut App) {
+        app.add_plugins(RapierPhysicsPlugin::<NoUserData>::default());
+        app.insert_resource(IkGround::Rapier);
+    }
+
+    fn spawn_box(world: &mut World, half: Vec3, at: Transform) -> Entity {
+        world.spawn((Collider::cuboid(half.x, half.y, half.z), at)).id()
+    }
+
+    fn spawn_body_with_child_box(world: &mut World, half: Vec3, at: Transform) -> (Entity, Entity) {
+        let body = world.spawn((RigidBody::Fixed, at)).id();
+        let collider = world.spawn((Collider::cuboid(half.x, half.y, half.z), Transform::IDENTITY, ChildOf(body))).id();
+        (body, collider)
+    }
+
+    fn set_groups(world: &mut World, collider: Entity, groups: u32) {
+        world.entity_mut(collider).insert(CollisionGroups::new(Group::from_bits_truncate(groups), Group::ALL));
+    }
+}
+
+/// What a ground scene measured after 90 frames (1.5 s), per foot `[left, right]`.
+#[derive(Debug, Clone, Copy)]
+pub struct Figures {
+    /// Sole height (ankle − its 8 cm), world, m.
+    pub sole: [f32; 2],
+    /// Ball height, world, m.
+    pub ball: [f32; 2],
+    /// Where the ball is, world.
+    pub ball_at: [Vec3; 2],
+    /// Pelvis height change, m.
+    pub pelvis_drop: f32,
+    /// Per foot: ray hit, float before and after placement, ground normal.
+    pub feet: [FootStatus; 2],
+    /// Faults counted by the placer.
+    pub warnings: u32,
+}
+
+impl Figures {
+    /// Prints the figures under a label.
+    pub fn print(&self, label: &str) {
+        for side in 0..2 {
+            let f = &self.feet[side];
+            println!(
+                "{label} foot {side}: sole {:.4} m, ball {:.4} m, float before {:.4} m, after {:.4} m, normal {:.3}, hit {}",
+                self.sole[side], self.ball[side], f.float_before, f.float_after, f.ground_normal, f.hit
+            );
+        }
+        println!("{label} pelvis drop {:.4} m, warnings {}", self.pelvis_drop, self.warnings);
+    }
+
+    /// The largest difference to `other` over every height, float and normal (m, or cosine gap).
+    pub fn largest_difference(&self, other: &Figures) -> f32 {
+        let mut worst = (self.pelvis_drop - other.pelvis_drop).abs();
+        for side in 0..2 {
+            let (a, b) = (&self.feet[side], &other.feet[side]);
+            worst = worst
+                .max((self.sole[side] - other.sole[side]).abs())
+                .max((self.ball[side] - other.ball[side]).abs())
+                .max((a.float_before - b.float_before).abs())
+                .max((a.float_after - b.float_after).abs())
+                .max((a.ground_normal - b.ground_normal).length());
+        }
+        worst
+    }
+}
+
+/// Runs `app` for 90 frames (1.5 s) and measures the biped.
+pub fn measure(app: &mut App, biped: &Biped) -> Figures {
+    for _ in 0..90 {
+        app.update();
+    }
+    let sole = biped.ankles.map(|a| world_translation(app, a).y - ANKLE_HEIGHT);
+    let ball_at = biped.balls.map(|b| world_translation(app, b));
+    let pelvis_drop = world_translation(app, biped.pelvis).y - PELVIS_HEIGHT;
+    let state = app.world().get::<FootPlacerState>(biped.root).expect("the biped has a FootPlacerState");
+    let feet = [state.feet[0], state.feet[1]];
+    Figures { sole, ball: ball_at.map(|b| b.y), ball_at, pelvis_drop, feet, warnings: state.warnings }
+}
+
+/// An app with physics `P`, a 15 cm step made of two colliders — upper level (x > 0) at y = 0,
+/// lower level (x < 0) at y = −0.15, the edge along z — and a biped standing across it.
+pub fn biped_across_a_step<P: Physics>() -> (App, Biped) {
     let mut app = headless_app();
-    app.add_plugins(RapierPhysicsPlugin::<NoUserData>::default());
+    P::add_to(&mut app);
     let world = app.world_mut();
-    world.spawn((Collider::cuboid(1.0, 0.5, 2.0), Transform::from_xyz(1.0, -0.5, 0.0)));
-    world.spawn((Collider::cuboid(1.0, 0.5, 2.0), Transform::from_xyz(-1.0, -0.65, 0.0)));
+    P::spawn_box(world, Vec3::new(1.0, 0.5, 2.0), Transform::from_xyz(1.0, -0.5, 0.0));
+    P::spawn_box(world, Vec3::new(1.0, 0.5, 2.0), Transform::from_xyz(-1.0, -0.65, 0.0));
     let biped = spawn_biped(world, Vec3::ZERO);
     (app, biped)
 }
 
+/// The 15 cm step scene, measured.
+pub fn step_figures<P: Physics>() -> Figures {
+    let (mut app, biped) = biped_across_a_step::<P>();
+    let figures = measure(&mut app, &biped);
+    figures.print(&format!("{} step", P::NAME));
+    figures
+}
+
+/// The bars of the step scene: both feet (sole and ball) within 1 cm of their level, the pelvis
+/// 15 cm lower (±1 cm), both rays hit, no fault.
+pub fn assert_step_bars(f: &Figures) {
+    for (side, ground) in [0.0, -0.15].into_iter().enumerate() {
+        assert!((f.sole[side] - ground).abs() < 0.01, "foot {side}: sole at {}, ground at {ground}", f.sole[side]);
+        assert!((f.ball[side] - ground).abs() < 0.01, "foot {side}: ball at {}, ground at {ground}", f.ball[side]);
+        assert!(
+            f.feet[side].float_after.abs() < 0.01,
+            "foot {side}: floats {} m after placement",
+            f.feet[side].float_after
+        );
+    }
+    assert!((f.pelvis_drop + 0.15).abs() < 0.01, "pelvis moved {} m, expected about -0.15", f.pelvis_drop);
+    assert!(f.feet.iter().all(|f| f.hit), "both rays hit the colliders");
+    assert_eq!(f.warnings, 0);
+}
+
+/// A ramp of `degrees` rising toward +Z whose surface passes through the origin, under a biped
+/// standing at the origin, measured.
+pub fn ramp_figures<P: Physics>(degrees: f32) -> Figures {
+    let mut app = headless_app();
+    P::add_to(&mut app);
+    let tilt = Quat::from_rotation_x(-degrees.to_radians());
+    let normal = tilt * Vec3::Y;
+    let world = app.world_mut();
+    P::spawn_box(world, Vec3::new(1.0, 0.5, 3.0), Transform::from_translation(-0.5 * normal).with_rotation(tilt));
+    let biped = spawn_biped(world, Vec3::ZERO);
+    let figures = measure(&mut app, &biped);
+    figures.print(&format!("{} {degrees}° ramp", P::NAME));
+    figures
+}
+
+/// The bars of a ramp scene: both balls within 1 cm of the ramp's surface, sole float and
+/// penetration under 1 cm, and the ground normal the ramp's within 1°.
+pub fn assert_ramp_bars(f: &Figures, degrees: f32) {
+    let slope = degrees.to_radians().tan();
+    let normal = Quat::from_rotation_x(-degrees.to_radians()) * Vec3::Y;
+    for side in 0..2 {
+        let surface = f.ball_at[side].z * slope;
+        let foot = &f.feet[side];
+        assert!(foot.hit, "foot {side}: the ray hits the ramp");
+        assert!((f.ball[side] - surface).abs() < 0.01, "foot {side}: ball at {}, ramp at {surface}", f.ball[side]);
+        assert!(foot.float_after.abs() < 0.01, "foot {side}: floats {} m after placement", foot.float_after);
+        let angle = foot.ground_normal.angle_between(normal).to_degrees();
+        assert!(angle < 1.0, "foot {side}: ground normal {} is {angle}° off the ramp's", foot.ground_normal);
+    }
+    assert_eq!(f.warnings, 0);
+}
+
+/// How a collider between the feet and the floor is kept out of the foot rays.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Ignore {
+    /// Not at all: the feet stand on it.
+    Nothing,
+    /// The collider is in `IkGroundFilter::exclude`.
+    ExcludedCollider,
+    /// Its rigid body (the collider is a child entity) is in `IkGroundFilter::exclude`.
+    ExcludedBody,
+    /// It is in collision group 2, the filter hits group 1 only.
+    OutsideGroups,
+}
+
+/// A floor at −15 cm and, above it under both feet, a 10 cm thick slab with its top at 0 (a
+/// carried crate, a bone's own collider), kept out of the rays as `ignore` says; returns the
+/// measured figures.
+pub fn slab_figures<P: Physics>(ignore: Ignore) -> Figures {
+    let mut app = headless_app();
+    P::add_to(&mut app);
+    let world = app.world_mut();
+    P::spawn_box(world, Vec3::new(2.0, 0.5, 2.0), Transform::from_xyz(0.0, -0.65, 0.0));
+    let (body, slab) = match ignore {
+        Ignore::ExcludedBody => {
+            P::spawn_body_with_child_box(world, Vec3::new(0.5, 0.05, 0.5), Transform::from_xyz(0.0, -0.05, 0.0))
+        }
+        _ => {
+            let slab = P::spawn_box(world, Vec3::new(0.5, 0.05, 0.5), Transform::from_xyz(0.0, -0.05, 0.0));
+            (slab, slab)
+        }
+    };
+    let biped = spawn_biped(world, Vec3::ZERO);
+    let filter = match ignore {
+        Ignore::Nothing => None,
+        Ignore::ExcludedCollider => Some(IkGroundFilter::default().excluding([slab])),
+        Ignore::ExcludedBody => Some(IkGroundFilter::default().excluding([body])),
+        Ignore::OutsideGroups => {
+            P::set_groups(world, slab, 0b10);
+            Some(IkGroundFilter::default().with_hit_groups(0b01))
+        }
+    };
+    if let Some(filter) = filter {
+        world.entity_mut(biped.root).insert(filter);
+    }
+    let figures = measure(&mut app, &biped);
+    figures.print(&format!("{} slab, {ignore:?} ignored", P::NAME));
+    figures
+}
+
+/// Both feet stand at `height` (sole and ball within 1 cm) with their rays hitting.
+pub fn assert_feet_at(f: &Figures, height: f32, what: &str) {
+    for side in 0..2 {
+        assert!(f.feet[side].hit, "{what}: foot {side}'s ray hits");
+        assert!(
+            (f.sole[side] - height).abs() < 0.01,
+            "{what}: foot {side} sole at {}, expected {height}",
+            f.sole[side]
+        );
+        assert!(
+            (f.ball[side] - height).abs() < 0.01,
+            "{what}: foot {side} ball at {}, expected {height}",
+            f.ball[side]
+        );
+    }
+}
+
+/// The slab scenes: the feet stand on the slab unless the filter keeps it out, then on the
+/// floor 15 cm lower.
+pub fn assert_slab_filtering<P: Physics>() {
+    assert_feet_at(&slab_figures::<P>(Ignore::Nothing), 0.0, "no filter");
+    for ignore in [Ignore::ExcludedCollider, Ignore::ExcludedBody, Ignore::OutsideGroups] {
+        assert_feet_at(&slab_figures::<P>(ignore), -0.15, &format!("{ignore:?}"));
+    }
+}
+
 #[test]
 fn both_feet_land_on_a_15_cm_step_and_the_pelvis_drops_15_cm() {
-    let (mut app, biped) = biped_across_a_rapier_step();
+    assert_step_bars(&step_figures::<Rapier>());
+}
 
-    for _ in 0..90 {
-        app.update();
+#[test]
+fn feet_land_on_10_and_20_degree_rapier_ramps_and_tilt_with_them() {
+    for degrees in [10.0, 20.0] {
+        assert_ramp_bars(&ramp_figures::<Rapier>(degrees), degrees);
     }
-    let surfaces = [0.0, -0.15];
-    for (side, (ankle, ground)) in biped.ankles.iter().zip(surfaces).enumerate() {
-        let sole = world_translation(&mut app, *ankle).y - ANKLE_HEIGHT;
-        let ball = world_translation(&mut app, biped.balls[side]).y;
-        println!("foot {side}: sole {:.4} m, ball {:.4} m, ground {ground} m", sole, ball);
-        assert!((sole - ground).abs() < 0.01, "foot {side}: sole at {sole}, ground at {ground}");
-        assert!((ball - ground).abs() < 0.01, "foot {side}: ball at {ball}, ground at {ground}");
-    }
-    let pelvis_drop = world_translation(&mut app, biped.pelvis).y - PELVIS_HEIGHT;
-    println!("pelvis drop {pelvis_drop:.4} m");
-    assert!((pelvis_drop + 0.15).abs() < 0.01, "pelvis moved {pelvis_drop} m, expected about -0.15");
-    let state = app.world().get::<FootPlacerState>(biped.root).unwrap();
-    assert!(state.feet.iter().all(|f| f.hit), "both rays hit the colliders");
-    assert_eq!(state.warnings, 0);
+}
+
+#[test]
+fn rapier_rays_skip_excluded_colliders_and_bodies_and_other_groups() {
+    assert_slab_filtering::<Rapier>();
+}
+
+/// With a second rapier context the feet still land (the one marked `DefaultRapierContext` is
+/// used); with two marked default the rays hit nothing and the feet stay as animated (and one
+/// warning says what to do); naming the context in the filter lands them again.
+#[test]
+fn with_several_rapier_contexts_the_default_or_the_named_one_is_used() {
+    let (mut app, biped) = biped_across_a_step::<Rapier>();
+    app.update(); // rapier spawns its default context at startup
+    let first = app.world_mut().query_filtered::<Entity, With<DefaultRapierContext>>().single(app.world()).unwrap();
+    let second = app.world_mut().spawn(RapierContextSimulation::default()).id();
+    assert_step_bars(&measure(&mut app, &biped));
+
+    app.world_mut().entity_mut(second).insert(DefaultRapierContext);
+    let ambiguous = measure(&mut app, &biped);
+    ambiguous.print("two default contexts");
+    assert!(ambiguous.feet.iter().all(|f| !f.hit), "no context is guessed");
+    assert!((ambiguous.sole[1] - 0.0).abs() < 1e-3, "the lower foot stays as animated ({} m)", ambiguous.sole[1]);
+    assert!(ambiguous.pelvis_drop.abs() < 1e-3, "the pelvis stays as animated ({} m)", ambiguous.pelvis_drop);
+
+    app.world_mut().entity_mut(biped.root).insert(IkGroundFilter::default().in_rapier_context(first));
+    assert_step_bars(&measure(&mut app, &biped));
+
+    // The named context is the empty one: nothing under the feet there.
+    app.world_mut().entity_mut(biped.root).insert(IkGroundFilter::default().in_rapier_context(second));
+    let empty = measure(&mut app, &biped);
+    assert!(empty.feet.iter().all(|f| !f.hit), "the second context has no colliders");
+    assert_eq!(empty.warnings, 0);
 }
 
 #[test]
 fn without_foot_placement_the_lower_foot_floats_15_cm() {
-    let (mut app, biped) = biped_across_a_rapier_step();
+    let (mut app, biped) = biped_across_a_step::<Rapier>();
     app.world_mut().entity_mut(biped.root).get_mut::<FootPlacer>().unwrap().weight = 0.0;
     for _ in 0..30 {
         app.update();

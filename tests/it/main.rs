@@ -8,6 +8,7 @@ mod conventions;
 mod demo_characters;
 mod facing;
 mod feet;
+mod feet_avian;
 mod lifecycle;
 mod look_at;
 mod mannequin;
