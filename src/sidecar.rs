@@ -1,12 +1,13 @@
 //! The clip sidecar (`<character>.ik.json`): per clip its nominal speed, duration, frame rate and
 //! per-foot contact labels.
 //!
-//! Method: reads the JSON into ik_tool's typed sidecar and keeps what the demo plays by, as
-//! [`ClipInfo`]s. Input: the file text.
+//! Method: reads the JSON with `serde_json` into [`ClipInfo`]s. Input: the file text.
 //! Output: a [`ClipTable`] keyed by clip name. Invariants: every clip has a positive finite
 //! duration and `frame_count ≥ 1`; contact arrays hold one flag per frame (shorter arrays are
 //! read as "no contact" past their end); [`ClipInfo::contact_at`] takes any phase (wrapped to
 //! `[0, 1)`).
+
+use serde_json::Value;
 
 /// What the sidecar says about one clip.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,22 +66,30 @@ pub struct ClipTable {
 }
 
 impl ClipTable {
-    /// Parses sidecar text (ik_tool's typed [`ik_tool::sidecar::Sidecar`], the one format
-    /// `ik_tool contacts --json` writes).
+    /// Parses sidecar text.
     pub fn parse(text: &str) -> Result<ClipTable, String> {
-        let sidecar = ik_tool::sidecar::Sidecar::parse(text)?;
-        let mut clips = Vec::with_capacity(sidecar.clips.len());
-        for clip in sidecar.clips {
-            if !(clip.duration.is_finite() && clip.duration > 0.0) {
-                return Err(format!("clip `{}` has no positive duration", clip.name));
-            }
-            let speed = if clip.nominal_speed.is_finite() { clip.nominal_speed.max(0.0) } else { 0.0 };
+        let doc: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+        let Value::Object(members) = doc else { return Err("the sidecar is not a JSON object".into()) };
+        let mut clips = Vec::new();
+        for (name, clip) in members {
+            let num = |key: &str| clip.get(key).and_then(Value::as_f64).map(|v| v as f32);
+            let duration = num("duration").filter(|d| d.is_finite() && *d > 0.0);
+            let Some(duration) = duration else { return Err(format!("clip `{name}` has no positive duration")) };
+            let speed = num("nominal_speed").filter(|s| s.is_finite()).unwrap_or(0.0).max(0.0);
+            let frame_count = num("frame_count").map(|f| f.max(1.0) as usize).unwrap_or(1);
+            let read = |foot: &str| -> Vec<bool> {
+                clip.get("contacts")
+                    .and_then(|c| c.get(foot))
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().map(|b| b.as_bool().unwrap_or(false)).collect())
+                    .unwrap_or_default()
+            };
             clips.push(ClipInfo {
-                name: clip.name,
+                name,
                 nominal_speed: speed,
-                duration: clip.duration,
-                frame_count: clip.frame_count.max(1),
-                contacts: [clip.contacts.foot_l, clip.contacts.foot_r],
+                duration,
+                frame_count,
+                contacts: [read("foot_l"), read("foot_r")],
             });
         }
         Ok(ClipTable { clips })
