@@ -2,7 +2,7 @@
 //!
 //! [`IkGround`] (a resource) picks the backend:
 //! - [`IkGround::Rapier`]: ray casts into bevy_rapier3d's scene (feature `rapier`, the default);
-//! - [`IkGround::Avian`]: ray casts through Avian's `SpatialQuery` (feature `avian`, avian3d 0.7);
+//! - `IkGround::Avian`: ray casts through Avian's `SpatialQuery` (feature `avian`, avian3d 0.7);
 //! - [`IkGround::Plane`]: a physics-free [`GroundPlane`].
 //!
 //! [`IkGroundFilter`], on a character root next to its `FootPlacer`, says what that character's
