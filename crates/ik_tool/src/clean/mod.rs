@@ -38,6 +38,10 @@ use crate::motion::{
 };
 use crate::sample::pose_at;
 
+mod report;
+use report::measure;
+pub use report::{ClipReport, FootReport};
+
 /// Width of the legs' soft extension zone used by the tool, as a fraction of thigh + shin: narrow,
 /// so legs animated close to straight are not pulled in where nothing slides.
 pub const SOFTEN: f32 = 0.002;
@@ -115,112 +119,6 @@ impl Default for CleanOptions {
     }
 }
 
-/// Before/after measures of one foot.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FootReport {
-    /// `"left"` / `"right"`.
-    pub side: &'static str,
-    /// The foot bone's name.
-    pub key: String,
-    /// Frames labelled in contact.
-    pub contact_frames: usize,
-    /// Ball travel during contacts before / after, m.
-    pub travel: [f32; 2],
-    /// Largest hip→ball distance before / after, m.
-    pub stretch: [f32; 2],
-    /// Thigh + shin + foot length, m.
-    pub reach: f32,
-    /// Largest change of a local rotation of thigh, calf, foot or ball, radians.
-    pub max_joint_change: f32,
-    /// Largest turn of the foot bone between consecutive frames before / after, radians.
-    pub max_foot_turn: [f32; 2],
-}
-
-/// What cleaning one clip did.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ClipReport {
-    /// Clip name.
-    pub clip: String,
-    /// Travel speed as a multiple of the clip's own.
-    pub scale: f32,
-    /// The clip's own speed, m/s, and where it came from.
-    pub speed: f32,
-    /// Where the speed came from.
-    pub speed_source: String,
-    /// Frames and their rate, Hz.
-    pub frames: usize,
-    /// Frame rate, Hz.
-    pub rate: f32,
-    /// Resampled from a coarser rate.
-    pub resampled: bool,
-    /// Solved as a loop.
-    pub looping: bool,
-    /// Constraint sweeps used.
-    pub iterations: usize,
-    /// Largest change of the pelvis position, m.
-    pub pelvis_change: f32,
-    /// `[left, right]`.
-    pub feet: [FootReport; 2],
-    /// The clip had nothing to fix and was left as it is.
-    pub nothing_to_fix: bool,
-    /// Limits hit, with frame numbers.
-    pub warnings: Vec<String>,
-}
-
-impl ClipReport {
-    /// A Markdown table (also readable as plain text).
-    pub fn table(&self) -> String {
-        let mut out = format!(
-            "{}: travelling at {} × {:.2} m/s = {:.2} m/s (speed from {}); {} frames at {:.0} Hz{}{}; {} iterations\n\n",
-            self.clip,
-            self.scale,
-            self.speed,
-            self.scale * self.speed,
-            self.speed_source,
-            self.frames,
-            self.rate,
-            if self.resampled { " (resampled, cubic)" } else { "" },
-            if self.looping { ", looping" } else { "" },
-            self.iterations,
-        );
-        if self.nothing_to_fix {
-            out.push_str(
-                "Nothing to fix: the planted feet stand still and every leg reaches; the clip is left as it is.\n\n",
-            );
-        }
-        out.push_str("| foot | contact frames | contact travel, before (cm) | after (cm) | reduction | max hip–contact, before (cm) | after (cm) | leg reach (cm) | max joint change (°) | max foot turn per frame, before (°) | after (°) |\n");
-        out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        for f in &self.feet {
-            let reduction = if f.travel[0] > 1e-3 {
-                format!("{:.1} %", 100.0 * (1.0 - f.travel[1] / f.travel[0]))
-            } else {
-                "–".into()
-            };
-            out.push_str(&format!(
-                "| {} ({}) | {} | {:.2} | {:.2} | {} | {:.1} | {:.1} | {:.1} | {:.2} | {:.1} | {:.1} |\n",
-                f.side,
-                f.key,
-                f.contact_frames,
-                100.0 * f.travel[0],
-                100.0 * f.travel[1],
-                reduction,
-                100.0 * f.stretch[0],
-                100.0 * f.stretch[1],
-                100.0 * f.reach,
-                f.max_joint_change.to_degrees(),
-                f.max_foot_turn[0].to_degrees(),
-                f.max_foot_turn[1].to_degrees(),
-            ));
-        }
-        out.push_str(&format!("\nThe pelvis moved by at most {:.1} cm.\n", 100.0 * self.pelvis_change));
-        for w in &self.warnings {
-            out.push_str(w);
-            out.push('\n');
-        }
-        out
-    }
-}
-
 /// A cleaned clip: its report, the channels to write and the extras note for the file.
 #[derive(Clone, Debug)]
 pub struct CleanedClip {
@@ -249,7 +147,7 @@ struct CleanNote {
     meaning: &'static str,
 }
 
-fn angle(a: Quat, b: Quat) -> f32 {
+pub(crate) fn angle(a: Quat, b: Quat) -> f32 {
     2.0 * a.dot(b).abs().min(1.0).acos()
 }
 
@@ -461,7 +359,7 @@ fn repose(
 }
 
 /// Largest turn of the foot bone between consecutive frames of `world`, radians.
-fn max_foot_turn(world: &[Xform], bones: usize, foot: usize) -> f32 {
+pub(crate) fn max_foot_turn(world: &[Xform], bones: usize, foot: usize) -> f32 {
     let frames = world.len() / bones.max(1);
     (1..frames)
         .map(|f| angle(world[f * bones + foot].rotation, world[(f - 1) * bones + foot].rotation))
@@ -686,74 +584,4 @@ fn changed_channels(doc: &Document, clip: &Clip, sampled: &Sampled, legs: &Legs,
         }
     }
     channels
-}
-
-#[allow(clippy::too_many_arguments)]
-fn measure(
-    sampled: &Sampled,
-    legs: &Legs,
-    points: &[ContactPoint; 2],
-    feet: &[crate::motion::FootContacts; 2],
-    motion: &RootMotion,
-    options: &CleanOptions,
-    out: &[Xform],
-    top: usize,
-    [added_before, added_after]: [Vec3; 2],
-) -> Result<ClipReport, IkError> {
-    let bones = sampled.bones();
-    let n = sampled.timeline.frames;
-    let dt = 1.0 / sampled.timeline.rate;
-    let before = world_frames(&sampled.parents, &sampled.locals, dt, top, added_before)?;
-    let after = world_frames(&sampled.parents, out, dt, top, added_after)?;
-    let pelvis = sampled.bone_of_node[legs.pelvis];
-    let pelvis_change = (0..n)
-        .map(|f| before[f * bones + pelvis].translation.distance(after[f * bones + pelvis].translation))
-        .fold(0.0, f32::max);
-    let reports = legs.legs.each_ref().map(|leg| {
-        let [hip, knee, ankle] = [leg.thigh, leg.calf, leg.foot].map(|x| sampled.bone_of_node[x]);
-        let k = if leg.side == "left" { 0 } else { 1 };
-        let (contacts, point) = (&feet[k], &points[k]);
-        let at = |w: &[Xform], f: usize, b: usize| w[f * bones + b].translation;
-        let track = |w: &[Xform]| (0..n).map(|f| point.at(w, bones, f)).collect::<Vec<_>>();
-        let stretch = |w: &[Xform]| (0..n).map(|f| point.at(w, bones, f).distance(at(w, f, hip))).fold(0.0, f32::max);
-        let reach = at(&before, 0, knee).distance(at(&before, 0, hip))
-            + at(&before, 0, ankle).distance(at(&before, 0, knee))
-            + point.at(&before, bones, 0).distance(at(&before, 0, ankle));
-        let mut max_joint_change: f32 = 0.0;
-        let joints: Vec<usize> = [hip, knee, ankle].into_iter().chain(point.ball).collect();
-        for f in 0..n {
-            for &b in &joints {
-                max_joint_change =
-                    max_joint_change.max(angle(sampled.locals[f * bones + b].rotation, out[f * bones + b].rotation));
-            }
-        }
-        FootReport {
-            side: leg.side,
-            key: contacts.key.clone(),
-            contact_frames: contacts.contacts.iter().filter(|&&c| c).count(),
-            travel: [
-                toe_contact_travel(&track(&before), &contacts.contacts),
-                toe_contact_travel(&track(&after), &contacts.contacts),
-            ],
-            stretch: [stretch(&before), stretch(&after)],
-            reach,
-            max_joint_change,
-            max_foot_turn: [max_foot_turn(&before, bones, ankle), max_foot_turn(&after, bones, ankle)],
-        }
-    });
-    Ok(ClipReport {
-        clip: String::new(),
-        scale: options.scale,
-        speed: motion.velocity.length(),
-        speed_source: motion.source.clone(),
-        frames: n,
-        rate: sampled.timeline.rate,
-        resampled: sampled.timeline.resampled,
-        looping: sampled.looping,
-        iterations: options.slide.iterations,
-        pelvis_change,
-        feet: reports,
-        nothing_to_fix: false,
-        warnings: Vec::new(),
-    })
 }

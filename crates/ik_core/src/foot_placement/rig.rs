@@ -1,0 +1,103 @@
+//! A foot of the rig ([`FootRig`]): its leg, flat-standing heights, probe points and the
+//! direction its knee bends ([`knee_bend_direction`]).
+
+use glam::Vec3;
+
+use super::external;
+use crate::Xform;
+use crate::leg::LegChain;
+use crate::sole::{SolePoint, heel_and_tip};
+
+/// One foot of the rig.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FootRig {
+    /// Hip, knee, ankle (and optionally toe) bones. `toe_end` is not used here. The toe, when
+    /// given, also decides whether the foot is planted (toe-off counts as planted).
+    pub leg: LegChain,
+    /// Height of the ankle above the floor when the foot stands flat, m.
+    pub ankle_height: f32,
+    /// Height of the toe joint above the floor when the foot stands flat, m (unused without toe).
+    pub toe_height: f32,
+    /// The axis, in the ankle bone's local space, that points up when the foot stands flat.
+    pub foot_up: Vec3,
+    /// A point at the back of the heel, probed too (see [`crate::sole::heel_and_tip`]).
+    pub heel: Option<SolePoint>,
+    /// A point at the tip of the toes, probed too: catches stair risers and slopes ahead.
+    pub tip: Option<SolePoint>,
+    /// The direction the knee bent in the measured pose (model space, unit): what
+    /// [`KneePole::RestBend`](super::KneePole::RestBend) bends the knee toward. See [`knee_bend_direction`].
+    pub knee_forward: Vec3,
+}
+
+/// The direction a leg's knee bends in a pose (model space, unit): the knee's offset from the
+/// hip–ankle line; for a straight leg (offset under 1 % of the hip–ankle distance, as in most
+/// T- and A-pose rests) the foot's horizontal ankle→toe direction; `+Z` when neither exists.
+///
+/// ```
+/// # use ik_core::foot_placement::knee_bend_direction;
+/// # use ik_core::leg::LegChain;
+/// # use ik_core::Xform;
+/// # use glam::Vec3;
+/// let at = |x, y, z| Xform::from_translation(Vec3::new(x, y, z));
+/// // A character facing −Z: the knee sits slightly in front (−Z) of the hip–ankle line.
+/// let pose = [at(0.0, 1.0, 0.0), at(0.0, 0.5, -0.05), at(0.0, 0.1, 0.0)];
+/// let leg = LegChain { hip: 0, knee: 1, ankle: 2, toe: None, toe_end: None };
+/// assert!(knee_bend_direction(&pose, &leg).abs_diff_eq(Vec3::NEG_Z, 1e-6));
+/// ```
+pub fn knee_bend_direction(model: &[Xform], leg: &LegChain) -> Vec3 {
+    let at = |i: usize| model.get(i).map(|x| x.translation).filter(|p| p.is_finite());
+    if let (Some(hip), Some(knee), Some(ankle)) = (at(leg.hip), at(leg.knee), at(leg.ankle)) {
+        let axis = ankle - hip;
+        let offset = (knee - hip).reject_from(axis);
+        if offset.is_finite() && offset.length() > 0.01 * axis.length() {
+            return offset.normalize();
+        }
+        let toe = leg.toe.and_then(at).map(|t| t - ankle);
+        if let Some(ahead) = toe.and_then(|d| Vec3::new(d.x, 0.0, d.z).try_normalize()) {
+            return ahead;
+        }
+    }
+    Vec3::Z
+}
+
+impl FootRig {
+    /// Whether the foot is *external*: its ankle bone does not hang below the knee (an
+    /// IK-control rig, the foot under the root or a control bone). Such a foot is moved with
+    /// the shin's end each run, and its local translation is written
+    /// ([`FootReport::ankle_translated`](super::FootReport::ankle_translated)). See the module docs.
+    pub fn is_external(&self, parents: &[Option<usize>]) -> bool {
+        external::is_external(parents, &self.leg)
+    }
+
+    /// A rig from a pose standing flat on the floor (usually the model-space rest pose).
+    /// `None` when an index is out of range.
+    pub fn from_flat_pose(flat_model: &[Xform], leg: LegChain) -> Option<Self> {
+        let ankle = flat_model.get(leg.ankle)?;
+        let toe_height = match leg.toe {
+            Some(t) => flat_model.get(t)?.translation.y,
+            None => 0.0,
+        };
+        let foot_up = (ankle.rotation.inverse() * Vec3::Y).normalize_or(Vec3::Y);
+        Some(FootRig {
+            leg,
+            ankle_height: ankle.translation.y,
+            toe_height,
+            foot_up,
+            heel: None,
+            tip: None,
+            knee_forward: knee_bend_direction(flat_model, &leg),
+        })
+    }
+
+    /// This rig also probed at a heel point `heel_back` behind the ankle and a tip point
+    /// `tip_ahead` in front of the toe joint (flat pose, model units).
+    pub fn with_heel_and_tip(mut self, flat_model: &[Xform], heel_back: f32, tip_ahead: f32) -> Self {
+        let (Some(ankle), toe) = (flat_model.get(self.leg.ankle), self.leg.toe.and_then(|t| flat_model.get(t))) else {
+            return self;
+        };
+        let (heel, tip) = heel_and_tip(ankle, toe, heel_back, tip_ahead);
+        self.heel = Some(SolePoint { bone: self.leg.ankle, local: heel, rest_height: 0.0 });
+        self.tip = Some(SolePoint { bone: self.leg.toe.unwrap_or(self.leg.ankle), local: tip, rest_height: 0.0 });
+        self
+    }
+}
