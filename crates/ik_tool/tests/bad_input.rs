@@ -4,32 +4,13 @@
 //! Cases (built from the committed mannequin): not a glTF, a truncated file, no skin, no
 //! animation, no legs, a clip name that does not exist, and `--out` naming the input.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use ik_tool::gltf_write::{decode_glb, encode_glb};
 
-fn mannequin_bytes() -> Vec<u8> {
-    std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../assets/mannequin.glb")).unwrap()
-}
-
-/// A fresh temporary folder, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!("ik_tool_bad_{name}_{}_{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::*;
 
 /// The mannequin with its JSON edited by `edit`.
 fn edited(edit: impl Fn(&mut serde_json::Value)) -> Vec<u8> {

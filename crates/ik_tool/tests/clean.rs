@@ -9,46 +9,11 @@
 //! `gltf` crate and `ik_core` forward kinematics, independently of the tool's own report, with
 //! contact labels from the file's metadata. The tool runs with its default 25 000 iterations.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use glam::{Quat, Vec3};
 use ik_core::{Skeleton, Xform};
 
-fn mannequin() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../assets/mannequin.glb")
-}
-
-/// A fresh temporary folder, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!("ik_tool_{name}_{}_{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-    fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn ik_tool(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ik_tool")).args(args).output().expect("ik_tool runs");
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::*;
 
 /// A clip read back with the `gltf` crate: key times and per-key locals of the skin's joints.
 struct FileClip {

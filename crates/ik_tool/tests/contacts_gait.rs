@@ -11,44 +11,15 @@
 //! fix it turns no joint by 0.5° or more. Figures are printed (`--nocapture`).
 
 use std::f32::consts::TAU;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use glam::{Quat, Vec3};
 use ik_core::gait::GaitParams;
 use ik_tool::gltf_write::{decode_glb, encode_glb};
 use ik_tool::mannequin::{asset, clips, mesh, skeleton, skin};
 
-/// A fresh temporary folder, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!("ik_tool_gait_{name}_{}_{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-    fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn ik_tool(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ik_tool")).args(args).output().expect("ik_tool runs");
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::*;
 
 /// Ground speed of the generated walk, m/s.
 const SPEED: f32 = 1.4;

@@ -10,54 +10,13 @@
 //! sparse accessor whose indices run past their buffer view are refused.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use glam::Vec4;
 use ik_tool::gltf_write::{decode_glb, encode_glb};
 use serde_json::{Value, json};
 
-fn mannequin_bytes() -> Vec<u8> {
-    std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../assets/mannequin.glb")).unwrap()
-}
-
-/// A fresh temporary folder, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!("ik_tool_inputs_{name}_{}_{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-    fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-    fn files(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn ik_tool(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ik_tool")).args(args).output().expect("ik_tool runs");
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::*;
 
 /// The mannequin's JSON and binary chunk.
 fn mannequin_parts() -> (Value, Vec<u8>) {
