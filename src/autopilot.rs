@@ -214,6 +214,8 @@ pub fn run_autopilot(
                 motion.yaw = std::f32::consts::FRAC_PI_2;
                 transform.rotation = Quat::from_rotation_y(motion.yaw);
                 motion.speed = Spring::new(0.0);
+                motion.achieved = Spring::new(0.0);
+                motion.gain = 1.0;
                 pilot.phase = Phase::Stand { time: 0.0 };
             } else if !avatars.is_empty() {
                 pilot.phase = Phase::Settle(0.0);
@@ -349,6 +351,8 @@ fn start_pass(pass: usize, route: &[Vec2], transform: &mut Transform, motion: &m
     transform.rotation = Quat::from_rotation_y(yaw);
     motion.yaw = yaw;
     motion.speed = Spring::new(0.0);
+    motion.achieved = Spring::new(0.0);
+    motion.gain = 1.0;
     motion.vertical = 0.0;
 }
 

@@ -2,20 +2,24 @@
 //! `AnimationGraph`.
 //!
 //! Method: the clips sit on a line at their nominal speeds (0, 1.4, 3.2 m/s for the mannequin);
-//! a speed `v` gives linear weights to the two nearest clips. All clips play at one shared
-//! normalized phase: every frame each clip's seek time is set to `phase × its duration` (clip
-//! speeds are 0, so Bevy never advances them itself). The phase advances at
+//! a speed `v` gives linear weights to the two nearest clips. The moving clips play at one
+//! shared normalized phase: every frame each one's seek time is set to `phase × its duration`
+//! (clip speeds are 0, so Bevy never advances them itself). The phase advances at
 //! `v / Σ wᵢ·Sᵢ`, where `Sᵢ = nominal speedᵢ × durationᵢ` is a clip's stride: the blended
 //! stance foot then travels backwards at exactly `v`, so a character moved at `v` does not
-//! slide (standing still, the idle clip plays at its own length). Inputs: [`Locomotion::speed`]
-//! (written by the movement system). Outputs: weights and seek times on the `AnimationPlayer`,
-//! the current phase, and per-foot contact flags read from the sidecar for the dominant clip.
-//! A clip at weight 0 is stopped, not played at weight 0, so it poses no bone (an idle that
-//! keys neither feet nor arms leaves them in the rest pose, not in the walk's). Without an idle
-//! clip the phase advances only with travel (no walking on the spot): the character stops in
-//! the stride it was in, its planted feet staying planted (moving the phase while standing
-//! would slide them).
-//! Invariants: weights are in [0, 1] and sum to 1; the phase stays in [0, 1).
+//! slide. The standing clip (idle) is not a cycle of steps and keeps its own clock at its own
+//! length. While the moving clips weigh (almost) nothing, their phase waits at the walk's
+//! mid-stance of the left foot (from the contact labels, [`ClipInfo::mid_stance`]): a start
+//! from standing then begins with the left foot planted under the body and the right one
+//! swinging past it, so the planted foot does not move while the walk blends in.
+//! Inputs: [`Locomotion::speed`] (written by the movement system). Outputs: weights and seek
+//! times on the `AnimationPlayer`, the phases, and per-foot contact flags read from the labels
+//! of the dominant clip. A clip at weight 0 is stopped, not played at weight 0, so it poses no
+//! bone (an idle that keys neither feet nor arms leaves them in the rest pose, not in the
+//! walk's). Without an idle clip the phase advances only with travel (no walking on the spot):
+//! the character stops in the stride it was in, its planted feet staying planted (moving the
+//! phase while standing would slide them).
+//! Invariants: weights are in [0, 1] and sum to 1; both phases stay in [0, 1).
 
 use bevy::animation::graph::AnimationNodeIndex;
 use bevy::prelude::*;
@@ -40,8 +44,12 @@ pub struct Locomotion {
     pub clips: Vec<BlendClip>,
     /// Travel speed this frame, m/s (input).
     pub speed: f32,
-    /// Shared normalized phase in [0, 1).
+    /// Shared normalized phase of the moving clips, in [0, 1).
     pub phase: f32,
+    /// Normalized phase of the standing clip (its own clock), in [0, 1).
+    pub idle_phase: f32,
+    /// Phase the moving clips start from when the character sets off from standing.
+    pub start_phase: f32,
     /// Current blend weights, one per clip.
     pub weights: Vec<f32>,
     /// Contact flags `[left, right]` at this phase (from the dominant clip's labels).
@@ -60,7 +68,23 @@ impl Locomotion {
         if let Some(w) = weights.first_mut() {
             *w = 1.0;
         }
-        Locomotion { player, clips, speed: 0.0, phase: 0.0, weights, contacts: [true, true], labelled }
+        let mut loco = Locomotion {
+            player,
+            clips,
+            speed: 0.0,
+            phase: 0.0,
+            idle_phase: 0.0,
+            start_phase: 0.0,
+            weights,
+            contacts: [true, true],
+            labelled,
+        };
+        let walk = loco.clips.iter().find(|c| c.info.nominal_speed > 1e-3);
+        loco.start_phase = walk.and_then(|c| c.info.mid_stance(0)).unwrap_or(0.0);
+        if loco.has_idle() {
+            loco.phase = loco.start_phase;
+        }
+        loco
     }
 
     /// Blend weights for a speed: linear between the two clips around it.
@@ -107,45 +131,61 @@ impl Locomotion {
         }
     }
 
-    /// Phase rate (cycles per second): `v / Σ wᵢ·strideᵢ`, so the blended stance foot moves
-    /// back at exactly the travel speed; the idle's own rate when nothing moves, and 0 when
-    /// nothing moves and there is no idle.
+    /// Phase rate of the moving clips (cycles per second): `v / Σ wᵢ·strideᵢ`, so the blended
+    /// stance foot moves back at exactly the travel speed; 0 when nothing moves.
     pub fn phase_rate(&self) -> f32 {
-        let Some(first) = self.clips.first() else { return 0.0 };
         let stride: f32 = self.clips.iter().zip(&self.weights).map(|(c, w)| w * c.info.stride()).sum();
         let v = if self.speed.is_finite() { self.speed.max(0.0) } else { 0.0 };
-        if stride <= 1e-4 || v <= 1e-4 {
-            return if self.has_idle() || stride <= 1e-4 { 1.0 / first.info.duration.max(1e-3) } else { 0.0 };
-        }
-        v / stride
+        if stride <= 1e-4 || v <= 1e-4 { 0.0 } else { v / stride }
     }
 
-    /// Advances the phase by `dt` and refreshes weights and contacts.
+    /// Total weight of the moving clips.
+    pub fn moving_weight(&self) -> f32 {
+        self.weights.iter().skip(usize::from(self.has_idle())).sum()
+    }
+
+    /// Normalized phase clip `index` plays at: the idle's own clock for the standing clip, the
+    /// shared phase for the others.
+    pub fn clip_phase(&self, index: usize) -> f32 {
+        if index == 0 && self.has_idle() { self.idle_phase } else { self.phase }
+    }
+
+    /// Advances the phases by `dt` and refreshes weights and contacts.
     pub fn advance(&mut self, dt: f32) {
         let mut weights = std::mem::take(&mut self.weights);
         weights.resize(self.clips.len(), 0.0);
         self.weights_for(self.speed, &mut weights);
         self.weights = weights;
+        let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
+        if let Some(idle) = self.clips.first().filter(|_| self.has_idle()) {
+            self.idle_phase = (self.idle_phase + dt / idle.info.duration.max(1e-3)).rem_euclid(1.0);
+        }
         let rate = self.phase_rate();
-        if rate.is_finite() && dt.is_finite() && dt > 0.0 {
+        if self.has_idle() && self.moving_weight() < START_WEIGHT {
+            self.phase = self.start_phase;
+        } else if rate.is_finite() {
             self.phase = (self.phase + rate * dt).rem_euclid(1.0);
         }
-        if !self.phase.is_finite() {
-            self.phase = 0.0;
+        for phase in [&mut self.phase, &mut self.idle_phase] {
+            if !phase.is_finite() {
+                *phase = 0.0;
+            }
         }
         // Contacts come from the heaviest clip; once the moving clips weigh more than a quarter,
         // from the heaviest moving one (a blend of idle and walk steps like the walk).
         let heaviest = |skip: usize| {
             self.weights.iter().enumerate().skip(skip).max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i)
         };
-        let static_first = self.clips.first().is_some_and(|c| c.info.nominal_speed <= 1e-3);
-        let moving_weight: f32 = self.weights.iter().skip(usize::from(static_first)).sum();
-        let dominant = if static_first && moving_weight > 0.25 { heaviest(1) } else { heaviest(0) };
+        let dominant = if self.has_idle() && self.moving_weight() > 0.25 { heaviest(1) } else { heaviest(0) };
         if let Some(clip) = self.clips.get(dominant).filter(|c| c.info.has_contacts()) {
-            self.contacts = [clip.info.contact_at(0, self.phase), clip.info.contact_at(1, self.phase)];
+            let phase = self.clip_phase(dominant);
+            self.contacts = [clip.info.contact_at(0, phase), clip.info.contact_at(1, phase)];
         }
     }
 }
+
+/// Below this total weight of the moving clips their phase waits at the start phase.
+const START_WEIGHT: f32 = 0.01;
 
 /// Advances every blend space and writes weights and seek times into its `AnimationPlayer`.
 pub fn drive_blend_spaces(
@@ -157,7 +197,7 @@ pub fn drive_blend_spaces(
     for mut loco in &mut spaces {
         loco.advance(dt);
         let Ok(mut player) = players.get_mut(loco.player) else { continue };
-        for (clip, &w) in loco.clips.iter().zip(&loco.weights) {
+        for (index, (clip, &w)) in loco.clips.iter().zip(&loco.weights).enumerate() {
             if w <= 0.0 {
                 // Stopped, not weighted 0: a zero-weight clip must pose no bone.
                 if player.is_playing_animation(clip.node) {
@@ -165,7 +205,7 @@ pub fn drive_blend_spaces(
                 }
                 continue;
             }
-            let seek = (loco.phase * clip.info.duration).clamp(0.0, clip.info.duration * 0.9999);
+            let seek = (loco.clip_phase(index) * clip.info.duration).clamp(0.0, clip.info.duration * 0.9999);
             let active = if player.is_playing_animation(clip.node) {
                 player.animation_mut(clip.node)
             } else {
@@ -223,10 +263,42 @@ mod tests {
             let foot: f32 = l.clips.iter().zip(&l.weights).map(|(c, w)| w * c.info.stride() * rate).sum();
             assert!((foot - v).abs() < 1e-3, "v {v}: feet {foot}");
         }
-        // Standing still the idle clip plays at its own length.
+        // Standing still the idle clip plays at its own length, the walk waits.
         l.speed = 0.0;
-        l.advance(0.0);
-        assert!((l.phase_rate() - 1.0 / 6.0).abs() < 1e-5);
+        let idle_before = l.idle_phase;
+        l.advance(1.5);
+        assert!((l.idle_phase - idle_before - 0.25).abs() < 1e-5, "{} -> {}", idle_before, l.idle_phase);
+        assert_eq!(l.phase_rate(), 0.0);
+    }
+
+    #[test]
+    fn a_start_from_standing_begins_at_the_walks_mid_stance() {
+        // Walk labels: left planted for the first 60 % of the cycle, right from 50 % on.
+        let frames = 20;
+        let mut walk = ClipInfo::unlabelled("Walk", 1.4, 1.0);
+        walk.frame_count = frames + 1;
+        walk.contacts = [(0..=frames).map(|i| i < 12).collect(), (0..=frames).map(|i| i >= 10).collect()];
+        let mut idle = ClipInfo::unlabelled("Idle", 0.0, 4.0);
+        idle.frame_count = frames + 1;
+        idle.contacts = [vec![true; frames + 1], vec![true; frames + 1]];
+        let node = |i| AnimationNodeIndex::new(i);
+        let mut l = Locomotion::new(
+            Entity::PLACEHOLDER,
+            vec![BlendClip { node: node(1), info: walk }, BlendClip { node: node(0), info: idle }],
+        );
+        assert!((l.start_phase - 0.275).abs() < 1e-5, "mid-stance of frames 0..=11: {}", l.start_phase);
+        // Standing: the walk's phase waits there while the idle's clock runs.
+        for _ in 0..90 {
+            l.advance(1.0 / 60.0);
+        }
+        assert_eq!(l.phase, l.start_phase);
+        assert!(l.idle_phase > 0.3);
+        assert_eq!(l.contacts, [true, true]);
+        // Setting off: once the walk dominates, the left foot is planted and the right swings.
+        l.speed = 1.0;
+        l.advance(1.0 / 60.0);
+        assert_eq!(l.contacts, [true, false]);
+        assert!((l.phase - l.start_phase).abs() < 0.05);
     }
 
     #[test]

@@ -55,6 +55,8 @@ pub struct Motion {
     pub achieved: Spring<f32>,
     /// Factor on the asked step that makes up for what slopes take away (≥ 1).
     pub gain: f32,
+    /// Horizontal distance asked of the controller last frame, m.
+    pub requested: f32,
 }
 
 impl Motion {
@@ -68,6 +70,7 @@ impl Motion {
             speeds: (WALK_SPEED, JOG_SPEED),
             achieved: Spring::new(0.0),
             gain: 1.0,
+            requested: 0.0,
         }
     }
 }
@@ -164,17 +167,21 @@ pub fn move_characters(
         let speed = motion.speed.update(goal, 0.12, dt).max(0.0);
         let grounded = output.is_none_or(|o| o.grounded);
         // What the controller achieved last frame: the ground speed the feet must match.
-        let achieved =
-            output.map_or(speed, |o| Vec2::new(o.effective_translation.x, o.effective_translation.z).length() / dt);
-        let achieved = motion.achieved.update(achieved, 0.05, dt).max(0.0);
+        let effective = output.map(|o| Vec2::new(o.effective_translation.x, o.effective_translation.z).length());
+        let achieved = motion.achieved.update(effective.map_or(speed, |e| e / dt), 0.05, dt).max(0.0);
         // Up slopes the controller keeps only part of a horizontal step; ask for more so the
-        // ground speed stays what was wanted (bounded, and only while moving).
-        let wanted_gain =
-            if speed > 0.2 && achieved > 0.05 { (motion.gain * speed / achieved).clamp(1.0, 3.0) } else { 1.0 };
+        // ground speed stays what was wanted (bounded, and only while moving). The part kept
+        // is last frame's step against last frame's request, so accelerating (where the
+        // smoothed speed lags) never reads as a slope and never overshoots.
+        let wanted_gain = match effective {
+            Some(e) if speed > 0.2 && motion.requested > 1e-4 && e > 1e-5 => (motion.requested / e).clamp(1.0, 3.0),
+            _ => 1.0,
+        };
         motion.gain += (wanted_gain - motion.gain) * (dt / 0.1).min(1.0);
         motion.vertical = if grounded { 0.0 } else { (motion.vertical - 9.81 * dt).max(-30.0) };
         let forward = Vec3::new(motion.yaw.sin(), 0.0, motion.yaw.cos());
         transform.rotation = Quat::from_rotation_y(motion.yaw);
+        motion.requested = speed * motion.gain * dt;
         kcc.translation = Some(
             forward * speed * motion.gain * dt + Vec3::Y * (motion.vertical - if grounded { 0.5 } else { 0.0 }) * dt,
         );

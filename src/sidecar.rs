@@ -52,6 +52,39 @@ impl ClipInfo {
         labels.get(index.min(labels.len() - 1)).copied().unwrap_or(false)
     }
 
+    /// Phase at the middle of `foot`'s longest contact span (spans may wrap around the cycle's
+    /// end), or `None` without labels or when the foot is never (or always) in contact. At
+    /// mid-stance the planted foot is under the body and the other one swings past it: where a
+    /// walk can start from standing without moving the planted foot.
+    pub fn mid_stance(&self, foot: usize) -> Option<f32> {
+        let frames = self.frame_count.max(2) - 1;
+        // The closing frame repeats the first: one cycle is `frames` labels.
+        let labels = &self.contacts[foot.min(1)][..self.contacts[foot.min(1)].len().min(frames)];
+        let n = labels.len();
+        if n == 0 || labels.iter().all(|c| *c) || !labels.iter().any(|c| *c) {
+            return None;
+        }
+        // Walk the cycle once starting just after a frame out of contact, so no span is split.
+        let first_off = labels.iter().position(|c| !c)?;
+        let (mut best, mut run_start, mut run) = ((0, 0), 0, 0);
+        for k in 1..=n {
+            let i = (first_off + k) % n;
+            if labels[i] {
+                if run == 0 {
+                    run_start = first_off + k;
+                }
+                run += 1;
+                if run > best.1 {
+                    best = (run_start, run);
+                }
+            } else {
+                run = 0;
+            }
+        }
+        let middle = best.0 as f32 + (best.1 as f32 - 1.0) / 2.0;
+        Some((middle / frames as f32).rem_euclid(1.0))
+    }
+
     /// Stride length (distance travelled per cycle), m.
     pub fn stride(&self) -> f32 {
         self.nominal_speed * self.duration
@@ -128,6 +161,12 @@ mod tests {
         assert!(walk.contact_at(0, 0.0) && walk.contact_at(1, 0.5));
         assert!(!walk.contact_at(0, 0.75) && walk.contact_at(1, 0.75));
         assert!((walk.stride() - 1.47).abs() < 1e-3);
+        // Mid-stance of the left foot: planted a while either side, the right foot swinging.
+        let mid = walk.mid_stance(0).unwrap();
+        for phase in [mid - 0.1, mid, mid + 0.1] {
+            assert!(walk.contact_at(0, phase), "left planted at {phase} (mid-stance {mid})");
+        }
+        assert!(!walk.contact_at(1, mid), "right swings at the left's mid-stance {mid}");
     }
 
     #[test]
@@ -136,5 +175,6 @@ mod tests {
         assert!(ClipTable::parse(r#"{"Walk": {"duration": 0}}"#).is_err());
         let t = ClipTable::parse(r#"{"Walk": {"duration": 1}}"#).unwrap();
         assert!(!t.clips[0].has_contacts() && !t.clips[0].contact_at(0, f32::NAN));
+        assert_eq!(t.clips[0].mid_stance(0), None);
     }
 }

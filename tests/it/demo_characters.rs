@@ -1,25 +1,20 @@
 //! The demo's own loading path on characters it was not tuned for: `bevy_ik_demo --headless
-//! --character X.glb` on files `ik_tool mannequin --convention` generates, exactly as a user
-//! runs it. A character with a walk clip walks the course (foot IK off, on, on + locking): every
-//! bar must be measured, penetration on steps, stairs and ramps must meet its 1 cm bar, and the
-//! planted float must stay under 2.5 cm — a regression guard, not the 1 cm bar, which these
-//! characters meet in most runs but not all (0.5–1.7 cm seen, worst on the 0.01-scale Mixamo
-//! file); the toe slide with locking is printed, not asserted (0.1–0.2 cm for walk-only clip
-//! sets, up to 56 cm on the flat section for sets with an idle, where the bar is 1 cm). Both are
-//! said in the issue notes. One without a walk clip stands astride the 15 cm step with both feet within 1 cm
-//! of their ground. The run must exit 0.
+//! --character X.glb` on every file `ik_tool mannequin --convention` generates, exactly as a
+//! user runs it. A character with a walk clip walks the course (foot IK off, on, on + locking):
+//! every bar must be measured, and the issue's bars must be met: penetration and planted float
+//! on steps, stairs and ramps ≤ 1 cm with foot IK on, toe slide with locking ≤ 1 cm over the
+//! whole course. One without a walk clip stands astride the 15 cm step with both feet within
+//! 1 cm of their ground. Every run must exit 0.
 //!
-//! Each run walks the whole course three times (about a minute of a test thread), so the set
-//! run here is the one that covers every axis the plugin's loading path must handle (names,
-//! scale, Z-up, facing, rest pose, external feet, clip sets); `IK_DEMO_CONVENTIONS=all` runs
-//! every preset.
+//! Each run walks the whole course three times (about 20 s of a dev-profile process); two run
+//! at a time. `IK_DEMO_CONVENTIONS=a,b` runs only the named presets.
 
 use std::process::Command;
 
 use ik_tool::mannequin::{conventions, generate_convention};
 
-/// Presets run by default (see the module docs).
-const DEFAULT_SET: [&str; 4] = ["mixamo_cm", "vrm_minus_z", "arbitrary_shuffled_a_pose", "robot_100"];
+/// Demo processes run at once.
+const AT_ONCE: usize = 2;
 
 fn run_demo(name: &str) -> Result<String, String> {
     let convention =
@@ -51,7 +46,8 @@ fn run_demo(name: &str) -> Result<String, String> {
     let ok = if standing.is_empty() {
         let penetration = figure("max penetration ").unwrap_or(f32::INFINITY);
         let float = figure("max planted float ").unwrap_or(f32::INFINITY);
-        measured && penetration <= 1.0 && float <= 2.5
+        let slide = figure("-> ").unwrap_or(f32::INFINITY);
+        measured && penetration <= 1.0 && float <= 1.0 && slide <= 1.0
     } else {
         measured && standing.len() == 2 && standing.iter().all(|b| b.ends_with(": met)"))
     };
@@ -63,11 +59,23 @@ fn run_demo(name: &str) -> Result<String, String> {
 
 #[test]
 fn the_demo_walks_or_stands_characters_of_other_conventions_and_meets_the_bars() {
-    let all = std::env::var("IK_DEMO_CONVENTIONS").is_ok_and(|v| v == "all");
-    let names: Vec<&str> = if all { conventions().iter().map(|(n, _)| *n).collect() } else { DEFAULT_SET.to_vec() };
+    let only = std::env::var("IK_DEMO_CONVENTIONS").ok();
+    let names: Vec<&str> = conventions()
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| only.as_deref().is_none_or(|o| o.split(',').any(|w| w.trim() == *n)))
+        .collect();
+    assert!(!names.is_empty(), "IK_DEMO_CONVENTIONS names no preset: {only:?}");
+    let mut results = Vec::new();
+    for batch in names.chunks(AT_ONCE) {
+        std::thread::scope(|scope| {
+            let runs: Vec<_> = batch.iter().map(|name| scope.spawn(move || run_demo(name))).collect();
+            results.extend(runs.into_iter().map(|r| r.join().unwrap_or_else(|_| Err("a run panicked".into()))));
+        });
+    }
     let mut failures = Vec::new();
-    for name in names {
-        match run_demo(name) {
+    for result in results {
+        match result {
             Ok(report) => println!("{report}"),
             Err(e) => failures.push(e),
         }
