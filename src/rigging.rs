@@ -3,7 +3,9 @@
 //!
 //! Method: on `RiggedHumanoid` the legs' rest pose (still un-animated, since the blend space is
 //! held back until now) gives, per foot, sole points every ~1 cm from the back of the heel
-//! through the ball to the toe tip, on the floor, stored in the foot or ball bone's local frame so they ride with the animated bones. On
+//! through the ball to the toe tip of its `ik_core::sole::FlatSole` estimate (the one the
+//! plugin probes with), on the floor, stored in the foot or ball bone's local frame so they
+//! ride with the animated bones. On
 //! `RigFailed` the message is kept for the UI and the character animates without IK.
 //! Inputs: the rig, the rest `Transform`s. Outputs: `Locomotion`, [`FootProbe`], [`RigStatus`].
 //! Invariants: sole points are finite; a rig without ball bones gets points estimated from the
@@ -12,6 +14,7 @@
 use bevy::prelude::*;
 use bevy_ik::bones::{Hierarchy, world_of};
 use bevy_ik::prelude::*;
+use ik_core::sole::FlatSole;
 
 use crate::character::{Avatar, PendingLocomotion};
 use crate::locomotion::Locomotion;
@@ -84,7 +87,7 @@ pub fn after_rigging(
 ) {
     for (avatar, humanoid, pending) in &mut rigged {
         let rig = &humanoid.rig;
-        let foot_length = 0.16 * humanoid.frame.leg_length;
+        let leg_length = humanoid.frame.leg_length;
         let Some(root) = world_of(avatar, &hierarchy) else { continue };
         let rel = |e: Entity| world_of(e, &hierarchy).map(|w| root.inverse().mul_xform(&w));
         let mut feet: [Vec<SolePoint>; 2] = [Vec::new(), Vec::new()];
@@ -92,16 +95,8 @@ pub fn after_rigging(
         for (side, leg) in rig.legs.iter().enumerate() {
             let Some(ankle) = rel(leg.foot) else { continue };
             let ball = leg.ball.and_then(|b| rel(b).map(|x| (b, x)));
-            let a = ankle.translation;
-            let b = ball.map_or(a + Vec3::Z * foot_length, |(_, x)| x.translation);
-            let along = Vec3::new(b.x - a.x, 0.0, b.z - a.z);
-            let len = along.length().max(0.3 * foot_length);
-            let dir = along / len;
-            let floor = b.y.min(0.0);
-            let on_floor = |p: Vec3| Vec3::new(p.x, floor, p.z);
-            let heel = on_floor(a - dir * 0.45 * len);
-            let ball_pt = on_floor(b);
-            let tip = ball_pt + dir * 0.55 * len;
+            let sole = FlatSole::estimate(&ankle, ball.as_ref().map(|(_, x)| x), humanoid.frame.forward, leg_length);
+            let (heel, ball_pt, tip) = (sole.heel, sole.ball, sole.tip);
             let in_frame = |x: &ik_core::Xform, p: Vec3| x.inverse_transform_point(p);
             let (toe_bone, toe_frame) = ball.unwrap_or((leg.foot, ankle));
             // Heel → ball on the foot bone, ball → tip on the toe bone, a point every ~1 cm.

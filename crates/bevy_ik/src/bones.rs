@@ -63,6 +63,81 @@ impl StopCache {
     }
 }
 
+/// The joints of a chain ending at `tip`: `count` ancestors above it (or up to `root`), root first.
+pub(crate) fn chain_entities(
+    tip: Entity,
+    root: Option<Entity>,
+    count: usize,
+    hierarchy: &Hierarchy,
+) -> Result<Vec<Entity>, IkFault> {
+    let mut joints = vec![tip];
+    let mut current = tip;
+    loop {
+        if root == Some(current) || (root.is_none() && joints.len() > count) {
+            break;
+        }
+        let (_, parent) = hierarchy
+            .get(current)
+            .map_err(|_| IkFault::MissingBone(format!("{current} has no Transform or was despawned")))?;
+        let Some(parent) = parent else {
+            return Err(IkFault::MissingBone(match root {
+                Some(r) => format!("chain root {r} is not an ancestor of tip {tip}"),
+                None => format!("tip {tip} has fewer than {count} ancestors"),
+            }));
+        };
+        current = parent.parent();
+        joints.push(current);
+        if joints.len() > 512 {
+            return Err(IkFault::MissingBone(format!("hierarchy above {tip} is broken")));
+        }
+    }
+    joints.reverse();
+    Ok(joints)
+}
+
+/// The one gather/write-back protocol of every IK component's bones ([`BoneSet`] for any
+/// set, the inline two-bone `Limb`): each frame the locals are gathered fresh
+/// ([`animated_input`]), solved into an output, and only the bones whose output differs from
+/// what their `Transform` held are written; what was written is remembered, so a bone nothing
+/// re-animated next frame reads as last frame's input, not as IK's own output.
+pub(crate) trait GatheredBones {
+    /// How many bones may be written.
+    fn len(&self) -> usize;
+    /// The entity of bone `i`.
+    fn entity(&self, i: usize) -> Entity;
+    /// The local to write into bone `i`: `Some` when it differs from what its `Transform`
+    /// held when read this frame.
+    fn pending(&self, i: usize) -> Option<Xform>;
+    /// Remembers the output as what IK leaves in the `Transform`s, for callers that write
+    /// through [`GatheredBones::pending`] themselves (the marked parallel pass).
+    fn mark_written(&mut self);
+    /// Puts the animated pose back as the output (after a fault: the pose left as animated).
+    fn restore_animated(&mut self);
+    /// True when every changed local is finite (nothing non-finite may reach a `Transform`).
+    fn changes_are_finite(&self) -> bool;
+
+    /// Writes the pending locals (rotation and translation) and remembers them.
+    fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
+        for i in 0..self.len() {
+            if let Some(new) = self.pending(i)
+                && let Ok(mut transform) = transforms.get_mut(self.entity(i))
+            {
+                transform.rotation = new.rotation;
+                transform.translation = new.translation;
+            }
+        }
+        self.mark_written();
+    }
+}
+
+/// The gather rule of [`GatheredBones`]: a `Transform` holding exactly what IK wrote into it
+/// last frame was not re-animated, so its animated input is still last frame's (`None`: keep
+/// it); anything else is this frame's animation (`Some(current)`).
+#[inline]
+pub(crate) fn animated_input(current: Xform, written: Option<Xform>) -> Option<Xform> {
+    (written != Some(current)).then_some(current)
+}
+
 /// The bones one IK component works on, with scratch buffers reused every frame.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct BoneSet {
@@ -162,10 +237,8 @@ impl BoneSet {
                 return Err(format!("bone {entity} was re-parented"));
             }
             let current = xform_of(transform);
-            // Unchanged since IK wrote it: nothing re-animated this bone, so its animated pose
-            // is still last frame's input.
-            if self.written[i] != Some(current) {
-                self.read[i] = current;
+            if let Some(animated) = animated_input(current, self.written[i]) {
+                self.read[i] = animated;
             }
             self.current[i] = current;
         }
@@ -187,47 +260,36 @@ impl BoneSet {
     pub fn world_to_model(&self, point: Vec3) -> Vec3 {
         self.stop_world.inverse_transform_point(point)
     }
+}
 
-    /// True when every changed local is finite (nothing non-finite may reach a `Transform`).
-    pub fn changes_are_finite(&self) -> bool {
-        self.locals.iter().zip(&self.read).all(|(new, old)| new == old || new.is_finite())
+impl GatheredBones for BoneSet {
+    fn len(&self) -> usize {
+        self.entities.len()
     }
 
-    /// Puts the animated pose back as the output (after a fault: the pose left as animated).
-    pub fn restore_animated(&mut self) {
-        self.locals.copy_from_slice(&self.read);
-        self.update_model();
+    fn entity(&self, i: usize) -> Entity {
+        self.entities[i]
     }
 
-    /// The local to write into bone `i`'s `Transform`: `Some` when it differs from what the
-    /// `Transform` held when read this frame, `None` when there is nothing to write.
     #[inline]
-    pub(crate) fn pending(&self, i: usize) -> Option<Xform> {
+    fn pending(&self, i: usize) -> Option<Xform> {
         let new = *self.locals.get(i)?;
         (new != self.current[i]).then_some(new)
     }
 
-    /// Remembers the output locals as what IK leaves in the `Transform`s, for callers that
-    /// write them with [`BoneSet::pending`] instead of `BoneSet::write_back`.
-    pub(crate) fn mark_written(&mut self) {
+    fn mark_written(&mut self) {
         for (written, local) in self.written.iter_mut().zip(&self.locals) {
             *written = Some(*local);
         }
     }
 
-    /// Writes the output locals into the `Transform`s that do not already hold them, and
-    /// remembers what was left there.
-    pub fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
-        for i in 0..self.entities.len() {
-            let new = self.locals[i];
-            if new != self.current[i]
-                && let Ok(mut transform) = transforms.get_mut(self.entities[i])
-            {
-                transform.rotation = new.rotation;
-                transform.translation = new.translation;
-            }
-            self.written[i] = Some(new);
-        }
+    fn restore_animated(&mut self) {
+        self.locals.copy_from_slice(&self.read);
+        self.update_model();
+    }
+
+    fn changes_are_finite(&self) -> bool {
+        self.locals.iter().zip(&self.read).all(|(new, old)| new == old || new.is_finite())
     }
 }
 

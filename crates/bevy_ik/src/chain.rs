@@ -11,15 +11,14 @@ use ik_core::fabrik::{ChainJob, ChainScratch, WarmStart};
 use ik_core::limits::JointLimit as CoreLimit;
 use ik_core::{TwoBoneJob, Xform};
 
-use crate::bones::{BoneSet, Hierarchy, StopCache, apply_correction, restore_after_fault};
-use crate::chain_system::{ChainWorld, chain_entities, owns_all};
+use crate::bones::{
+    BoneSet, GatheredBones, Hierarchy, StopCache, apply_correction, chain_entities, restore_after_fault,
+};
 use crate::fade::{IkFade, effective_weight};
-use crate::fault::{FaultLatch, IkComponent, IkFault};
+use crate::fault::{FaultLatch, FaultNotices, IkComponent, IkFault};
 pub(crate) use crate::limb::ChainOutput;
 use crate::limb::Limb;
 use crate::target::IkTarget;
-
-pub(crate) use crate::chain_system::solve_chains;
 
 /// Which solver an [`IkChain`] uses.
 #[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -274,6 +273,23 @@ pub(crate) fn chain_marks_pending(pending: Res<PendingChainMarks>) -> bool {
     !pending.0.is_empty()
 }
 
+/// What chains read besides their own components.
+pub(crate) struct ChainWorld<'a, 'w, 's> {
+    pub(crate) hierarchy: &'a Hierarchy<'w, 's>,
+    pub(crate) limits: &'a Query<'w, 's, &'static JointLimit>,
+    pub(crate) marks: &'a Query<'w, 's, &'static ChainBone>,
+    pub(crate) notices: &'a FaultNotices,
+}
+
+/// Whether every bone the chain writes carries this chain's mark with its slot.
+pub(crate) fn owns_all(
+    tip: Entity,
+    mut written: impl Iterator<Item = (u32, Entity)>,
+    marks: &Query<&ChainBone>,
+) -> bool {
+    written.all(|(slot, bone)| marks.get(bone).is_ok_and(|m| *m == ChainBone { owner: tip, slot }))
+}
+
 impl IkChainState {
     /// World positions of the chain's joints after the last solve, root first.
     pub fn joint_positions(&self) -> impl Iterator<Item = Vec3> + '_ {
@@ -465,6 +481,7 @@ impl IkChainState {
         let job = ChainJob {
             tolerance: chain.tolerance,
             max_iterations: chain.max_iterations,
+            weight,
             ..ChainJob::new(&buffers.joints, target)
         }
         .with_limits(&buffers.locals, &buffers.limits);
@@ -475,7 +492,6 @@ impl IkChainState {
         }
         .map_err(IkFault::Solver)?;
         for (&j, &c) in joints.iter().zip(&buffers.corrections) {
-            let c = if weight < 1.0 { Quat::IDENTITY.slerp(c, weight) } else { c };
             apply_correction(&mut bones.locals[j], c);
         }
         self.reached = solved.reached;

@@ -9,40 +9,8 @@ use crate::IkSettings;
 use crate::bones::{Hierarchy, StopCache};
 use crate::chain::*;
 use crate::fade::IkFade;
-use crate::fault::{FaultNotices, FaultSender, IkFault};
+use crate::fault::FaultSender;
 use crate::limb::ChainOutput;
-
-/// The joints of a chain ending at `tip`: `count` ancestors above it (or up to `root`), root first.
-pub(crate) fn chain_entities(
-    tip: Entity,
-    root: Option<Entity>,
-    count: usize,
-    hierarchy: &Hierarchy,
-) -> Result<Vec<Entity>, IkFault> {
-    let mut joints = vec![tip];
-    let mut current = tip;
-    loop {
-        if root == Some(current) || (root.is_none() && joints.len() > count) {
-            break;
-        }
-        let (_, parent) = hierarchy
-            .get(current)
-            .map_err(|_| IkFault::MissingBone(format!("{current} has no Transform or was despawned")))?;
-        let Some(parent) = parent else {
-            return Err(IkFault::MissingBone(match root {
-                Some(r) => format!("chain root {r} is not an ancestor of tip {tip}"),
-                None => format!("tip {tip} has fewer than {count} ancestors"),
-            }));
-        };
-        current = parent.parent();
-        joints.push(current);
-        if joints.len() > 512 {
-            return Err(IkFault::MissingBone(format!("hierarchy above {tip} is broken")));
-        }
-    }
-    joints.reverse();
-    Ok(joints)
-}
 
 /// Fewer chains than this are solved on the system's own thread: waking the other threads
 /// (tens of µs on an idle virtual machine) costs more than it saves.
@@ -54,23 +22,6 @@ const PARALLEL_MIN_CHAINS: usize = 256;
 /// 2-core VM: 4 000 chains write in 77 µs on one thread, 93 µs on two; 8 000 chains in 440 µs
 /// on one, 290 µs on two. (Unit tests lower it so both branches run under `cargo test`.)
 const PARALLEL_MIN_WRITES: usize = if cfg!(test) { PARALLEL_MIN_CHAINS } else { 6_000 };
-
-/// What chains read besides their own components.
-pub(crate) struct ChainWorld<'a, 'w, 's> {
-    pub(crate) hierarchy: &'a Hierarchy<'w, 's>,
-    pub(crate) limits: &'a Query<'w, 's, &'static JointLimit>,
-    pub(crate) marks: &'a Query<'w, 's, &'static ChainBone>,
-    pub(crate) notices: &'a FaultNotices,
-}
-
-/// Whether every bone the chain writes carries this chain's mark with its slot.
-pub(crate) fn owns_all(
-    tip: Entity,
-    mut written: impl Iterator<Item = (u32, Entity)>,
-    marks: &Query<&ChainBone>,
-) -> bool {
-    written.all(|(slot, bone)| marks.get(bone).is_ok_and(|m| *m == ChainBone { owner: tip, slot }))
-}
 
 /// Solves every [`IkChain`] (in parallel when [`IkSettings::parallel`]) and writes the changed
 /// local rotations back: bones marked with their chain (`ChainBone`) in one parallel pass

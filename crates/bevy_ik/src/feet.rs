@@ -7,13 +7,11 @@ use bevy::ecs::entity::MapEntities;
 use bevy::ecs::lifecycle::HookContext;
 use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
-use ik_core::foot_lock::{FootLockSettings, FootLockState};
+use ik_core::foot_lock::{ContactHeuristic, FootLockSettings, FootLockState};
 use ik_core::foot_placement::{FootPlacementSettings, FootPlacementState, FootReport, FootRig, KneePole};
 
 use crate::bones::BoneSet;
 use crate::fault::FaultLatch;
-
-pub use crate::feet_system::place_feet;
 
 /// One leg's bones, and (optionally) its flat-standing rest measurements.
 #[derive(Reflect, MapEntities, Clone, Copy, Debug, PartialEq)]
@@ -135,14 +133,8 @@ fn placer_removed(mut world: DeferredWorld, context: HookContext) {
 /// Where a [`FootLock`] learns that a foot is in contact.
 #[derive(Reflect, Clone, Debug, PartialEq)]
 pub enum ContactSource {
-    /// From the animated toe: slower than `velocity_threshold` (m/s, world) and lower than
-    /// `height_threshold` (m above its flat height).
-    Heuristic {
-        /// Toe speed under which a foot may be in contact, m/s.
-        velocity_threshold: f32,
-        /// Toe height (above its flat height) under which a foot may be in contact, m.
-        height_threshold: f32,
-    },
+    /// From the animated toe: slow and low (ik_core's [`ContactHeuristic`]).
+    Heuristic(ContactHeuristic),
     /// One flag per leg, written by your own system before [`crate::IkSystems::Feet`] (e.g.
     /// from contact curves authored with the clip).
     Manual(Vec<bool>),
@@ -150,7 +142,7 @@ pub enum ContactSource {
 
 impl Default for ContactSource {
     fn default() -> Self {
-        ContactSource::Heuristic { velocity_threshold: 0.3, height_threshold: 0.05 }
+        ContactSource::Heuristic(ContactHeuristic::default())
     }
 }
 
@@ -229,7 +221,6 @@ pub(crate) struct FeetScratch {
     pub placement: FootPlacementState,
     pub reports: Vec<FootReport>,
     pub locks: Vec<Option<FootLockState>>,
-    pub last_animated_toe: Vec<Option<Vec3>>,
     /// Per leg, the horizontal shift foot locking asks for this frame (model space).
     pub shifts: Vec<Vec3>,
     pub faults: FaultLatch,

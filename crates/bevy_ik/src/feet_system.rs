@@ -16,21 +16,11 @@ use ik_core::sole::SolePoint;
 use ik_core::{IkError, Xform};
 
 use crate::IkSettings;
-use crate::bones::{BoneSet, Hierarchy, restore_after_fault};
+use crate::bones::{BoneSet, GatheredBones, Hierarchy, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultSender, IkComponent, IkFault};
 use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
 use crate::ground::{GroundProbe, GroundRays};
-
-/// Horizontal length of a vector (model space, +Y up).
-pub(crate) fn horizontal(v: Vec3) -> f32 {
-    Vec2::new(v.x, v.z).length()
-}
-
-/// Heel point behind the ankle, as a fraction of the ankle→toe length, when it is estimated.
-pub(crate) const HEEL_BACK: f32 = 0.45;
-/// Toe-tip point ahead of the toe joint, as a fraction of the ankle→toe length, when estimated.
-pub(crate) const TIP_AHEAD: f32 = 0.55;
 
 /// Places the feet of every [`FootPlacer`] (in parallel when [`IkSettings::parallel`]).
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
@@ -104,7 +94,6 @@ fn ensure_built(root: Entity, placer: &FootPlacer, s: &mut FeetScratch, hierarch
     s.placement = FootPlacementState::new(legs);
     s.reports = vec![FootReport::default(); legs];
     s.locks = vec![None; legs];
-    s.last_animated_toe = vec![None; legs];
     s.bones = Some(bones);
     s.built_for = keys;
     Ok(())
@@ -137,19 +126,8 @@ fn solve_character(
     dt: f32,
 ) -> Result<(), IkFault> {
     ensure_built(root, placer, &mut state.inner, hierarchy)?;
-    let FeetScratch {
-        bones: bone_set,
-        rigs,
-        chains,
-        animated_toes,
-        placement,
-        reports,
-        locks,
-        last_animated_toe,
-        shifts,
-        dirty,
-        ..
-    } = &mut state.inner;
+    let FeetScratch { bones: bone_set, rigs, chains, animated_toes, placement, reports, locks, shifts, dirty, .. } =
+        &mut state.inner;
     let Some(bones) = bone_set.as_mut() else { return Err(IkFault::MissingBone("feet".into())) };
     if let Err(e) = bones.refresh(hierarchy) {
         *bone_set = None;
@@ -174,13 +152,7 @@ fn solve_character(
                     }),
                     knee_forward: knee_bend_direction(&bones.model, chain),
                 }),
-                None => {
-                    let foot = chain.toe.map_or(0.15, |t| {
-                        horizontal(bones.model[t].translation - bones.model[chain.ankle].translation)
-                    });
-                    FootRig::from_flat_pose(&bones.model, *chain)
-                        .map(|r| r.with_heel_and_tip(&bones.model, HEEL_BACK * foot, TIP_AHEAD * foot))
-                }
+                None => FootRig::from_flat_pose(&bones.model, *chain).map(|r| r.with_estimated_sole(&bones.model)),
             })
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| IkFault::MissingBone("leg bones".into()))?;
@@ -198,7 +170,7 @@ fn solve_character(
         locks.iter_mut().for_each(|l| *l = None);
     }
     if let Some(lock) = lock {
-        let memory = LockMemory { locks, last_toes: last_animated_toe, rigs };
+        let memory = LockMemory { locks, rigs };
         lock_toes(lock, animated_toes, to_world, memory, &mut state.feet, shifts, dt)?;
     }
 
@@ -209,6 +181,7 @@ fn solve_character(
         model_to_world: to_world,
         foot_shifts: shifts,
         settings: placer.settings,
+        weight: effective_weight(placer.weight, fade),
     };
     let pelvis_offset = job
         .run(&mut bones.locals, &mut bones.model, |o, d, m| probe.cast(o, d, m, root), dt, placement, reports)
@@ -242,7 +215,6 @@ fn solve_character(
         }
         status.toe_world = to_world.transform_point(bones.model[chain.toe.unwrap_or(chain.ankle)].translation);
     }
-    blend_toward_read(bones, effective_weight(placer.weight, fade));
     if !bones.changes_are_finite() {
         return Err(IkFault::NonFiniteResult);
     }
@@ -254,7 +226,6 @@ fn solve_character(
 /// What foot locking reads and keeps per leg.
 struct LockMemory<'a> {
     locks: &'a mut Vec<Option<FootLockState>>,
-    last_toes: &'a mut Vec<Option<Vec3>>,
     rigs: &'a [FootRig],
 }
 
@@ -271,25 +242,20 @@ fn lock_toes(
     shifts: &mut [Vec3],
     dt: f32,
 ) -> Result<(), IkFault> {
-    let LockMemory { locks, last_toes, rigs } = memory;
+    let LockMemory { locks, rigs } = memory;
     let settings = &lock.settings;
     for (i, animated) in animated_toes.iter().enumerate() {
         let Some(animated) = *animated else { continue };
         let animated_world = to_world.transform_point(animated);
+        let memory = locks[i].get_or_insert_with(|| FootLockState::new(animated_world));
         let contact = match &lock.contacts {
-            ContactSource::Heuristic { velocity_threshold, height_threshold } => {
-                let speed = match (last_toes[i], dt > 0.0) {
-                    (Some(last), true) => (animated_world - last).length() / dt,
-                    _ => 0.0,
-                };
-                animated.y - rigs[i].toe_height < *height_threshold && speed < *velocity_threshold
+            ContactSource::Heuristic(heuristic) => {
+                heuristic.in_contact(animated.y - rigs[i].toe_height, memory.toe_speed(animated_world, dt))
             }
             ContactSource::Manual(flags) => flags.get(i).copied().unwrap_or(false),
         };
-        last_toes[i] = Some(animated_world);
         // Heights are placement's business: the lock works at the animated toe's height and
         // only its horizontal hold is used.
-        let memory = locks[i].get_or_insert_with(|| FootLockState::new(animated_world));
         let target_world =
             memory.update(animated_world, contact, animated_world.y, dt, settings).map_err(IkFault::Solver)?;
         feet[i].contact = contact;
@@ -298,26 +264,6 @@ fn lock_toes(
         shifts[i] = Vec3::new(shift.x, 0.0, shift.z);
     }
     Ok(())
-}
-
-/// Blends the solved locals back toward this frame's animated locals: `weight` 1 keeps the
-/// solve, 0 restores the animation exactly.
-fn blend_toward_read(bones: &mut BoneSet, weight: f32) {
-    if weight >= 1.0 {
-        return;
-    }
-    for (solved, read) in bones.locals.iter_mut().zip(&bones.read) {
-        *solved = if weight <= 0.0 {
-            *read
-        } else {
-            Xform {
-                translation: read.translation.lerp(solved.translation, weight),
-                rotation: read.rotation.slerp(solved.rotation, weight),
-                scale: solved.scale,
-            }
-        };
-    }
-    bones.update_model();
 }
 
 #[cfg(test)]

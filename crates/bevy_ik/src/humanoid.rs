@@ -21,8 +21,9 @@
 use bevy::ecs::entity::{EntityMapper, MapEntities};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
-use ik_core::foot_placement::KneePole;
+use ik_core::foot_placement::{FootRest, KneePole};
 use ik_core::rig::{HumanoidRig, RigFrame, RigProfile, RigReport, SkeletonBone, rig_humanoid};
+use ik_core::sole::FlatSole;
 
 use crate::bones::{Hierarchy, world_of};
 use crate::chain::{IkChain, Pole};
@@ -360,24 +361,13 @@ fn attach(
             let ankle = rest_relative(root, leg.foot, hierarchy);
             let toe = leg.ball.and_then(|b| rest_relative(root, b, hierarchy));
             let rest = ankle.map(|a| {
-                // Without a toe bone the foot is taken as 18 % of the leg, pointing forward.
-                let foot = toe
-                    .map_or(0.18 * frame.leg_length, |t| crate::feet_system::horizontal(t.translation - a.translation));
-                let estimated_toe = ik_core::Xform { translation: a.translation + frame.forward * foot, ..a };
-                let (heel, mut tip) = ik_core::sole::heel_and_tip(
-                    &a,
-                    Some(toe.as_ref().unwrap_or(&estimated_toe)),
-                    crate::feet_system::HEEL_BACK * foot,
-                    crate::feet_system::TIP_AHEAD * foot,
-                );
-                if toe.is_none() {
-                    // The tip belongs to the ankle's frame when there is no toe bone.
-                    tip = a.inverse_transform_point(estimated_toe.transform_point(tip));
-                }
+                let sole = FlatSole::estimate(&a, toe.as_ref(), frame.forward, frame.leg_length);
+                let (heel, tip) = sole.local_points(&a, toe.as_ref());
+                let measured = FootRest::measure(&a, toe.as_ref());
                 LegRest {
-                    ankle_height: a.translation.y,
-                    toe_height: toe.map_or(0.0, |t| t.translation.y),
-                    foot_up: (a.rotation.inverse() * Vec3::Y).normalize_or(Vec3::Y),
+                    ankle_height: measured.ankle_height,
+                    toe_height: measured.toe_height,
+                    foot_up: measured.foot_up,
                     heel: Some(heel),
                     toe_tip: Some(tip),
                 }

@@ -180,7 +180,7 @@ impl Plugin for IkPlugin {
         )
         .add_systems(
             PostUpdate,
-            feet::place_feet.in_set(IkSystems::Feet).run_if(any_with_component::<feet::FootPlacer>),
+            feet_system::place_feet.in_set(IkSystems::Feet).run_if(any_with_component::<feet::FootPlacer>),
         )
         .add_systems(
             PostUpdate,
@@ -188,7 +188,7 @@ impl Plugin for IkPlugin {
         )
         .add_systems(
             PostUpdate,
-            chain::solve_chains.in_set(IkSystems::Chains).run_if(any_with_component::<chain::IkChain>),
+            chain_system::solve_chains.in_set(IkSystems::Chains).run_if(any_with_component::<chain::IkChain>),
         );
 
         #[cfg(feature = "gizmos")]

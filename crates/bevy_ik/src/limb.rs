@@ -5,7 +5,7 @@
 use bevy::prelude::*;
 use ik_core::Xform;
 
-use crate::bones::{Hierarchy, StopCache, xform_of};
+use crate::bones::{GatheredBones, Hierarchy, StopCache, animated_input, xform_of};
 use crate::fault::IkFault;
 
 /// The three joints of a two-bone chain (root, middle, tip), held inline: what a
@@ -80,9 +80,10 @@ impl Limb {
                 self.read[2] = current;
                 continue;
             }
-            self.fresh[i] = !(self.has_written[i] && self.written[i] == current);
-            if self.fresh[i] {
-                self.read[i] = current;
+            let animated = animated_input(current, self.has_written[i].then_some(self.written[i]));
+            self.fresh[i] = animated.is_some();
+            if let Some(animated) = animated {
+                self.read[i] = animated;
             }
         }
         self.stop_world = match self.parents[0] {
@@ -100,45 +101,44 @@ impl Limb {
         [root, mid, mid.mul_xform(&self.read[2])]
     }
 
-    pub(crate) fn changes_are_finite(&self) -> bool {
-        self.locals.iter().zip(&self.read).all(|(new, old)| new == old || new.is_finite())
-    }
-
-    pub(crate) fn restore_animated(&mut self) {
-        self.locals = [self.read[0], self.read[1]];
-    }
-
     /// Decides which joints have something to write: those whose new local differs from what
-    /// their `Transform` held when read. Once per solve, before [`Limb::mark_written`] (which
-    /// overwrites `written`, what a non-fresh `Transform` held).
+    /// their `Transform` held when read. Once per solve, before [`GatheredBones::mark_written`]
+    /// (which overwrites `written`, what a non-fresh `Transform` held).
     pub(crate) fn settle(&mut self) {
         for i in 0..2 {
             let held = if self.fresh[i] { self.read[i] } else { self.written[i] };
             self.changed[i] = self.locals[i] != held;
         }
     }
+}
 
-    /// The new local of joint `i`, when it differs from what its `Transform` held when read
-    /// (never for the tip, which does not turn). Valid after [`Limb::settle`].
-    pub(crate) fn pending(&self, i: usize) -> Option<Xform> {
+/// The root and the middle joint are written (the tip never turns); `pending` is valid after
+/// [`Limb::settle`].
+impl GatheredBones for Limb {
+    fn len(&self) -> usize {
+        2
+    }
+
+    fn entity(&self, i: usize) -> Entity {
+        self.entities[i]
+    }
+
+    #[inline]
+    fn pending(&self, i: usize) -> Option<Xform> {
         (*self.changed.get(i)?).then(|| self.locals[i])
     }
 
-    pub(crate) fn mark_written(&mut self) {
+    fn mark_written(&mut self) {
         self.written = self.locals;
         self.has_written = [true; 2];
     }
 
-    pub(crate) fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
-        for i in 0..2 {
-            if let Some(new) = self.pending(i)
-                && let Ok(mut transform) = transforms.get_mut(self.entities[i])
-            {
-                transform.rotation = new.rotation;
-                transform.translation = new.translation;
-            }
-        }
-        self.mark_written();
+    fn restore_animated(&mut self) {
+        self.locals = [self.read[0], self.read[1]];
+    }
+
+    fn changes_are_finite(&self) -> bool {
+        self.locals.iter().zip(&self.read).all(|(new, old)| new == old || new.is_finite())
     }
 }
 

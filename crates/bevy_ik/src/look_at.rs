@@ -9,7 +9,7 @@ use ik_core::Xform;
 use ik_core::look_at::{LookAtJob, LookAtTarget, local_forward_axis};
 
 use crate::IkSettings;
-use crate::bones::{BoneSet, Hierarchy, apply_correction, restore_after_fault};
+use crate::bones::{BoneSet, GatheredBones, Hierarchy, apply_correction, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultLatch, FaultNotices, FaultSender, IkComponent, IkFault};
 use crate::target::IkTarget;

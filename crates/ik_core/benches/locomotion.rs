@@ -71,6 +71,7 @@ fn foot_placement(c: &mut Criterion) {
                 model_to_world: Xform::from_translation(Vec3::new(0.05, travelled * 0.176, travelled)),
                 foot_shifts: &[],
                 settings: FootPlacementSettings::default(),
+                weight: 1.0,
             };
             locals.copy_from_slice(black_box(&clip[k * bones..(k + 1) * bones]));
             forward_kinematics(skel.parents(), &locals, &Xform::IDENTITY, &mut model).expect("valid biped");

@@ -65,6 +65,10 @@ pub struct ChainJob<'a> {
     pub tolerance: f32,
     /// Most iterations (full passes) to run. Default [`DEFAULT_MAX_ITERATIONS`].
     pub max_iterations: u32,
+    /// How much of the solve the corrections carry, clamped to [0, 1]: each correction is
+    /// slerped from identity by it (0 gives exact identities, the input pose bit for bit). The
+    /// solution's `error` and `reached` describe the full solve. Default 1.
+    pub weight: f32,
 }
 
 impl<'a> ChainJob<'a> {
@@ -77,6 +81,7 @@ impl<'a> ChainJob<'a> {
             target,
             tolerance: DEFAULT_TOLERANCE,
             max_iterations: DEFAULT_MAX_ITERATIONS,
+            weight: 1.0,
         }
     }
 
@@ -103,7 +108,8 @@ impl<'a> ChainJob<'a> {
             && self.locals.iter().all(usable)
             && self.limits.iter().flatten().all(JointLimit::is_finite)
             && self.target.is_finite()
-            && self.tolerance.is_finite();
+            && self.tolerance.is_finite()
+            && self.weight.is_finite();
         if !finite {
             return Err(IkError::NonFiniteInput);
         }
@@ -328,6 +334,12 @@ pub(crate) fn finish(
     if let Some(w) = warm {
         w.directions.clear();
         w.directions.extend(s.positions.windows(2).map(|p| (p[1] - p[0]).normalize_or_zero()));
+    }
+    let weight = job.weight.clamp(0.0, 1.0);
+    if weight < 1.0 {
+        for c in corrections.iter_mut() {
+            *c = if weight == 0.0 { Quat::IDENTITY } else { Quat::IDENTITY.slerp(*c, weight) };
+        }
     }
     Ok(ChainSolution { iterations, error, reached: error <= job.tolerance.max(0.0) })
 }

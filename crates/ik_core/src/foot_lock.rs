@@ -54,6 +54,41 @@ impl Default for FootLockSettings {
     }
 }
 
+/// Contact from the animated toe alone, for clips without contact labels: in contact while the
+/// toe is both slow and low.
+///
+/// ```
+/// use ik_core::foot_lock::ContactHeuristic;
+///
+/// let contact = ContactHeuristic::default();
+/// assert!(contact.in_contact(0.01, 0.1));
+/// assert!(!contact.in_contact(0.01, 1.2), "moving fast: swinging");
+/// assert!(!contact.in_contact(0.2, 0.0), "high: lifted");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+pub struct ContactHeuristic {
+    /// Toe speed under which a foot may be in contact, m/s (world). Default 0.3.
+    pub velocity_threshold: f32,
+    /// Toe height above its flat-standing height under which a foot may be in contact, m.
+    /// Default 0.05.
+    pub height_threshold: f32,
+}
+
+impl Default for ContactHeuristic {
+    fn default() -> Self {
+        ContactHeuristic { velocity_threshold: 0.3, height_threshold: 0.05 }
+    }
+}
+
+impl ContactHeuristic {
+    /// Whether a toe `height` above its flat-standing height, moving at `speed`, is in contact.
+    /// Non-finite input is never a contact.
+    pub fn in_contact(&self, height: f32, speed: f32) -> bool {
+        height < self.height_threshold && speed < self.velocity_threshold
+    }
+}
+
 /// One foot's locking state, owned by the caller and updated once per frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FootLockState {
@@ -92,6 +127,13 @@ impl FootLockState {
             contact_point: toe,
             locked: false,
         }
+    }
+
+    /// Speed of the animated toe `toe` (world space) since the last update, m/s; 0 for `dt ≤ 0`
+    /// or non-finite input (and on the first frame, where the state starts at the toe).
+    pub fn toe_speed(&self, toe: Vec3, dt: f32) -> f32 {
+        let speed = (toe - self.input_position).length() / dt;
+        if dt > 0.0 && speed.is_finite() { speed } else { 0.0 }
     }
 
     /// Advances one frame: `toe` is the animated toe (world space), `contact` its label this

@@ -47,14 +47,15 @@
 use glam::{Quat, Vec3};
 
 use crate::leg::{LegChain, descends_from, refresh_model, soft_zone_start, unstraighten, validate_chain};
-use crate::sole::{Probe, SOLE_EDGES, SOLE_PROBES, find_edges, sole_float, sole_points};
+use crate::skeleton::{blend_locals, forward_kinematics};
+use crate::sole::{Probe, SOLE_EDGES, SOLE_PROBES, find_edges, sole_float};
 use crate::spring::Spring;
 use crate::{IkError, TwoBoneJob, Xform};
 
 mod external;
 mod rig;
 mod settings;
-pub use rig::{FootRig, knee_bend_direction};
+pub use rig::{FootRest, FootRig, knee_bend_direction};
 pub use settings::{FootPlacementSettings, KneePole};
 
 /// Largest length setting honoured (longer ones are clamped), m.
@@ -93,13 +94,15 @@ pub struct FootPlacementState {
     pelvis: Spring<f32>,
     feet: Vec<FootState>,
     fresh: bool,
+    /// The input locals of a run with a weight below 1 (scratch, reused).
+    input: Vec<Xform>,
 }
 
 impl FootPlacementState {
     /// A fresh state for `feet` feet: the next run uses its targets directly.
     pub fn new(feet: usize) -> Self {
         let foot = FootState { normal: Spring::new(Vec3::Y), ..Default::default() };
-        FootPlacementState { pelvis: Spring::new(0.0), feet: vec![foot; feet], fresh: true }
+        FootPlacementState { pelvis: Spring::new(0.0), feet: vec![foot; feet], fresh: true, input: Vec::new() }
     }
 
     /// Makes the state fresh again (after a teleport, a cut, a new character).
@@ -170,6 +173,10 @@ pub struct FootPlacement<'a> {
     pub foot_shifts: &'a [Vec3],
     /// Tuning.
     pub settings: FootPlacementSettings,
+    /// How much of the placement the output carries, clamped to [0, 1]: the placed locals
+    /// are blended back toward the input pose ([`crate::skeleton::blend_locals`]); 0 returns
+    /// the input exactly (the reports still describe the full placement). Default 1.
+    pub weight: f32,
 }
 
 /// The pelvis offset (≤ 0, model y) that brings `target` within the leg's soft-zone start, so
@@ -238,6 +245,7 @@ impl FootPlacement<'_> {
             return Err(IkError::LengthMismatch { expected: self.feet.len(), got: self.foot_shifts.len() });
         }
         if !(self.settings.is_finite()
+            && self.weight.is_finite()
             && self.model_to_world.is_finite()
             && model[self.pelvis].is_finite()
             && self.foot_shifts.iter().all(|s| s.is_finite()))
@@ -276,7 +284,7 @@ impl FootPlacement<'_> {
         &self,
         locals: &mut [Xform],
         model: &mut [Xform],
-        mut ground: G,
+        ground: G,
         dt: f32,
         state: &mut FootPlacementState,
         reports: &mut [FootReport],
@@ -288,6 +296,32 @@ impl FootPlacement<'_> {
         if reports.len() != self.feet.len() {
             return Err(IkError::LengthMismatch { expected: self.feet.len(), got: reports.len() });
         }
+        let weight = self.weight.clamp(0.0, 1.0);
+        if weight < 1.0 {
+            state.input.clear();
+            state.input.extend_from_slice(locals);
+        }
+        let pelvis_offset = self.place(locals, model, ground, dt, state, reports);
+        if weight < 1.0 {
+            blend_locals(&state.input, locals, weight);
+            forward_kinematics(self.parents, locals, &Xform::IDENTITY, model)?;
+        }
+        Ok(pelvis_offset)
+    }
+
+    /// The placement at full weight (inputs validated).
+    fn place<G>(
+        &self,
+        locals: &mut [Xform],
+        model: &mut [Xform],
+        mut ground: G,
+        dt: f32,
+        state: &mut FootPlacementState,
+        reports: &mut [FootReport],
+    ) -> f32
+    where
+        G: FnMut(Vec3, Vec3, f32) -> Option<GroundHit>,
+    {
         let s = &self.settings;
         let max_tilt = s.max_tilt.clamp(0.0, 80f32.to_radians());
         // A ground normal turned toward +Y until it is within `max_tilt` of it (the same as
@@ -325,7 +359,7 @@ impl FootPlacement<'_> {
             st.animated_rotation = ankle.rotation;
             st.ankle_in_knee = external::is_external(self.parents, &foot.leg)
                 .then(|| model[foot.leg.knee].inverse_transform_point(model[foot.leg.ankle].translation));
-            let points = sole_points(foot, model).map(|p| p.map(|(at, rest)| (at + shift, rest)));
+            let points = foot.sole_points(model).map(|p| p.map(|(at, rest)| (at + shift, rest)));
             // The foot tilts about its ankle, or, when shifts are given (locking), about its toe
             // joint, so tilting to the slope does not drag a locked toe along.
             let pivot = match (self.foot_shifts.is_empty(), foot.leg.toe) {
@@ -544,8 +578,8 @@ impl FootPlacement<'_> {
                     }
                 }
             }
-            report.float_after = sole_float(&sole_points(foot, model), &st.probes);
+            report.float_after = sole_float(&foot.sole_points(model), &st.probes);
         }
-        Ok(pelvis_offset)
+        pelvis_offset
     }
 }

@@ -151,6 +151,41 @@ pub fn forward_kinematics(
     Ok(())
 }
 
+/// Blends a solved pose back toward its input: each local of `solved` becomes
+/// `lerp/slerp(input, solved, weight)` (translation and rotation; the solved scale is kept).
+/// `weight` ≥ 1 leaves `solved` as it is, ≤ 0 (or NaN) restores `input` exactly. The job weight
+/// of [`crate::foot_placement::FootPlacement`]; only the common prefix of the two slices is used.
+///
+/// ```
+/// use glam::{Quat, Vec3};
+/// use ik_core::Xform;
+/// use ik_core::skeleton::blend_locals;
+///
+/// let input = [Xform::IDENTITY];
+/// let mut solved = [Xform::from_translation_rotation(Vec3::X, Quat::from_rotation_y(1.0))];
+/// blend_locals(&input, &mut solved, 0.5);
+/// assert!((solved[0].translation - Vec3::X * 0.5).length() < 1e-6);
+/// assert!((solved[0].rotation.angle_between(Quat::IDENTITY) - 0.5).abs() < 1e-5);
+/// blend_locals(&input, &mut solved, 0.0);
+/// assert_eq!(solved, input);
+/// ```
+pub fn blend_locals(input: &[Xform], solved: &mut [Xform], weight: f32) {
+    if weight >= 1.0 {
+        return;
+    }
+    for (solved, input) in solved.iter_mut().zip(input) {
+        *solved = if weight > 0.0 {
+            Xform {
+                translation: input.translation.lerp(solved.translation, weight),
+                rotation: input.rotation.slerp(solved.rotation, weight),
+                scale: solved.scale,
+            }
+        } else {
+            *input
+        };
+    }
+}
+
 /// The local rotation that turns a bone by `turn`, a rotation given in model space:
 /// `parent⁻¹ · turn · parent · local`, normalized.
 #[inline]

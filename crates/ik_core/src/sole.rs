@@ -2,7 +2,7 @@
 //!
 //! **Method.** A foot is probed at its ankle and toe joints and, optionally, at extra points on
 //! its sole — the back of the heel and the tip of the toes — each fixed to a bone of the foot.
-//! [`sole_points`] places them in model space for a pose; [`sole_float`] measures the lowest
+//! [`FootRig::sole_points`](crate::foot_placement::FootRig::sole_points) places them in model space for a pose; [`sole_float`] measures the lowest
 //! point's signed height above the ground found under it.
 //!
 //! **Invariants.** Positions come from the pose's own bones, so a tilted or rolled foot is
@@ -11,7 +11,6 @@
 use glam::Vec3;
 
 use crate::Xform;
-use crate::foot_placement::FootRig;
 
 /// A point on the sole, fixed to a bone: `local` in that bone's frame, `rest_height` its height
 /// above the floor when the foot stands flat (0 for a point on the sole).
@@ -27,22 +26,6 @@ pub struct SolePoint {
 
 /// How many points a foot is probed at: ankle, toe, heel, toe tip.
 pub const SOLE_PROBES: usize = 4;
-
-/// Model-space positions and flat heights of a foot's probe points for a pose: `[ankle, toe,
-/// heel, tip]`, `None` where the rig has no such point. The ankle and toe points are the sole
-/// under those joints (the joint moved down the foot's up axis by its flat height), so every
-/// point lies on the sole, with flat height 0, however the foot is pitched.
-pub fn sole_points(foot: &FootRig, model: &[Xform]) -> [Option<(Vec3, f32)>; SOLE_PROBES] {
-    let on = |p: Option<SolePoint>| p.and_then(|p| Some((model.get(p.bone)?.transform_point(p.local), p.rest_height)));
-    let ankle = model[foot.leg.ankle];
-    let up = ankle.rotation * foot.foot_up;
-    [
-        Some((ankle.translation - up * foot.ankle_height, 0.0)),
-        foot.leg.toe.map(|t| (model[t].translation - up * foot.toe_height, 0.0)),
-        on(foot.heel),
-        on(foot.tip),
-    ]
-}
 
 /// The lowest probed point's signed height above the ground plane found under it (negative:
 /// inside the ground), `0` when nothing was hit. `hits` are `(point, normal)` per probe.
@@ -70,6 +53,78 @@ pub fn heel_and_tip(ankle: &Xform, toe: Option<&Xform>, heel_back: f32, tip_ahea
     let heel = floor(ankle.translation) - dir * heel_back;
     let tip = floor(toe.translation) + dir * tip_ahead;
     (ankle.inverse_transform_point(heel), toe.inverse_transform_point(tip))
+}
+
+/// Where the back of the heel is estimated, behind the ankle, as a fraction of the foot's
+/// ankle-to-ball length.
+pub const HEEL_BACK: f32 = 0.45;
+/// Where the toe tip is estimated, ahead of the ball, as a fraction of the ankle-to-ball length.
+pub const TIP_AHEAD: f32 = 0.55;
+/// Ankle-to-ball length of a foot without a toe bone, as a fraction of the leg's length.
+pub const FOOT_PER_LEG: f32 = 0.18;
+
+/// The sole of a foot standing flat, estimated from its joints: the back of the heel, the ball
+/// and the toe tip on the floor, in model space (+Y up). One estimate for every caller (rigging,
+/// placement without measured rest data, measuring tools), so they agree on where a sole is.
+///
+/// ```
+/// use glam::Vec3;
+/// use ik_core::Xform;
+/// use ik_core::sole::FlatSole;
+///
+/// let ankle = Xform::from_translation(Vec3::new(0.1, 0.08, 0.0));
+/// let toe = Xform::from_translation(Vec3::new(0.1, 0.02, 0.14));
+/// let sole = FlatSole::estimate(&ankle, Some(&toe), Vec3::Z, 0.9);
+/// assert!((sole.length - 0.14).abs() < 1e-6);
+/// assert!((sole.heel - Vec3::new(0.1, 0.0, -0.063)).length() < 1e-6);
+/// assert!((sole.tip - Vec3::new(0.1, 0.0, 0.14 + 0.077)).length() < 1e-6);
+/// // Without a toe bone the foot points along `forward`, 18 % of the leg long.
+/// let bare = FlatSole::estimate(&ankle, None, Vec3::NEG_Z, 0.9);
+/// assert!((bare.ball - Vec3::new(0.1, 0.0, -0.162)).length() < 1e-5);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlatSole {
+    /// Back of the heel, on the floor.
+    pub heel: Vec3,
+    /// Under the toe joint (or the estimated toe), on the floor.
+    pub ball: Vec3,
+    /// Tip of the toes, on the floor.
+    pub tip: Vec3,
+    /// Horizontal ankle-to-ball length.
+    pub length: f32,
+}
+
+impl FlatSole {
+    /// Estimates the sole from the ankle's and the toe's flat-pose model transforms. Without a
+    /// toe (or with a toe right above the ankle) the foot points along `forward`, and is
+    /// [`FOOT_PER_LEG`] × `leg_length` long (at least 30 % of that with a toe). The floor is
+    /// y = 0, or the ball's height when the ball is below it.
+    pub fn estimate(ankle: &Xform, toe: Option<&Xform>, forward: Vec3, leg_length: f32) -> FlatSole {
+        let nominal = FOOT_PER_LEG * if leg_length.is_finite() { leg_length.abs() } else { 0.0 };
+        let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
+        let forward = flat(forward).try_normalize().unwrap_or(Vec3::Z);
+        let a = ankle.translation;
+        let along = toe.map_or(Vec3::ZERO, |t| flat(t.translation - a));
+        let (dir, length) = match along.try_normalize() {
+            Some(dir) => (dir, along.length().max(0.3 * nominal)),
+            None => (forward, nominal),
+        };
+        let ball = toe.map_or(a + dir * length, |t| t.translation);
+        let floor = ball.y.min(0.0);
+        let on_floor = |p: Vec3| Vec3::new(p.x, floor, p.z);
+        FlatSole {
+            heel: on_floor(a - dir * HEEL_BACK * length),
+            ball: on_floor(ball),
+            tip: on_floor(ball + dir * TIP_AHEAD * length),
+            length,
+        }
+    }
+
+    /// The heel point in the ankle's frame and the tip point in the toe's frame (the ankle's
+    /// when there is no toe): what [`SolePoint`]s fixed to those bones hold.
+    pub fn local_points(&self, ankle: &Xform, toe: Option<&Xform>) -> (Vec3, Vec3) {
+        (ankle.inverse_transform_point(self.heel), toe.unwrap_or(ankle).inverse_transform_point(self.tip))
+    }
 }
 
 /// Most edges probed per foot: one between each pair of neighbouring sole points.

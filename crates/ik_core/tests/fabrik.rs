@@ -371,3 +371,28 @@ fn solving_again_with_sized_buffers_allocates_nothing() {
     std::hint::black_box(Vec::<u8>::with_capacity(8));
     assert_eq!(ALLOCATIONS.with(Cell::get) - before, 1);
 }
+
+#[test]
+fn the_job_weight_scales_every_correction_and_zero_is_the_input_pose() {
+    let joints =
+        [Xform::IDENTITY, Xform::from_translation(Vec3::Y * 0.4), Xform::from_translation(Vec3::new(0.0, 0.7, 0.0))];
+    let target = Vec3::new(0.35, 0.4, 0.1);
+    for solve in [fabrik::solve as Solver, ccd::solve] {
+        let run = |weight: f32| {
+            let mut corrections = [Quat::from_rotation_y(1.0); 3];
+            let job = ChainJob { max_iterations: 100, weight, ..ChainJob::new(&joints, target) };
+            solve(&job, &mut ChainScratch::default(), None, &mut corrections).map(|s| (s, corrections))
+        };
+        let (full, full_c) = run(1.0).unwrap();
+        let (half, half_c) = run(0.5).unwrap();
+        let (_, none_c) = run(0.0).unwrap();
+        assert!(full.reached && half.reached, "error and reached describe the full solve");
+        assert_eq!(none_c, [Quat::IDENTITY; 3]);
+        for (f, h) in full_c.iter().zip(&half_c) {
+            let (f, h) = (f.angle_between(Quat::IDENTITY), h.angle_between(Quat::IDENTITY));
+            assert!((h - f / 2.0).abs() < 1e-4, "half weight turns half as far: {h} vs {f}");
+        }
+        assert!(full_c.iter().any(|c| c.angle_between(Quat::IDENTITY) > 0.1), "the solve turns something");
+        assert_eq!(run(f32::NAN).err(), Some(IkError::NonFiniteInput));
+    }
+}

@@ -406,3 +406,34 @@ fn the_sole_clears_a_nosing_or_a_crest_wherever_it_falls_between_probe_points() 
     }
     println!("nosings and crests under the sole: worst point {:.2} mm inside", worst * 1e3);
 }
+
+#[test]
+fn the_job_weight_blends_the_placement_back_toward_the_input_pose() {
+    let skel = biped();
+    let animated = standing(&skel, 0.04);
+    let rigs = biped_feet(&skel);
+    let place = |weight: f32| {
+        let job = FootPlacement { weight, ..placement_job(skel.parents(), &rigs) };
+        let mut state = FootPlacementState::new(2);
+        let mut reports = [FootReport::default(); 2];
+        let mut locals = animated.to_vec();
+        let mut model = model_of(&skel, &locals);
+        let result = job.run(&mut locals, &mut model, step_ground, 0.0, &mut state, &mut reports);
+        let fk = model_of(&skel, &locals);
+        assert!(fk.iter().zip(&model).all(|(a, b)| (a.translation - b.translation).length() < 1e-5), "model stale");
+        result.map(|offset| (locals, model, offset, reports))
+    };
+    let drop = |model: &[Xform]| model_of(&skel, &animated)[PELVIS].translation.y - model[PELVIS].translation.y;
+    let (full_locals, full_model, full_offset, _) = place(1.0).unwrap();
+    let (half_locals, half_model, half_offset, half_reports) = place(0.5).unwrap();
+    let (none_locals, _, _, none_reports) = place(0.0).unwrap();
+    println!("pelvis drop at weight 1: {:.4} m, 0.5: {:.4} m", drop(&full_model), drop(&half_model));
+    assert!((drop(&full_model) - 0.15).abs() < 1e-3);
+    assert!((drop(&half_model) - 0.075).abs() < 1e-3, "half weight drops the pelvis half way");
+    assert_eq!(none_locals, animated, "weight 0 returns the input exactly");
+    assert!(full_locals != half_locals);
+    // The reports and the returned offset describe the full placement at any weight.
+    assert_eq!(full_offset, half_offset);
+    assert_eq!(half_reports, none_reports);
+    assert!(matches!(place(f32::NAN), Err(IkError::NonFiniteInput)));
+}

@@ -6,7 +6,7 @@ use glam::Vec3;
 use super::external;
 use crate::Xform;
 use crate::leg::LegChain;
-use crate::sole::{SolePoint, heel_and_tip};
+use crate::sole::{FlatSole, SOLE_PROBES, SolePoint, heel_and_tip};
 
 /// One foot of the rig.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,6 +60,42 @@ pub fn knee_bend_direction(model: &[Xform], leg: &LegChain) -> Vec3 {
     Vec3::Z
 }
 
+/// What a foot's flat (rest) pose tells placement: the joints' heights above the floor and the
+/// floor's up axis in the ankle's frame. One measurement for [`FootRig::from_flat_pose`] and
+/// for callers that measure the rest pose elsewhere (a rig step before the animation runs).
+///
+/// ```
+/// use glam::{Quat, Vec3};
+/// use ik_core::Xform;
+/// use ik_core::foot_placement::FootRest;
+///
+/// let ankle = Xform::from_translation_rotation(Vec3::new(0.1, 0.08, 0.0), Quat::from_rotation_x(0.5));
+/// let toe = Xform::from_translation(Vec3::new(0.1, 0.02, 0.14));
+/// let rest = FootRest::measure(&ankle, Some(&toe));
+/// assert_eq!((rest.ankle_height, rest.toe_height), (0.08, 0.02));
+/// assert!((ankle.rotation * rest.foot_up - Vec3::Y).length() < 1e-6);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FootRest {
+    /// The ankle's height above the floor.
+    pub ankle_height: f32,
+    /// The toe joint's height above the floor (0 without a toe).
+    pub toe_height: f32,
+    /// The floor's up axis in the ankle's frame.
+    pub foot_up: Vec3,
+}
+
+impl FootRest {
+    /// Measures a foot from the ankle's and the toe's flat-pose transforms (floor at y = 0).
+    pub fn measure(ankle: &Xform, toe: Option<&Xform>) -> FootRest {
+        FootRest {
+            ankle_height: ankle.translation.y,
+            toe_height: toe.map_or(0.0, |t| t.translation.y),
+            foot_up: (ankle.rotation.inverse() * Vec3::Y).normalize_or(Vec3::Y),
+        }
+    }
+}
+
 impl FootRig {
     /// Whether the foot is *external*: its ankle bone does not hang below the knee (an
     /// IK-control rig, the foot under the root or a control bone). Such a foot is moved with
@@ -69,24 +105,59 @@ impl FootRig {
         external::is_external(parents, &self.leg)
     }
 
+    /// Model-space positions and flat heights of a foot's probe points for a pose: `[ankle, toe,
+    /// heel, tip]`, `None` where the rig has no such point. The ankle and toe points are the sole
+    /// under those joints (the joint moved down the foot's up axis by its flat height), so every
+    /// point lies on the sole, with flat height 0, however the foot is pitched.
+    pub fn sole_points(&self, model: &[Xform]) -> [Option<(Vec3, f32)>; SOLE_PROBES] {
+        let on =
+            |p: Option<SolePoint>| p.and_then(|p| Some((model.get(p.bone)?.transform_point(p.local), p.rest_height)));
+        let ankle = model[self.leg.ankle];
+        let up = ankle.rotation * self.foot_up;
+        [
+            Some((ankle.translation - up * self.ankle_height, 0.0)),
+            self.leg.toe.map(|t| (model[t].translation - up * self.toe_height, 0.0)),
+            on(self.heel),
+            on(self.tip),
+        ]
+    }
+
     /// A rig from a pose standing flat on the floor (usually the model-space rest pose).
     /// `None` when an index is out of range.
     pub fn from_flat_pose(flat_model: &[Xform], leg: LegChain) -> Option<Self> {
-        let ankle = flat_model.get(leg.ankle)?;
-        let toe_height = match leg.toe {
-            Some(t) => flat_model.get(t)?.translation.y,
-            None => 0.0,
+        let toe = match leg.toe {
+            Some(t) => Some(flat_model.get(t)?),
+            None => None,
         };
-        let foot_up = (ankle.rotation.inverse() * Vec3::Y).normalize_or(Vec3::Y);
+        let rest = FootRest::measure(flat_model.get(leg.ankle)?, toe);
         Some(FootRig {
             leg,
-            ankle_height: ankle.translation.y,
-            toe_height,
-            foot_up,
+            ankle_height: rest.ankle_height,
+            toe_height: rest.toe_height,
+            foot_up: rest.foot_up,
             heel: None,
             tip: None,
             knee_forward: knee_bend_direction(flat_model, &leg),
         })
+    }
+
+    /// This rig also probed at the heel and toe tip of its [`FlatSole`] estimate: the foot
+    /// points from the ankle to the toe joint (or along the knee's bend direction without a
+    /// toe), and without a toe it is [`crate::sole::FOOT_PER_LEG`] of the leg's length long.
+    pub fn with_estimated_sole(mut self, flat_model: &[Xform]) -> Self {
+        let joint = |i: usize| flat_model.get(i).map(|x| x.translation);
+        let (Some(hip), Some(knee), Some(ankle)) =
+            (joint(self.leg.hip), joint(self.leg.knee), flat_model.get(self.leg.ankle))
+        else {
+            return self;
+        };
+        let toe = self.leg.toe.and_then(|t| flat_model.get(t));
+        let leg_length = hip.distance(knee) + knee.distance(ankle.translation);
+        let sole = FlatSole::estimate(ankle, toe, self.knee_forward, leg_length);
+        let (heel, tip) = sole.local_points(ankle, toe);
+        self.heel = Some(SolePoint { bone: self.leg.ankle, local: heel, rest_height: 0.0 });
+        self.tip = Some(SolePoint { bone: self.leg.toe.unwrap_or(self.leg.ankle), local: tip, rest_height: 0.0 });
+        self
     }
 
     /// This rig also probed at a heel point `heel_back` behind the ankle and a tip point

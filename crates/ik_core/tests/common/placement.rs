@@ -46,5 +46,6 @@ pub fn placement_job<'a>(parents: &'a [Option<usize>], rigs: &'a [FootRig]) -> F
         model_to_world: Xform::IDENTITY,
         foot_shifts: &[],
         settings: FootPlacementSettings::default(),
+        weight: 1.0,
     }
 }

@@ -207,6 +207,7 @@ pub fn placement(input: PlacementInput) -> Verdict {
         model_to_world,
         foot_shifts: &[],
         settings,
+        weight: 1.0,
     };
     let mut state = FootPlacementState::new(2);
     let mut reports = [FootReport::default(); 2];
