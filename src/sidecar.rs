@@ -1,13 +1,14 @@
 //! The clip sidecar (`<character>.ik.json`): per clip its nominal speed, duration, frame rate and
 //! per-foot contact labels.
 //!
-//! Method: reads the JSON with `serde_json` into [`ClipInfo`]s. Input: the file text.
+//! Method: reads the JSON into ik_tool's typed [`Sidecar`] (the struct `ik_tool contacts
+//! --json` writes) and keeps what the blend space needs as [`ClipInfo`]s. Input: the file text.
 //! Output: a [`ClipTable`] keyed by clip name. Invariants: every clip has a positive finite
 //! duration and `frame_count ≥ 1`; contact arrays hold one flag per frame (shorter arrays are
 //! read as "no contact" past their end); [`ClipInfo::contact_at`] takes any phase (wrapped to
 //! `[0, 1)`).
 
-use serde_json::Value;
+use ik_tool::sidecar::Sidecar;
 
 /// What the sidecar says about one clip.
 #[derive(Clone, Debug, PartialEq)]
@@ -99,33 +100,25 @@ pub struct ClipTable {
 }
 
 impl ClipTable {
-    /// Parses sidecar text.
+    /// Parses sidecar text (ik_tool's typed [`Sidecar`]: only `duration` is required).
     pub fn parse(text: &str) -> Result<ClipTable, String> {
-        let doc: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
-        let Value::Object(members) = doc else { return Err("the sidecar is not a JSON object".into()) };
-        let mut clips = Vec::new();
-        for (name, clip) in members {
-            let num = |key: &str| clip.get(key).and_then(Value::as_f64).map(|v| v as f32);
-            let duration = num("duration").filter(|d| d.is_finite() && *d > 0.0);
-            let Some(duration) = duration else { return Err(format!("clip `{name}` has no positive duration")) };
-            let speed = num("nominal_speed").filter(|s| s.is_finite()).unwrap_or(0.0).max(0.0);
-            let frame_count = num("frame_count").map(|f| f.max(1.0) as usize).unwrap_or(1);
-            let read = |foot: &str| -> Vec<bool> {
-                clip.get("contacts")
-                    .and_then(|c| c.get(foot))
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().map(|b| b.as_bool().unwrap_or(false)).collect())
-                    .unwrap_or_default()
-            };
-            clips.push(ClipInfo {
-                name,
-                nominal_speed: speed,
-                duration,
-                frame_count,
-                contacts: [read("foot_l"), read("foot_r")],
-            });
-        }
-        Ok(ClipTable { clips })
+        Ok(ClipTable::from_sidecar(Sidecar::parse(text)?))
+    }
+
+    /// The clips of a sidecar, as the blend space reads them.
+    pub fn from_sidecar(sidecar: Sidecar) -> ClipTable {
+        let clips = sidecar
+            .clips
+            .into_iter()
+            .map(|clip| ClipInfo {
+                name: clip.name,
+                nominal_speed: clip.nominal_speed,
+                duration: clip.duration,
+                frame_count: clip.frame_count.max(1),
+                contacts: [clip.contacts.foot_l, clip.contacts.foot_r],
+            })
+            .collect();
+        ClipTable { clips }
     }
 }
 
@@ -136,7 +129,7 @@ impl ClipTable {
 pub fn label_character(path: &std::path::Path, rig_map: Option<&[(String, String)]>) -> Result<ClipTable, String> {
     let map = rig_map.map(|m| m.iter().map(|(r, b)| format!("{r}={b}")).collect::<Vec<_>>().join(","));
     let sidecar = ik_tool::sidecar::label_file(path, map.as_deref()).map_err(|e| e.to_string())?;
-    ClipTable::parse(&sidecar.to_json_text())
+    Ok(ClipTable::from_sidecar(sidecar))
 }
 
 /// The sidecar key of the file's clip `index` named `name` (empty: unnamed), as
@@ -173,7 +166,9 @@ mod tests {
     fn bad_sidecars_are_errors_not_panics() {
         assert!(ClipTable::parse("[]").is_err());
         assert!(ClipTable::parse(r#"{"Walk": {"duration": 0}}"#).is_err());
+        assert!(ClipTable::parse(r#"{"Walk": {"duration": 1, "nominal_speed": -1}}"#).is_err());
         let t = ClipTable::parse(r#"{"Walk": {"duration": 1}}"#).unwrap();
+        assert_eq!((t.clips[0].nominal_speed, t.clips[0].frame_count), (0.0, 1), "defaults of a minimal sidecar");
         assert!(!t.clips[0].has_contacts() && !t.clips[0].contact_at(0, f32::NAN));
         assert_eq!(t.clips[0].mid_stance(0), None);
     }

@@ -89,7 +89,9 @@ pub struct FootValues {
     pub foot_r: Vec<f32>,
 }
 
-/// One clip of the sidecar.
+/// One clip of the sidecar. Only `duration` is required when reading: a hand-written sidecar
+/// may leave out the speed (0: standing), the frame rate and count (1 frame) and the labels
+/// (none: the clip is unlabelled).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClipSidecar {
     /// Clip name (the key of the sidecar's object; not written inside the clip).
@@ -97,14 +99,18 @@ pub struct ClipSidecar {
     pub name: String,
     /// Ground speed the clip is made for, m/s: for an in-place clip the speed the ground moves
     /// backward under a planted foot; for a clip with root motion its mean horizontal speed.
+    #[serde(default)]
     pub nominal_speed: f32,
     /// Length of the clip (its cycle, for a loop), s; positive.
     pub duration: f32,
     /// Frames per second of the labels, Hz.
+    #[serde(default)]
     pub frame_rate: f32,
     /// Number of frames (labels per foot), including the closing frame of a loop.
+    #[serde(default = "one_frame")]
     pub frame_count: usize,
     /// Contact labels per foot.
+    #[serde(default)]
     pub contacts: FootLabels,
     /// Cycle phases at which the left and right feet land (the mannequin writes it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -127,9 +133,19 @@ impl Sidecar {
         self.clips.iter().find(|c| c.name == name)
     }
 
-    /// Parses sidecar text.
+    /// Parses sidecar text. Errors: not JSON, not an object of clips, or a clip without a
+    /// positive duration or with a negative speed.
     pub fn parse(text: &str) -> Result<Sidecar, String> {
-        serde_json::from_str(text).map_err(|e| format!("not a sidecar: {e}"))
+        let sidecar: Sidecar = serde_json::from_str(text).map_err(|e| format!("not a sidecar: {e}"))?;
+        for clip in &sidecar.clips {
+            if !(clip.duration.is_finite() && clip.duration > 0.0) {
+                return Err(format!("clip `{}` has no positive duration", clip.name));
+            }
+            if !(clip.nominal_speed.is_finite() && clip.nominal_speed >= 0.0) {
+                return Err(format!("clip `{}` has a negative nominal_speed", clip.name));
+            }
+        }
+        Ok(sidecar)
     }
 
     /// The sidecar as pretty JSON text (label arrays on one line each), with a final newline.
@@ -141,6 +157,11 @@ impl Sidecar {
     pub fn from_contacts(doc: &Document, labelled: &[ClipContacts], options: &ContactOptions) -> Sidecar {
         Sidecar { clips: labelled.iter().map(|c| ClipSidecar::from_contacts(doc, c, options)).collect() }
     }
+}
+
+/// The frame count of a clip whose sidecar leaves it out.
+fn one_frame() -> usize {
+    1
 }
 
 /// A finite number (0 otherwise).
