@@ -17,8 +17,12 @@
 //!    never change); a foot hanging outside its shin (an IK-control rig) is placed at the shin's
 //!    end as at rest.
 //! 3. **Feet.** Each foot's contact point (the ball when both rigs have one, else the ankle) is
-//!    sent where the source's was, by the same rule as the pelvis, and the leg is solved with
-//!    [`TwoBoneJob`] (pole on the retargeted knee's side, soft extension only past the
+//!    sent where the source's was, by the same rule as the pelvis. Where a goal is beyond the
+//!    leg's soft zone (which starts at the retargeted pose's own extension or `1 − soften` of
+//!    the reach, whichever is longer; other proportions: relatively shorter feet, a lower
+//!    pelvis), the pelvis is first lowered along up just enough for both legs to reach. The leg
+//!    is then solved with
+//!    [`TwoBoneJob`](crate::TwoBoneJob) (pole on the retargeted knee's side, soft extension only past the
 //!    retargeted pose's own extension), the foot keeping its retargeted orientation. A foot that
 //!    stands still in the source stands still in the target; a target out of reach leaves the
 //!    leg straight toward it, never longer.
@@ -165,6 +169,7 @@ pub struct RetargetMap {
     pub(crate) arms: [LimbMap; 2],
     pub(crate) external_feet: Vec<ExternalFoot>,
     pub(crate) target_forward: Vec3,
+    pub(crate) target_up: Vec3,
     pub(crate) settings: RetargetSettings,
 }
 
@@ -451,6 +456,7 @@ impl RetargetMap {
             arms,
             external_feet,
             target_forward: target.frame.forward,
+            target_up: target.frame.up.normalize_or(Vec3::Y),
             settings,
         })
     }

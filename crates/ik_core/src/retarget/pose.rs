@@ -28,6 +28,19 @@ pub struct RetargetedFrame {
     pub hands_reached: [bool; 2],
 }
 
+/// How far to move a hip down along `up` so that its offset `d` from the ankle's goal is no
+/// longer than `limit`: 0 when it already is; the closest approach when no drop reaches.
+fn drop_to_reach(d: Vec3, up: Vec3, limit: f32) -> f32 {
+    let length = d.length();
+    if length.is_nan() || length <= limit {
+        return 0.0;
+    }
+    let along = d.dot(up);
+    let disc = along * along - (length * length - limit * limit);
+    let drop = if disc >= 0.0 { along - disc.sqrt() } else { along };
+    if drop.is_finite() { drop.max(0.0) } else { 0.0 }
+}
+
 /// Relative reach within which a goal counts as reached.
 const REACHED: f32 = 1e-3;
 
@@ -151,12 +164,34 @@ impl RetargetMap {
         }
         self.place_external_feet(locals, model)?;
 
-        // 3. Feet (and hands) where the source's were.
+        // 3. Feet (and hands) where the source's were; the pelvis lowered first if a leg
+        // cannot reach its goal.
+        let goals = self.legs.map(|leg| self.carried(source_model, [leg.source_point, leg.target_point], self.scale));
+        if self.settings.feet {
+            let mut drop = 0.0f32;
+            for (leg, goal) in self.legs.iter().zip(goals) {
+                let [h, k, a] = leg.target.map(|b| model[b].translation);
+                // As far as the soft zone starts: the retargeted pose's own extension, or
+                // (1 − soften) of the reach, whichever is longer.
+                let reach = h.distance(k) + k.distance(a);
+                let soft = (1.0 - self.settings.soften.clamp(0.0, 1.0)) * reach;
+                let limit = h.distance(a).max(soft).min(0.9999 * reach);
+                let ankle_goal = goal - (model[leg.target_point].translation - a);
+                drop = drop.max(drop_to_reach(h - ankle_goal, self.target_up, limit));
+            }
+            if drop > 0.0 {
+                let p = self.pelvis[1];
+                let parent = self.target_parents[p].map_or(Xform::IDENTITY, |q| model[q]);
+                locals[p].translation = parent.inverse_transform_point(pelvis_at - self.target_up * drop);
+                forward_kinematics(&self.target_parents, locals, &Xform::IDENTITY, model)?;
+                self.place_external_feet(locals, model)?;
+            }
+        }
         let mut frame = RetargetedFrame { feet_reached: [true; 2], leg_extension: [0.0; 2], hands_reached: [true; 2] };
         let forward = self.target_forward.normalize_or(Vec3::Z);
         for (k, leg) in self.legs.iter().enumerate() {
             if self.settings.feet {
-                let goal = self.carried(source_model, [leg.source_point, leg.target_point], self.scale);
+                let goal = goals[k];
                 let tip = desired[leg.target[2]];
                 let (reached, _) = self.solve_limb(leg, goal, tip, forward, self.settings.soften, locals, model)?;
                 frame.feet_reached[k] = reached;

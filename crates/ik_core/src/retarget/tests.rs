@@ -256,25 +256,36 @@ fn feet_hanging_outside_the_shins_are_put_at_the_shins_end() {
 }
 
 #[test]
-fn an_unreachable_pose_straightens_the_leg_but_never_stretches_it() {
-    // The source's feet hang from its root: raising its pelvis 20 cm leaves its feet on the
-    // floor, farther than any leg reaches.
+fn out_of_reach_goals_lower_the_pelvis_or_straighten_the_leg_but_never_stretch_it() {
+    // The source's feet hang from its root: moving its pelvis leaves its feet where they were,
+    // farther than any leg reaches.
     let source = human(Style { external_feet: true, ..A_POSE });
     let target = human(A_POSE);
     let map = RetargetMap::new(&source.rig(), &target.rig(), RetargetSettings::default()).unwrap();
-    let mut out = vec![Xform::IDENTITY; target.rest.len()];
-    let mut src = source.rest.clone();
-    src[source.rig.pelvis].translation.y += 0.2;
-    let frame = map.run(&src, &mut out, &mut RetargetScratch::default()).unwrap();
-    assert!(out.iter().all(Xform::is_finite));
-    let model = fk(&target, &out);
-    for k in 0..2 {
-        let leg = &target.rig.legs[k];
-        let [hip, knee, ankle] = [leg.thigh, leg.calf, leg.foot].map(|b| model[b].translation);
-        let reach = hip.distance(knee) + knee.distance(ankle);
-        assert!((hip.distance(ankle) / reach - frame.leg_extension[k]).abs() < 1e-5);
-        assert!(frame.leg_extension[k] <= 1.0 && frame.leg_extension[k] > 0.998, "{frame:?}");
-        assert!(!frame.feet_reached[k], "{frame:?}");
+    let rest = fk(&target, &target.rest);
+    let pelvis = target.rig.pelvis;
+    for (lift, reachable) in [(Vec3::Y * 0.2, true), (Vec3::Z * 1.5, false)] {
+        let mut out = vec![Xform::IDENTITY; target.rest.len()];
+        let mut src = source.rest.clone();
+        src[source.rig.pelvis].translation += lift;
+        let frame = map.run(&src, &mut out, &mut RetargetScratch::default()).unwrap();
+        assert!(out.iter().all(Xform::is_finite));
+        let model = fk(&target, &out);
+        for k in 0..2 {
+            let leg = &target.rig.legs[k];
+            let [hip, knee, ankle] = [leg.thigh, leg.calf, leg.foot].map(|b| model[b].translation);
+            let reach = hip.distance(knee) + knee.distance(ankle);
+            assert!((hip.distance(ankle) / reach - frame.leg_extension[k]).abs() < 1e-5);
+            assert!(frame.leg_extension[k] <= 1.0 && frame.leg_extension[k] > 0.99, "{lift}: {frame:?}");
+            assert_eq!(frame.feet_reached[k], reachable, "{lift}: {frame:?}");
+        }
+        let moved = model[pelvis].translation - rest[pelvis].translation;
+        if reachable {
+            // Lowered back to where the straight legs reach the feet: about the rest height.
+            assert!(moved.y < 0.01 && moved.y > -0.01, "pelvis moved {moved}");
+        } else {
+            assert!(moved.z > 1.4, "the pelvis still goes where the source's went: {moved}");
+        }
     }
 }
 
