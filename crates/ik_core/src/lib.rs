@@ -26,6 +26,7 @@
 //! - [`foot_placement`], [`sole`], [`leg`]: feet on uneven ground (probed at ankle, toe, heel
 //!   and toe tip); the heel/toe leg chain.
 //! - [`foot_lock`], [`contact`]: runtime foot locking and contact labelling.
+//! - [`retarget`]: a clip of one rigged humanoid played by another, feet put back with IK.
 //! - [`rig`]: humanoid rig profiles (Unreal, Mixamo, user maps) and their detection.
 //! - [`gait`]: a procedural biped walk cycle (clip authoring and tests).
 //! - [`slide_removal`]: offline foot-slide removal over a whole clip.
@@ -43,6 +44,7 @@ pub mod gait;
 pub mod leg;
 pub mod limits;
 pub mod look_at;
+pub mod retarget;
 pub mod rig;
 pub mod skeleton;
 pub mod slide_removal;

@@ -1,7 +1,7 @@
 //! Command-line parsing and dispatch for `ik_tool`.
 //!
-//! Method: `clap` derive over [`Cli`]: the subcommand (`mannequin`, `contacts`, `clean`, and
-//! clap's `help`), its input file and its `--flag value` options, each number checked for range
+//! Method: `clap` derive over [`Cli`]: the subcommand (`mannequin`, `contacts`, `clean`,
+//! `retarget`, and clap's `help`), its input file and its `--flag value` options, each number checked for range
 //! by its value parser. Inputs: the arguments after the program name. Outputs: a [`Command`] or
 //! a `clap` error (usage errors exit with status 2, `--help` with 0); [`run`] carries the command
 //! out and returns the text to print.
@@ -52,6 +52,40 @@ pub enum Sub {
     /// re-solved each frame); writes a copy of IN in which only the changed channels differ and
     /// prints a before/after table.
     Clean(CleanArgs),
+    /// Retarget clips of SOURCE onto the TARGET character (another rigged humanoid, any naming,
+    /// units, axes, rest pose): writes TARGET with the retargeted clips as OUT, and their contact
+    /// labels next to it (OUT.ik.json). Feet are put back with IK where the source's stood.
+    Retarget(RetargetArgs),
+}
+
+/// Flags of `retarget`.
+#[derive(Debug, Args)]
+pub struct RetargetArgs {
+    /// The character whose clips are retargeted (.glb or .gltf).
+    #[arg(value_name = "SOURCE.glb")]
+    pub source: PathBuf,
+    /// The character that gets them (.glb or .gltf; may have no animation).
+    #[arg(value_name = "TARGET.glb")]
+    pub target: PathBuf,
+    /// The target with the retargeted clips (.glb); its sidecar is written next to it.
+    #[arg(long, short = 'o', value_name = "OUT.glb")]
+    pub out: PathBuf,
+    /// Retarget only this clip.
+    #[arg(long, value_name = "NAME", conflicts_with = "all")]
+    pub clip: Option<String>,
+    /// Retarget every clip (the default).
+    #[arg(long)]
+    pub all: bool,
+    /// Name the source's bones (rig-map syntax, inline or a file).
+    #[arg(long, value_name = "ROLE=BONE,...|FILE")]
+    pub source_map: Option<String>,
+    /// Name the target's bones (rig-map syntax, inline or a file).
+    #[arg(long, value_name = "ROLE=BONE,...|FILE")]
+    pub target_map: Option<String>,
+    /// Keep the hands where the source's are relative to the chest (IK) instead of taking the
+    /// arms' rotations only.
+    #[arg(long)]
+    pub keep_hands: bool,
 }
 
 /// Flags of `mannequin`.
@@ -272,6 +306,23 @@ pub enum Command {
         /// Shared options.
         shared: Shared,
     },
+    /// Retarget clips.
+    Retarget {
+        /// Source character.
+        source: PathBuf,
+        /// Target character.
+        target: PathBuf,
+        /// Output `.glb`.
+        out: PathBuf,
+        /// One clip, or every clip.
+        clip: Option<String>,
+        /// `--source-map`: inline pairs or a file.
+        source_map: Option<String>,
+        /// `--target-map`: inline pairs or a file.
+        target_map: Option<String>,
+        /// `--keep-hands`.
+        keep_hands: bool,
+    },
 }
 
 impl From<Cli> for Command {
@@ -297,6 +348,15 @@ impl From<Cli> for Command {
                 options.contacts = shared.contacts;
                 Command::Clean { input: a.input, out: a.out, clip: a.clip, options, shared }
             }
+            Sub::Retarget(a) => Command::Retarget {
+                source: a.source,
+                target: a.target,
+                out: a.out,
+                clip: a.clip,
+                source_map: a.source_map,
+                target_map: a.target_map,
+                keep_hands: a.keep_hands,
+            },
         }
     }
 }
@@ -327,16 +387,24 @@ pub fn run(command: &Command) -> Result<String, ToolError> {
             run_contacts(input, clip.as_deref(), plot.as_deref(), json.as_deref(), shared)
         }
         Command::Clean { input, out, clip, options, shared } => run_clean(input, out, clip.as_deref(), options, shared),
+        Command::Retarget { source, target, out, clip, source_map, target_map, keep_hands } => {
+            let options = crate::retarget::RetargetOptions {
+                source_map: read_map(source_map.as_deref())?,
+                target_map: read_map(target_map.as_deref())?,
+                hands: *keep_hands,
+                contacts: ContactOptions::default(),
+            };
+            crate::retarget::run(source, target, out, clip.as_deref(), &options)
+        }
     }
 }
 
 /// The loaded input: document, legs, sidecar (and a note when the sidecar was unreadable).
 type Opened = (Document, Legs, Option<serde_json::Value>, Option<String>);
 
-/// Loads the input, finds its legs and reads the sidecar next to it.
-fn open(input: &Path, shared: &Shared) -> Result<Opened, ToolError> {
-    let doc = gltf_read::load(input)?;
-    let map = match &shared.map {
+/// A `--map` value: inline `role = bone` pairs (it has a `=`) or a file holding them.
+fn read_map(map: Option<&str>) -> Result<Option<ik_core::rig::RigProfile>, ToolError> {
+    let map = match map {
         None => None,
         Some(m) if m.contains('=') => Some(parse_map(m)),
         Some(file) => Some(
@@ -345,7 +413,13 @@ fn open(input: &Path, shared: &Shared) -> Result<Opened, ToolError> {
                 .map(|text| parse_map(&text))?,
         ),
     };
-    let map = map.transpose().map_err(ToolError::Input)?;
+    map.transpose().map_err(ToolError::Input)
+}
+
+/// Loads the input, finds its legs and reads the sidecar next to it.
+fn open(input: &Path, shared: &Shared) -> Result<Opened, ToolError> {
+    let doc = gltf_read::load(input)?;
+    let map = read_map(shared.map.as_deref())?;
     let legs = find_legs(&doc.nodes, map.as_ref()).map_err(|e| doc.bad(e))?;
     let sidecar_path = crate::mannequin::sidecar_path(input);
     let (sidecar, note) = match std::fs::read_to_string(&sidecar_path) {
@@ -444,7 +518,7 @@ fn run_contacts(
 }
 
 /// True when `a` and `b` name the same file (or would, once `b` is created).
-fn same_file(a: &Path, b: &Path) -> bool {
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
     let full = |p: &Path| -> Option<PathBuf> {
         if let Ok(c) = p.canonicalize() {
             return Some(c);
@@ -455,7 +529,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
     a == b || matches!((full(a), full(b)), (Some(x), Some(y)) if x == y)
 }
 
-fn progress_bar(total: u64, clip: &str) -> indicatif::ProgressBar {
+pub(crate) fn progress_bar(total: u64, clip: &str) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(total);
     if let Ok(style) = indicatif::ProgressStyle::with_template("{msg:>12} [{bar:40}] {pos}/{len} ({eta})") {
         bar.set_style(style.progress_chars("=> "));
@@ -558,6 +632,24 @@ mod tests {
         assert!(parse(&args(&["clean", "a.glb", "--out", "b.glb", "--all", "--clip", "W"])).is_err());
         assert!(error(&["clean", "a.glb", "--out", "b.glb", "--hard", "1.5"]).contains("must be in [0, 1]"));
         assert!(parse(&args(&["contacts", "a.glb", "--out", "b.glb"])).is_err());
+        let Ok(Command::Retarget { source, target, out, clip, target_map, keep_hands, .. }) = parse(&args(&[
+            "retarget",
+            "m.glb",
+            "t.glb",
+            "--out",
+            "o.glb",
+            "--clip",
+            "Walk",
+            "--target-map",
+            "pelvis=Hips",
+            "--keep-hands",
+        ])) else {
+            panic!("retarget parses");
+        };
+        assert_eq!((source, target, out), ("m.glb".into(), "t.glb".into(), "o.glb".into()));
+        assert_eq!((clip.as_deref(), target_map.as_deref(), keep_hands), (Some("Walk"), Some("pelvis=Hips"), true));
+        assert!(error(&["retarget", "m.glb", "t.glb"]).contains("--out"));
+        assert!(parse(&args(&["retarget", "m.glb", "t.glb", "-o", "o.glb", "--all", "--clip", "W"])).is_err());
         assert!(error(&["contacts", "a.glb", "--velocity", "fast"]).contains("not a valid number"));
         assert!(parse(&args(&["contacts", "a.glb", "b.glb"])).is_err());
         let Ok(Command::Contacts { shared, .. }) =
@@ -572,7 +664,16 @@ mod tests {
     #[test]
     fn the_usage_names_every_command_and_convention() {
         let text = usage();
-        for word in ["mannequin", "contacts", "clean", "--rig-map", "--list-conventions", "mixamo_cm"] {
+        for word in [
+            "mannequin",
+            "contacts",
+            "clean",
+            "retarget",
+            "--target-map",
+            "--rig-map",
+            "--list-conventions",
+            "mixamo_cm",
+        ] {
             assert!(text.contains(word), "usage lacks {word}: {text}");
         }
     }

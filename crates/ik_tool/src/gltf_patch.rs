@@ -10,7 +10,11 @@
 //! accessor of the clip that holds the same times, else get a new accessor with `min`/`max`.
 //! The root is serialized with `serde_json`.
 //!
-//! Inputs: a [`Document`] and per-animation [`AnimationPatch`]es. Outputs: the new `.glb` bytes.
+//! [`add_animations`] writes new animations the same way (one `LINEAR` sampler per channel),
+//! after taking out the file's animations of the same names.
+//!
+//! Inputs: a [`Document`] and per-animation [`AnimationPatch`]es (or [`NewAnimation`]s).
+//! Outputs: the new `.glb` bytes.
 //!
 //! Invariants: every node, mesh, skin, material, image, accessor, buffer view, extension and
 //! extras of the input is kept (old key accessors stay, unused); only the patched channels'
@@ -51,6 +55,17 @@ pub struct AnimationPatch {
     pub extras: Option<(String, Box<RawValue>)>,
 }
 
+/// A whole animation to add.
+#[derive(Clone, Debug)]
+pub struct NewAnimation {
+    /// Its name; an animation of the file with the same name is replaced.
+    pub name: String,
+    /// Its channels.
+    pub channels: Vec<NewChannel>,
+    /// Its `extras` (a JSON object), if any.
+    pub extras: Option<Box<RawValue>>,
+}
+
 struct Writer {
     root: json::Root,
     bin: Vec<u8>,
@@ -80,6 +95,39 @@ impl Writer {
         let name = root.buffers.first().and_then(|b| b.name.clone());
         root.buffers = vec![json::Buffer { name, ..buffer(bin.len(), None) }];
         Ok(Writer { root, bin })
+    }
+
+    /// The keys of `new` as a sampler (times shared with an earlier channel of the same keys).
+    fn sampler(
+        &mut self,
+        new: &NewChannel,
+        inputs: &mut Vec<(Vec<f32>, usize)>,
+    ) -> Result<json::animation::Sampler, ToolError> {
+        if new.times.len() != new.values.len() || new.times.is_empty() {
+            return Err(ToolError::Format("a patched channel needs one value per key".into()));
+        }
+        let same =
+            |t: &Vec<f32>| t.len() == new.times.len() && t.iter().zip(&new.times).all(|(a, b)| (a - b).abs() <= 1e-6);
+        let input = match inputs.iter().find(|(t, _)| same(t)) {
+            Some(&(_, index)) => index,
+            None => {
+                let index = self.push_floats(&new.times, new.times.len(), json::accessor::Type::Scalar, true);
+                inputs.push((new.times.clone(), index));
+                index
+            }
+        };
+        let (flat, kind): (Vec<f32>, _) = match new.property {
+            Property::Rotation => (new.values.iter().flat_map(|v| v.to_array()).collect(), json::accessor::Type::Vec4),
+            _ => (new.values.iter().flat_map(|v| v.truncate().to_array()).collect(), json::accessor::Type::Vec3),
+        };
+        let output = self.push_floats(&flat, new.values.len(), kind, false);
+        Ok(linear_sampler(Index::new(input as u32), Index::new(output as u32)))
+    }
+
+    fn finish(mut self) -> Result<Vec<u8>, ToolError> {
+        self.root.buffers[0].byte_length = USize64::from(self.bin.len());
+        let text = serde_json::to_string(&self.root).map_err(|e| ToolError::Format(format!("glTF JSON: {e}")))?;
+        Ok(encode_glb(&text, &self.bin))
     }
 
     fn push_floats(&mut self, values: &[f32], count: usize, kind: json::accessor::Type, bounds: bool) -> usize {
@@ -116,28 +164,7 @@ pub fn patch(doc: &Document, patches: &[AnimationPatch]) -> Result<Vec<u8>, Tool
         let clip = doc.clips.iter().find(|c| c.index == p.animation).ok_or_else(|| doc.bad("no such animation"))?;
         let mut inputs: Vec<(Vec<f32>, usize)> = clip.channels.iter().map(|c| (c.times.clone(), c.input)).collect();
         for new in &p.channels {
-            if new.times.len() != new.values.len() || new.times.is_empty() {
-                return Err(ToolError::Format("a patched channel needs one value per key".into()));
-            }
-            let same = |t: &Vec<f32>| {
-                t.len() == new.times.len() && t.iter().zip(&new.times).all(|(a, b)| (a - b).abs() <= 1e-6)
-            };
-            let input = match inputs.iter().find(|(t, _)| same(t)) {
-                Some(&(_, index)) => index,
-                None => {
-                    let index = w.push_floats(&new.times, new.times.len(), json::accessor::Type::Scalar, true);
-                    inputs.push((new.times.clone(), index));
-                    index
-                }
-            };
-            let (flat, kind): (Vec<f32>, _) = match new.property {
-                Property::Rotation => {
-                    (new.values.iter().flat_map(|v| v.to_array()).collect(), json::accessor::Type::Vec4)
-                }
-                _ => (new.values.iter().flat_map(|v| v.truncate().to_array()).collect(), json::accessor::Type::Vec3),
-            };
-            let output = w.push_floats(&flat, new.values.len(), kind, false);
-            let sampler = linear_sampler(Index::new(input as u32), Index::new(output as u32));
+            let sampler = w.sampler(new, &mut inputs)?;
             let existing = clip.channels.iter().find(|c| c.node == new.node && c.property == new.property);
             let animation = w
                 .root
@@ -164,7 +191,36 @@ pub fn patch(doc: &Document, patches: &[AnimationPatch]) -> Result<Vec<u8>, Tool
             set_extra(&mut animation.extras, key, value);
         }
     }
-    w.root.buffers[0].byte_length = USize64::from(w.bin.len());
-    let text = serde_json::to_string(&w.root).map_err(|e| ToolError::Format(format!("glTF JSON: {e}")))?;
-    Ok(encode_glb(&text, &w.bin))
+    w.finish()
+}
+
+/// The file as a `.glb` with `animations` added (see the module docs): animations of the file
+/// with the same names are taken out first, everything else is kept.
+pub fn add_animations(doc: &Document, animations: &[NewAnimation]) -> Result<Vec<u8>, ToolError> {
+    let mut w = Writer::packed(doc)?;
+    w.root.animations.retain(|a| !animations.iter().any(|n| a.name.as_deref() == Some(n.name.as_str())));
+    for new in animations {
+        let mut inputs = Vec::new();
+        let (mut samplers, mut channels) = (Vec::new(), Vec::new());
+        for c in &new.channels {
+            if c.node >= w.root.nodes.len() {
+                return Err(ToolError::Format(format!(
+                    "animation \"{}\": channel on node {} of {}",
+                    new.name,
+                    c.node,
+                    w.root.nodes.len()
+                )));
+            }
+            samplers.push(w.sampler(c, &mut inputs)?);
+            channels.push(channel(samplers.len() - 1, c.node, c.property.json()));
+        }
+        w.root.animations.push(json::Animation {
+            extensions: None,
+            extras: new.extras.clone(),
+            channels,
+            name: Some(new.name.clone()),
+            samplers,
+        });
+    }
+    w.finish()
 }

@@ -189,6 +189,20 @@ pub fn parse(label: &str, bytes: &[u8]) -> Result<Document, ToolError> {
 /// Loads a glTF file from its bytes; buffers given by a relative URI are read from `folder`
 /// (with `None`, such a buffer is an error). Requires a skin and at least one animation.
 pub fn parse_in(label: &str, bytes: &[u8], folder: Option<&Path>) -> Result<Document, ToolError> {
+    parse_checked(label, bytes, folder, true)
+}
+
+/// Reads and loads a character that may have no animation (a retarget's target): as [`load`],
+/// requiring a skin only.
+pub fn load_character(path: &Path) -> Result<Document, ToolError> {
+    let label = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| ToolError::Input(format!("{label}: cannot read: {e}")))?;
+    let folder = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
+    parse_checked(&label, &bytes, folder, false)
+}
+
+/// [`parse_in`], with the animation requirement optional.
+fn parse_checked(label: &str, bytes: &[u8], folder: Option<&Path>, animated: bool) -> Result<Document, ToolError> {
     let bad = |m: String| ToolError::Input(format!("{label}: {m}"));
     check_container(bytes).map_err(bad)?;
     let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| bad(format!("invalid glTF: {e}")))?;
@@ -202,7 +216,7 @@ pub fn parse_in(label: &str, bytes: &[u8], folder: Option<&Path>) -> Result<Docu
     let mut joints: Vec<usize> = document.skins().flat_map(|s| s.joints().map(|j| j.index())).collect();
     joints.sort_unstable();
     joints.dedup();
-    if document.animations().len() == 0 {
+    if animated && document.animations().len() == 0 {
         return Err(bad("no animation".into()));
     }
     let mut clips = Vec::new();

@@ -2,7 +2,8 @@
 //!
 //! The bevy_ik command-line tool as a library: the `mannequin` generator (a deterministic,
 //! skinned humanoid glTF binary with in-place locomotion clips and contact labels), the
-//! `contacts` labeller and the `clean` offline foot-slide remover for any skinned glTF, a glTF
+//! `contacts` labeller, the `clean` offline foot-slide remover and the `retarget` command for
+//! any skinned glTF, a glTF
 //! reader/writer over the `gltf` and `gltf-json` crates, and the command-line parsing (clap)
 //! that `main.rs` runs.
 //!
@@ -19,6 +20,7 @@
 //! - [`plot`]: the contacts plot (toe height, toe speed, labels).
 //! - [`clean`]: the offline slide removal of clips and its before/after measures.
 //! - [`gltf_patch`]: rewrites a glTF file as a `.glb` with some animation channels replaced.
+//! - [`retarget`]: the `retarget` command: clips of one humanoid onto another, with contacts.
 //! - [`mannequin`]: skeleton, body mesh, automatic skinning, clips, asset assembly.
 //! - [`cli`]: argument parsing and the commands.
 
@@ -32,6 +34,7 @@ pub mod legs;
 pub mod mannequin;
 pub mod motion;
 pub mod plot;
+pub mod retarget;
 pub mod sample;
 pub mod sidecar;
 

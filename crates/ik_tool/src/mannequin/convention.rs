@@ -54,6 +54,16 @@ pub enum RestPose {
     A45,
 }
 
+/// Each bone's rest frame in the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoneAxes {
+    /// Every bone's rest frame is the data's axes (rest locals are pure translations).
+    Model,
+    /// Each bone's +Y points down the bone to its tail (Blender's bone axes), so every bone's
+    /// rest rotation differs and a clip's rotations read in each bone's own axes.
+    AlongBone,
+}
+
 /// Parent of the foot bones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FeetParent {
@@ -141,6 +151,12 @@ pub struct Convention {
     /// Write the `.ik.json` sidecar and each animation's `extras` (clip metadata and contacts,
     /// keyed by the convention's foot bone names).
     pub sidecar: bool,
+    /// Bone rest frames.
+    pub bone_axes: BoneAxes,
+    /// Thigh and shin lengths × this (the pelvis raised so the rest pose stands on the floor;
+    /// the clips keep their joint rotations, so their feet no longer land on the floor): other
+    /// proportions for retargeting tests. 1 = the mannequin's.
+    pub leg_scale: f32,
 }
 
 impl Default for Convention {
@@ -157,6 +173,8 @@ impl Default for Convention {
             shuffled: false,
             clips: ClipSet::Mannequin,
             sidecar: false,
+            bone_axes: BoneAxes::Model,
+            leg_scale: 1.0,
         }
     }
 }
@@ -315,6 +333,7 @@ pub fn conventions() -> Vec<(&'static str, Convention)> {
                 shuffled: true,
                 clips: ClipSet::WalkingWalkJump,
                 sidecar: false,
+                ..d
             },
         ),
     ]
@@ -348,7 +367,19 @@ impl Convention {
             if self.shuffled { "shuffled" } else { "parents-first" },
             if clips.is_empty() { "none".to_string() } else { clips.join(" ") },
             if self.sidecar { "sidecar" } else { "no sidecar" },
-        )
+        ) + &self.shape_summary()
+    }
+
+    /// The bone axes and leg scale when they are not the mannequin's (empty otherwise).
+    fn shape_summary(&self) -> String {
+        let mut out = String::new();
+        if self.bone_axes != BoneAxes::Model {
+            out.push_str(&format!(", bone axes {:?}", self.bone_axes));
+        }
+        if self.leg_scale != 1.0 {
+            out.push_str(&format!(", legs x {}", self.leg_scale));
+        }
+        out
     }
 }
 

@@ -33,7 +33,7 @@ use super::asset::{
     primitive, push_channel, scene,
 };
 use super::clips::{self, Clip};
-use super::convention::{CONTROL, ClipSource, Convention, Facing, FeetParent, RestPose};
+use super::convention::{BoneAxes, CONTROL, ClipSource, Convention, Facing, FeetParent, RestPose};
 use super::mesh::{self, ACCENT, BODY, BodyMesh};
 use super::skeleton::{self, ARM_ANGLE, BONE_NAMES, Rig};
 use super::skin::{self, SkinWeights};
@@ -114,6 +114,62 @@ pub fn rest_pose(rig: &Rig, rest: RestPose) -> Result<Vec<Xform>, IkError> {
     Ok(model)
 }
 
+/// Scales the thighs and shins of canonical `locals` by `leg_scale` (the calves' and feet's
+/// offsets); returns how far the pelvis must rise for the feet to stay on the floor.
+fn proportion(rig: &Rig, locals: &mut [Xform], leg_scale: f32) -> f32 {
+    let mut drop = 0.0;
+    for bone in ["calf_l", "foot_l", "calf_r", "foot_r"] {
+        let local = &mut locals[rig.bone(bone)];
+        if bone.ends_with('l') {
+            drop -= local.translation.y;
+        }
+        local.translation *= leg_scale;
+    }
+    (leg_scale - 1.0) * drop
+}
+
+/// [`rest_pose`] with the convention's leg proportions ([`Convention::leg_scale`]).
+pub fn convention_rest(rig: &Rig, c: &Convention) -> Result<Vec<Xform>, IkError> {
+    if c.leg_scale == 1.0 {
+        return rest_pose(rig, c.rest);
+    }
+    let arms = rest_pose(rig, c.rest)?;
+    let mut locals = rig.skeleton.rest().to_vec();
+    for arm in ["upperarm_l", "upperarm_r"] {
+        let b = rig.bone(arm);
+        locals[b].rotation = arms[b].rotation;
+    }
+    let lift = proportion(rig, &mut locals, c.leg_scale);
+    locals[rig.bone("pelvis")].translation.y += lift;
+    let mut model = vec![Xform::IDENTITY; locals.len()];
+    ik_core::skeleton::forward_kinematics(rig.skeleton.parents(), &locals, &Xform::IDENTITY, &mut model)?;
+    Ok(model)
+}
+
+/// Each convention bone's rest rotation in data space ([`Convention::bone_axes`]): identity,
+/// or the turn taking data +Y onto the bone (joint → tail) in the rest pose.
+fn bone_axes(rig: &Rig, bones: &[Bone], g: Space, rest: &[Xform], axes: BoneAxes) -> Vec<Quat> {
+    bones
+        .iter()
+        .map(|bone| match (axes, bone.canonical) {
+            (BoneAxes::AlongBone, Some(b)) => {
+                let along = rest[b].rotation * (rig.tails[b] - rig.rest_model[b].translation);
+                (g.rotation * along).try_normalize().map_or(Quat::IDENTITY, |d| Quat::from_rotation_arc(Vec3::Y, d))
+            }
+            _ => Quat::IDENTITY,
+        })
+        .collect()
+}
+
+/// How canonical poses become data: the space, the rest, each bone's rest axes, leg scale.
+#[derive(Clone, Copy)]
+struct Posing<'a> {
+    g: Space,
+    rest: &'a [Xform],
+    axes: &'a [Quat],
+    leg_scale: f32,
+}
+
 /// The convention's bones, parents first.
 fn bones(rig: &Rig, c: &Convention) -> Result<Vec<Bone>, IkError> {
     let mut out: Vec<Bone> = Vec::new();
@@ -141,16 +197,17 @@ fn bones(rig: &Rig, c: &Convention) -> Result<Vec<Bone>, IkError> {
 }
 
 /// Data-space transforms of the convention's bones for canonical model transforms `model`.
-fn data_pose(bones: &[Bone], g: Space, rest: &[Xform], model: &[Xform]) -> Vec<Xform> {
+fn data_pose(bones: &[Bone], p: Posing<'_>, model: &[Xform]) -> Vec<Xform> {
     bones
         .iter()
-        .map(|bone| match bone.canonical {
+        .zip(p.axes)
+        .map(|(bone, axes)| match bone.canonical {
             None => Xform::IDENTITY,
-            Some(b) => Xform {
-                translation: g.point(model[b].translation),
-                rotation: g.turn(model[b].rotation * rest[b].rotation.conjugate()),
-                scale: Vec3::ONE,
-            },
+            Some(b) => {
+                let turn = p.g.turn(model[b].rotation * p.rest[b].rotation.conjugate());
+                let rotation = if *axes == Quat::IDENTITY { turn } else { (turn * *axes).normalize() };
+                Xform { translation: p.g.point(model[b].translation), rotation, scale: Vec3::ONE }
+            }
         })
         .collect()
 }
@@ -197,18 +254,24 @@ fn metadata(clip: &Clip, source: ClipSource, feet: [&str; 2]) -> ClipMetadata {
 
 /// Generates the mannequin in convention `c`, in memory.
 pub fn generate_convention(c: &Convention) -> Result<ConventionAsset, IkError> {
-    if !(c.armature_scale.is_finite() && c.armature_scale > 0.0) {
+    let positive = |x: f32| x.is_finite() && x > 0.0;
+    if !(positive(c.armature_scale) && positive(c.leg_scale)) {
         return Err(IkError::NonFiniteInput);
     }
     let rig = skeleton::rig()?;
     let body = mesh::body(&rig);
     let weights = skin::bind(&rig, &body, &skin::BindParams::default());
     let g = space(c);
-    let rest = rest_pose(&rig, c.rest)?;
+    let rest = convention_rest(&rig, c)?;
     let bones = bones(&rig, c)?;
+    let axes = bone_axes(&rig, &bones, g, &rest, c.bone_axes);
+    let posing = Posing { g, rest: &rest, axes: &axes, leg_scale: c.leg_scale };
     let rest_data: Vec<Xform> = bones
         .iter()
-        .map(|b| Xform::from_translation(b.canonical.map_or(Vec3::ZERO, |i| g.point(rest[i].translation))))
+        .zip(&axes)
+        .map(|(b, q)| {
+            Xform::from_translation_rotation(b.canonical.map_or(Vec3::ZERO, |i| g.point(rest[i].translation)), *q)
+        })
         .collect();
     let rest_locals = locals(&bones, &rest_data);
 
@@ -255,10 +318,18 @@ pub fn generate_convention(c: &Convention) -> Result<ConventionAsset, IkError> {
         b.add_node(json::Node {
             children: (!children.is_empty()).then(|| node_indices(children)),
             translation: Some(rest_locals[i].translation.to_array()),
+            rotation: (c.bone_axes != BoneAxes::Model)
+                .then(|| json::scene::UnitQuaternion(rest_locals[i].rotation.to_array())),
             ..named_node(bones[i].name.as_str())
         });
     }
-    let inverse_binds: Vec<Mat4> = order.iter().map(|&i| Mat4::from_translation(-rest_data[i].translation)).collect();
+    let inverse_binds: Vec<Mat4> = order
+        .iter()
+        .map(|&i| match c.bone_axes {
+            BoneAxes::Model => Mat4::from_translation(-rest_data[i].translation),
+            BoneAxes::AlongBone => Mat4::from_rotation_translation(axes[i], rest_data[i].translation).inverse(),
+        })
+        .collect();
     let ibm = b.push_mat4(&inverse_binds);
     let skeleton_node = if tops.len() == 1 { node(tops[0]) } else { 0 };
     let skin_index = b.add_skin(mannequin_skin(ibm, skeleton_node, 1..=bones.len()));
@@ -274,7 +345,7 @@ pub fn generate_convention(c: &Convention) -> Result<ConventionAsset, IkError> {
     let mut clip_names = Vec::new();
     for (k, (source, name)) in c.clips.clips().into_iter().enumerate() {
         let clip = source_clip(&rig, source)?;
-        let (rotations, translations) = clip_keys(&rig, &bones, g, &rest, &rest_locals, &clip)?;
+        let (rotations, translations) = clip_keys(&rig, &bones, posing, &rest_locals, &clip)?;
         let input = b.push_f32(&clip.times, true);
         let (mut samplers, mut channels) = (Vec::new(), Vec::new());
         for (i, bone) in bones.iter().enumerate() {
@@ -310,22 +381,22 @@ type Keys = (Vec<Vec<Quat>>, Vec<Vec<Vec3>>);
 fn clip_keys(
     rig: &Rig,
     bones: &[Bone],
-    g: Space,
-    rest: &[Xform],
+    posing: Posing<'_>,
     rest_locals: &[Xform],
     clip: &Clip,
 ) -> Result<Keys, IkError> {
     let pelvis = rig.bone("pelvis");
     let mut canonical = rig.skeleton.rest().to_vec();
+    let lift = proportion(rig, &mut canonical, posing.leg_scale);
     let mut model = vec![Xform::IDENTITY; canonical.len()];
     let (mut rotations, mut translations) = (vec![Vec::new(); bones.len()], vec![Vec::new(); bones.len()]);
     for f in 0..clip.times.len() {
         for (bone, local) in canonical.iter_mut().enumerate() {
             local.rotation = clip.rotations[bone][f];
         }
-        canonical[pelvis].translation = clip.pelvis_translation[f];
+        canonical[pelvis].translation = clip.pelvis_translation[f] + Vec3::Y * lift;
         ik_core::skeleton::forward_kinematics(rig.skeleton.parents(), &canonical, &Xform::IDENTITY, &mut model)?;
-        let frame = locals(bones, &data_pose(bones, g, rest, &model));
+        let frame = locals(bones, &data_pose(bones, posing, &model));
         for (i, local) in frame.iter().enumerate() {
             let mut q = local.rotation.normalize();
             if rotations[i].last().is_some_and(|p: &Quat| p.dot(q) < 0.0) {

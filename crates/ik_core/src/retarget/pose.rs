@@ -1,0 +1,221 @@
+//! [`RetargetMap::run`]: one source pose into target locals (rotations, pelvis, limbs by IK).
+
+use glam::{Quat, Vec3};
+
+use super::{LimbMap, RetargetMap};
+use crate::skeleton::forward_kinematics;
+use crate::{IkError, TwoBoneJob, Xform};
+
+/// Buffers [`RetargetMap::run`] works in, owned by the caller and reused between frames (they
+/// grow on the first call, then nothing is allocated).
+#[derive(Clone, Debug, Default)]
+pub struct RetargetScratch {
+    source_model: Vec<Xform>,
+    locals: Vec<Xform>,
+    model: Vec<Xform>,
+    desired: Vec<Option<Quat>>,
+}
+
+/// What [`RetargetMap::run`] did to one frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RetargetedFrame {
+    /// `[left, right]`: the foot's contact point reached its goal within 1e-3 × the leg's
+    /// reach (always true with [`super::RetargetSettings::feet`] off).
+    pub feet_reached: [bool; 2],
+    /// `[left, right]`: hip–ankle distance over thigh + shin after the solve (≤ 1).
+    pub leg_extension: [f32; 2],
+    /// `[left, right]`: the wrist reached its goal (always true with hands off).
+    pub hands_reached: [bool; 2],
+}
+
+/// How far to move a hip down along `up` so that its offset `d` from the ankle's goal is no
+/// longer than `limit`: 0 when it already is; the closest approach when no drop reaches.
+fn drop_to_reach(d: Vec3, up: Vec3, limit: f32) -> f32 {
+    let length = d.length();
+    if length.is_nan() || length <= limit {
+        return 0.0;
+    }
+    let along = d.dot(up);
+    let disc = along * along - (length * length - limit * limit);
+    let drop = if disc >= 0.0 { along - disc.sqrt() } else { along };
+    if drop.is_finite() { drop.max(0.0) } else { 0.0 }
+}
+
+/// Relative reach within which a goal counts as reached.
+const REACHED: f32 = 1e-3;
+
+impl RetargetMap {
+    /// The target position of source bone `source`'s path for target bone `target`: the
+    /// target's rest position plus the source's move from its rest, turned and scaled.
+    fn carried(&self, source_model: &[Xform], [source, target]: [usize; 2], scale: f32) -> Vec3 {
+        let moved = source_model[source].translation - self.source_rest_model[source].translation;
+        self.target_rest_model[target].translation + self.turn * (moved * scale)
+    }
+
+    /// Places every foot hanging outside its shin at the shin's end, then refreshes `model`.
+    fn place_external_feet(&self, locals: &mut [Xform], model: &mut [Xform]) -> Result<(), IkError> {
+        if self.external_feet.is_empty() {
+            return Ok(());
+        }
+        for foot in &self.external_feet {
+            let at = model[foot.calf].mul_xform(&foot.offset).translation;
+            let parent = self.target_parents[foot.foot].map_or(Xform::IDENTITY, |p| model[p]);
+            locals[foot.foot].translation = parent.inverse_transform_point(at);
+        }
+        forward_kinematics(&self.target_parents, locals, &Xform::IDENTITY, model)
+    }
+
+    /// Solves one limb so its point reaches `goal`, keeping the tip's world rotation
+    /// `tip_rotation`; returns whether it reached and the root–tip extension over the reach.
+    #[allow(clippy::too_many_arguments)]
+    fn solve_limb(
+        &self,
+        limb: &LimbMap,
+        goal: Vec3,
+        tip_rotation: Option<Quat>,
+        bend_hint: Vec3,
+        soften: f32,
+        locals: &mut [Xform],
+        model: &mut [Xform],
+    ) -> Result<(bool, f32), IkError> {
+        let [r, m, t] = limb.target;
+        let (pr, pm, pt) = (model[r].translation, model[m].translation, model[t].translation);
+        let reach = pr.distance(pm) + pm.distance(pt);
+        let tip_goal = goal - (model[limb.target_point].translation - pt);
+        let line = pt - pr;
+        let off = (pm - pr) - line * ((pm - pr).dot(line) / line.length_squared().max(f32::MIN_POSITIVE));
+        let side = if off.length() > 1e-4 * reach { off.normalize() } else { bend_hint };
+        let start = line.length().max((1.0 - soften.clamp(0.0, 1.0)) * reach).min(0.9999 * reach);
+        let job = TwoBoneJob {
+            root: pr,
+            mid: pm,
+            tip: pt,
+            root_rotation: model[r].rotation,
+            mid_rotation: model[m].rotation,
+            target: tip_goal,
+            pole: Some(pm + side * reach),
+            soften: (1.0 - start / reach).clamp(0.0, 1.0),
+            weight: 1.0,
+        };
+        let solution = job.run()?;
+        let (mut root_local, mut mid_local) = (locals[r], locals[m]);
+        solution.apply(&mut root_local, &mut mid_local);
+        locals[r] = root_local;
+        locals[m] = mid_local;
+        forward_kinematics(&self.target_parents, locals, &Xform::IDENTITY, model)?;
+        if let Some(rotation) = tip_rotation {
+            let parent = self.target_parents[t].map_or(Quat::IDENTITY, |p| model[p].rotation);
+            locals[t].rotation = (parent.inverse() * rotation).normalize();
+            forward_kinematics(&self.target_parents, locals, &Xform::IDENTITY, model)?;
+        }
+        self.place_external_feet(locals, model)?;
+        let reached = model[limb.target_point].translation.distance(goal) <= REACHED * reach;
+        Ok((reached, model[r].translation.distance(model[t].translation) / reach))
+    }
+
+    /// Retargets one source pose: `source` holds the source's locals (one per source bone),
+    /// `target` receives the target's (one per target bone). See the module docs.
+    ///
+    /// Errors (with `target` untouched): buffer lengths that do not match the rigs, a
+    /// non-finite source pose, or a limb the IK cannot solve.
+    pub fn run(
+        &self,
+        source: &[Xform],
+        target: &mut [Xform],
+        scratch: &mut RetargetScratch,
+    ) -> Result<RetargetedFrame, IkError> {
+        let (ns, nt) = (self.source_bones(), self.target_bones());
+        if source.len() != ns {
+            return Err(IkError::LengthMismatch { expected: ns, got: source.len() });
+        }
+        if target.len() != nt {
+            return Err(IkError::LengthMismatch { expected: nt, got: target.len() });
+        }
+        if !source.iter().all(Xform::is_finite) {
+            return Err(IkError::NonFiniteInput);
+        }
+        let RetargetScratch { source_model, locals, model, desired } = scratch;
+        source_model.resize(ns, Xform::IDENTITY);
+        forward_kinematics(&self.source_parents, source, &Xform::IDENTITY, source_model)?;
+
+        // 1. Rotations: the source's model-space turn from rest, in the target's space.
+        desired.clear();
+        desired.resize(nt, None);
+        let inverse_turn = self.turn.inverse();
+        for b in &self.bones {
+            let from_rest = source_model[b.source].rotation * self.source_rest_model[b.source].rotation.inverse();
+            let turned = self.turn * from_rest * inverse_turn;
+            desired[b.target] = Some((turned * b.align * self.target_rest_model[b.target].rotation).normalize());
+        }
+        // 2. Locals, parents first; the pelvis follows the source's, scaled.
+        locals.clear();
+        locals.extend_from_slice(&self.target_rest);
+        model.resize(nt, Xform::IDENTITY);
+        let pelvis_at = self.carried(source_model, self.pelvis, self.scale);
+        for i in 0..nt {
+            let parent = self.target_parents[i].map_or(Xform::IDENTITY, |p| model[p]);
+            if let Some(rotation) = desired[i] {
+                locals[i].rotation = (parent.rotation.inverse() * rotation).normalize();
+            }
+            if i == self.pelvis[1] {
+                locals[i].translation = parent.inverse_transform_point(pelvis_at);
+            }
+            model[i] = parent.mul_xform(&locals[i]);
+        }
+        self.place_external_feet(locals, model)?;
+
+        // 3. Feet (and hands) where the source's were; the pelvis lowered first if a leg
+        // cannot reach its goal.
+        let goals = self.legs.map(|leg| self.carried(source_model, [leg.source_point, leg.target_point], self.scale));
+        if self.settings.feet {
+            let mut drop = 0.0f32;
+            for (leg, goal) in self.legs.iter().zip(goals) {
+                let [h, k, a] = leg.target.map(|b| model[b].translation);
+                // As far as the soft zone starts: the retargeted pose's own extension, or
+                // (1 − soften) of the reach, whichever is longer.
+                let reach = h.distance(k) + k.distance(a);
+                let soft = (1.0 - self.settings.soften.clamp(0.0, 1.0)) * reach;
+                let limit = h.distance(a).max(soft).min(0.9999 * reach);
+                let ankle_goal = goal - (model[leg.target_point].translation - a);
+                drop = drop.max(drop_to_reach(h - ankle_goal, self.target_up, limit));
+            }
+            if drop > 0.0 {
+                let p = self.pelvis[1];
+                let parent = self.target_parents[p].map_or(Xform::IDENTITY, |q| model[q]);
+                locals[p].translation = parent.inverse_transform_point(pelvis_at - self.target_up * drop);
+                forward_kinematics(&self.target_parents, locals, &Xform::IDENTITY, model)?;
+                self.place_external_feet(locals, model)?;
+            }
+        }
+        let mut frame = RetargetedFrame { feet_reached: [true; 2], leg_extension: [0.0; 2], hands_reached: [true; 2] };
+        let forward = self.target_forward.normalize_or(Vec3::Z);
+        for (k, leg) in self.legs.iter().enumerate() {
+            if self.settings.feet {
+                let goal = goals[k];
+                let tip = desired[leg.target[2]];
+                let (reached, _) = self.solve_limb(leg, goal, tip, forward, self.settings.soften, locals, model)?;
+                frame.feet_reached[k] = reached;
+            }
+            let [h, _, a] = leg.target;
+            let [hip, knee, ankle] = leg.target.map(|b| model[b].translation);
+            let reach = hip.distance(knee) + knee.distance(ankle);
+            frame.leg_extension[k] = model[h].translation.distance(model[a].translation) / reach;
+        }
+        if self.settings.hands {
+            let [source_chest, target_chest] = self.chest;
+            let chest = model[target_chest].translation;
+            for (k, arm) in self.arms.iter().enumerate() {
+                let moved = source_model[arm.source_point].translation - source_model[source_chest].translation;
+                let goal = chest + self.turn * (moved * self.arm_scale);
+                let tip = desired[arm.target[2]];
+                let (reached, _) = self.solve_limb(arm, goal, tip, -forward, 0.0, locals, model)?;
+                frame.hands_reached[k] = reached;
+            }
+        }
+        if !locals.iter().all(Xform::is_finite) {
+            return Err(IkError::NonFiniteInput);
+        }
+        target.copy_from_slice(locals);
+        Ok(frame)
+    }
+}

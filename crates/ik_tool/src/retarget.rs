@@ -1,0 +1,315 @@
+//! `ik_tool retarget`: the clips of one rigged humanoid written onto another, with contacts.
+//!
+//! Method: both files are loaded (the target may have no animation) and rigged with
+//! [`ik_core::rig::rig_humanoid`] over every node's rest position in world space (names of
+//! any convention, else the skeleton's shape, or a user map). Each chosen source clip is
+//! sampled ([`crate::motion::sample_clip`]) and every frame goes through
+//! [`ik_core::retarget::RetargetMap::run`] in world space, so units, axes, facing, rest pose
+//! and bone axes of either file do not matter; paths scale by the legs' length ratio. The
+//! target's file is rewritten with one new animation per clip (a clip of the same name is
+//! replaced, other clips are kept): a rotation channel per role bone and a translation channel
+//! for the pelvis (and for feet hanging outside the shins), keyed at the source's frame times,
+//! and `extras` holding `nominal_speed` (the source's ground speed × the scale) and
+//! `ik_retarget` (source file, clip, scale). The written file is read back and its new clips
+//! labelled like `contacts --json` does ([`crate::motion::label_feet`]) into the sidecar
+//! `OUT.ik.json`.
+//!
+//! Inputs: source and target paths, the output path, a clip name or all, [`RetargetOptions`].
+//! Outputs: `OUT.glb` and `OUT.ik.json`, and a summary per clip.
+//!
+//! Invariants: nothing is written unless everything succeeded; bad input (a file that is not
+//! a skinned glTF, a rig that cannot be matched, `--out` naming an input) is a
+//! [`ToolError::Input`] naming the file and what is missing (exit status 2); every key written
+//! is finite.
+
+use std::path::Path;
+
+use glam::Vec4;
+use ik_core::Xform;
+use ik_core::retarget::{RetargetMap, RetargetRig, RetargetScratch, RetargetSettings};
+use ik_core::rig::{RigProfile, RigReport, SkeletonBone, rig_humanoid};
+use serde_json::Value;
+
+use crate::ToolError;
+use crate::contacts::ClipContacts;
+use crate::gltf_patch::{NewAnimation, NewChannel, add_animations};
+use crate::gltf_read::{self, Clip, Document, Property};
+use crate::legs::{Leg, Legs};
+use crate::motion::{ContactOptions, label_feet, root_motion, sample_clip};
+use crate::sidecar::Sidecar;
+
+/// How `retarget` runs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RetargetOptions {
+    /// The source's rig map (rig-map text), when its bones need naming.
+    pub source_map: Option<RigProfile>,
+    /// The target's rig map.
+    pub target_map: Option<RigProfile>,
+    /// Keep the hands at the source's positions relative to the chest (IK).
+    pub hands: bool,
+    /// Contact labelling of the output.
+    pub contacts: ContactOptions,
+}
+
+/// A loaded, rigged character: bones are its nodes, parents first.
+pub struct Character {
+    /// The file.
+    pub doc: Document,
+    /// Node of each bone.
+    pub node_of_bone: Vec<usize>,
+    /// Parent bone of each bone.
+    pub parents: Vec<Option<usize>>,
+    /// Rest locals, by bone.
+    pub rest: Vec<Xform>,
+    /// Node names, by bone.
+    pub names: Vec<String>,
+    /// The rig: `rig` in node indices, `indices` in bone indices.
+    pub report: RigReport<usize>,
+}
+
+impl Character {
+    /// Rigs `doc` (with `map` when given); `who` names it in messages (`source`, `target`).
+    pub fn rig(doc: Document, map: Option<&RigProfile>, who: &str) -> Result<Character, ToolError> {
+        let node_of_bone = doc.order.clone();
+        let mut bone_of_node = vec![0; doc.nodes.len()];
+        for (b, &n) in node_of_bone.iter().enumerate() {
+            bone_of_node[n] = b;
+        }
+        let parents: Vec<Option<usize>> =
+            node_of_bone.iter().map(|&n| doc.nodes[n].parent.map(|p| bone_of_node[p])).collect();
+        let rest: Vec<Xform> = node_of_bone.iter().map(|&n| doc.nodes[n].rest).collect();
+        let names: Vec<String> = node_of_bone.iter().map(|&n| doc.nodes[n].name.clone()).collect();
+        let mut world = vec![Xform::IDENTITY; rest.len()];
+        ik_core::skeleton::forward_kinematics(&parents, &rest, &Xform::IDENTITY, &mut world)
+            .map_err(|e| doc.bad(format!("{who}: {e}")))?;
+        let bones: Vec<SkeletonBone<usize>> = (0..rest.len())
+            .map(|b| SkeletonBone {
+                handle: node_of_bone[b],
+                name: &names[b],
+                parent: parents[b],
+                rest: world[b].translation,
+            })
+            .collect();
+        let report = rig_humanoid(&bones, map).map_err(|e| doc.bad(format!("the {who} cannot be rigged: {e}")))?;
+        Ok(Character { doc, node_of_bone, parents, rest, names, report })
+    }
+
+    /// The view [`RetargetMap::new`] takes.
+    pub fn retarget_rig(&self) -> RetargetRig<'_> {
+        RetargetRig {
+            parents: &self.parents,
+            rest: &self.rest,
+            names: &self.names,
+            rig: &self.report.indices,
+            frame: self.report.frame,
+        }
+    }
+
+    /// Pelvis and legs, as node indices, for the contact tools.
+    pub fn legs(&self) -> Legs {
+        let rig = &self.report.rig;
+        let nodes = &self.doc.nodes;
+        let leg = |side: &'static str, l: &ik_core::rig::LegBones<usize>| Leg {
+            side,
+            thigh: l.thigh,
+            calf: l.calf,
+            foot: l.foot,
+            ball: l.ball,
+            toe_end: l.ball.and_then(|ball| nodes.iter().position(|n| n.parent == Some(ball))),
+        };
+        Legs {
+            profile: self.report.found_by.clone(),
+            pelvis: rig.pelvis,
+            legs: [leg("left", &rig.legs[0]), leg("right", &rig.legs[1])],
+        }
+    }
+}
+
+/// One retargeted clip.
+#[derive(Clone, Debug)]
+pub struct RetargetedClip {
+    /// The clip's name.
+    pub name: String,
+    /// Key times, s (the source's frames).
+    pub times: Vec<f32>,
+    /// `frames × target bones` locals.
+    pub locals: Vec<Xform>,
+    /// The source's ground speed, m/s.
+    pub source_speed: f32,
+    /// The target's: source × scale.
+    pub nominal_speed: f32,
+    /// Frames on which a foot missed its goal (out of reach), per foot.
+    pub missed: [usize; 2],
+    /// Largest hip–ankle distance over the leg's reach, per foot.
+    pub extension: [f32; 2],
+}
+
+/// Retargets one clip of `source` through `map` (see the module docs); `progress(done)` is
+/// called after each frame.
+pub fn retarget_clip(
+    source: &Character,
+    map: &RetargetMap,
+    clip: &Clip,
+    sidecar: Option<&Value>,
+    progress: &mut dyn FnMut(usize),
+) -> Result<RetargetedClip, ToolError> {
+    let sampled = sample_clip(&source.doc, clip);
+    let ik = |e: ik_core::IkError| source.doc.bad(format!("animation \"{}\": {e}", clip.name));
+    let motion = root_motion(&source.doc, clip, &sampled, &source.legs(), None, sidecar).map_err(ik)?;
+    let (ns, nt) = (sampled.bones(), map.target_bones());
+    let frames = sampled.timeline.frames;
+    let mut locals = vec![Xform::IDENTITY; frames * nt];
+    let mut scratch = RetargetScratch::default();
+    let (mut missed, mut extension) = ([0; 2], [0.0f32; 2]);
+    for f in 0..frames {
+        let frame = map.run(&sampled.locals[f * ns..(f + 1) * ns], &mut locals[f * nt..(f + 1) * nt], &mut scratch);
+        let frame = frame.map_err(|e| source.doc.bad(format!("animation \"{}\", frame {f}: {e}", clip.name)))?;
+        for k in 0..2 {
+            missed[k] += usize::from(!frame.feet_reached[k]);
+            extension[k] = extension[k].max(frame.leg_extension[k]);
+        }
+        progress(f + 1);
+    }
+    let source_speed = motion.velocity.length();
+    Ok(RetargetedClip {
+        name: clip.name.clone(),
+        times: (0..frames).map(|f| sampled.timeline.time(f)).collect(),
+        locals,
+        source_speed,
+        nominal_speed: source_speed * map.scale(),
+        missed,
+        extension,
+    })
+}
+
+/// The animation to write for a retargeted clip: rotations of the driven bones, translations
+/// of the moved ones, and its `extras`.
+pub fn animation(target: &Character, map: &RetargetMap, clip: &RetargetedClip, source: &str) -> NewAnimation {
+    let nt = map.target_bones();
+    let frames = clip.times.len();
+    let mut channels = Vec::new();
+    for b in map.driven_bones() {
+        let mut values: Vec<Vec4> = Vec::with_capacity(frames);
+        for f in 0..frames {
+            let q = Vec4::from(clip.locals[f * nt + b].rotation);
+            let flip = values.last().is_some_and(|p: &Vec4| p.dot(q) < 0.0);
+            values.push(if flip { -q } else { q });
+        }
+        let node = target.node_of_bone[b];
+        channels.push(NewChannel { node, property: Property::Rotation, times: clip.times.clone(), values });
+    }
+    for b in map.translated_bones() {
+        let values = (0..frames).map(|f| clip.locals[f * nt + b].translation.extend(0.0)).collect();
+        let node = target.node_of_bone[b];
+        channels.push(NewChannel { node, property: Property::Translation, times: clip.times.clone(), values });
+    }
+    let extras = serde_json::json!({
+        "nominal_speed": clip.nominal_speed,
+        "ik_retarget": { "source": source, "clip": clip.name, "scale": map.scale() },
+    });
+    NewAnimation { name: clip.name.clone(), channels, extras: serde_json::value::to_raw_value(&extras).ok() }
+}
+
+/// Runs `ik_tool retarget` (see the module docs); returns the summary to print.
+pub fn run(
+    source_path: &Path,
+    target_path: &Path,
+    out: &Path,
+    clip: Option<&str>,
+    options: &RetargetOptions,
+) -> Result<String, ToolError> {
+    for (input, what) in [(source_path, "SOURCE"), (target_path, "TARGET")] {
+        if crate::cli::same_file(input, out) {
+            return Err(ToolError::Input(format!(
+                "{}: --out is the {what} file; write the retargeted character to another file",
+                input.display()
+            )));
+        }
+    }
+    let source = Character::rig(gltf_read::load(source_path)?, options.source_map.as_ref(), "source")?;
+    let target = Character::rig(gltf_read::load_character(target_path)?, options.target_map.as_ref(), "target")?;
+    let settings = RetargetSettings { hands: options.hands, ..Default::default() };
+    let map = RetargetMap::new(&source.retarget_rig(), &target.retarget_rig(), settings).map_err(|e| {
+        let file = if e.character == ik_core::retarget::Character::Source { &source.doc } else { &target.doc };
+        file.bad(format!("cannot retarget: {e}"))
+    })?;
+    let clips: Vec<&Clip> = match clip {
+        Some(name) => vec![source.doc.clip(name)?],
+        None => source.doc.clips.iter().collect(),
+    };
+    let sidecar_text = std::fs::read_to_string(crate::mannequin::sidecar_path(source_path)).ok();
+    let sidecar: Option<Value> = sidecar_text.and_then(|t| serde_json::from_str(&t).ok());
+
+    let total: usize = clips.iter().map(|c| crate::sample::timeline(c).frames).sum();
+    let bar = crate::cli::progress_bar(total as u64, "retarget");
+    let mut done = 0;
+    let mut retargeted = Vec::new();
+    for c in &clips {
+        bar.set_message(c.name.clone());
+        let mut progress = |f: usize| bar.set_position((done + f) as u64);
+        let result = retarget_clip(&source, &map, c, sidecar.as_ref(), &mut progress);
+        let result = match result {
+            Ok(r) => r,
+            Err(e) => {
+                bar.finish_and_clear();
+                return Err(e);
+            }
+        };
+        done += result.times.len();
+        retargeted.push(result);
+    }
+    bar.finish_and_clear();
+
+    let source_name = source_path.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    let animations: Vec<NewAnimation> = retargeted.iter().map(|c| animation(&target, &map, c, &source_name)).collect();
+    let bytes = add_animations(&target.doc, &animations)?;
+    let label = out.display().to_string();
+    let written =
+        gltf_read::parse(&label, &bytes).map_err(|e| ToolError::Format(format!("output check failed: {e}")))?;
+    let legs = target.legs();
+    let mut labelled = Vec::new();
+    for c in &retargeted {
+        let clip = written.clip(&c.name)?;
+        let sampled = sample_clip(&written, clip);
+        let ik = |e: ik_core::IkError| ToolError::Format(format!("labelling \"{}\": {e}", c.name));
+        let motion = root_motion(&written, clip, &sampled, &legs, None, None).map_err(ik)?;
+        let feet = label_feet(&written, &sampled, &legs, &motion, &options.contacts).map_err(ik)?;
+        labelled.push(ClipContacts { clip: c.name.clone(), index: clip.index, sampled, motion, feet });
+    }
+    let sidecar_out = Sidecar::from_contacts(&written, &labelled, &options.contacts).to_json_text();
+
+    let mut text = format!(
+        "{}: rigged by {}; {}: rigged by {}; scale {:.3} (leg {:.3} m -> {:.3} m)\n",
+        source.doc.label,
+        source.report.found_by,
+        target.doc.label,
+        target.report.found_by,
+        map.scale(),
+        source.report.frame.leg_length,
+        target.report.frame.leg_length,
+    );
+    for (c, l) in retargeted.iter().zip(&labelled) {
+        let count = |k: usize| l.feet[k].contacts.iter().filter(|&&x| x).count();
+        text.push_str(&format!(
+            "{}: {} frames, {:.2} m/s -> {:.2} m/s; feet off their goal on {}/{} frames; longest legs {:.1} % / {:.1} % of reach; contact frames {} / {}\n",
+            c.name,
+            c.times.len(),
+            c.source_speed,
+            c.nominal_speed,
+            c.missed[0].max(c.missed[1]),
+            c.times.len(),
+            100.0 * c.extension[0],
+            100.0 * c.extension[1],
+            count(0),
+            count(1),
+        ));
+    }
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let sidecar_path = crate::mannequin::sidecar_path(out);
+    std::fs::write(out, bytes)?;
+    std::fs::write(&sidecar_path, sidecar_out)?;
+    text.push_str(&format!("wrote {}\nwrote {}", out.display(), sidecar_path.display()));
+    Ok(text)
+}
