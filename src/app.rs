@@ -22,7 +22,7 @@ use bevy::winit::WinitPlugin;
 use bevy_ik::prelude::*;
 use bevy_rapier3d::prelude::*;
 
-use crate::autopilot::{Autopilot, run_autopilot};
+use crate::autopilot::{Autopilot, record_gaze, run_autopilot};
 use crate::character::{CharacterSource, finish_character, read_rig_map, spawn_character, spawn_scene};
 use crate::cli::Args;
 use crate::course::{CourseLayout, Visuals, spawn_course};
@@ -70,7 +70,7 @@ impl Plugin for DemoCore {
             .add_systems(Update, (spawn_scene, finish_character, after_rigging).chain().in_set(DemoSystems::Setup))
             .add_systems(
                 Update,
-                (move_characters, drive_blend_spaces, apply_toggles, move_orb).chain().in_set(DemoSystems::Drive),
+                (move_characters, drive_blend_spaces, move_orb, apply_toggles).chain().in_set(DemoSystems::Drive),
             )
             .add_systems(
                 PostUpdate,
@@ -89,7 +89,8 @@ impl Plugin for DemoCore {
         if self.autopilot || self.tour {
             let pilot = if self.autopilot { Autopilot::new(self.exit_when_done) } else { Autopilot::tour() };
             app.insert_resource(pilot)
-                .add_systems(Update, run_autopilot.in_set(DemoSystems::Intent).after(keyboard_intent));
+                .add_systems(Update, run_autopilot.in_set(DemoSystems::Intent).after(keyboard_intent))
+                .add_systems(PostUpdate, record_gaze.after(TransformSystems::Propagate));
         }
     }
 }

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 
 use bevy::app::AppExit;
 use bevy::prelude::*;
+use bevy_ik::prelude::{IkFade, LookAtSpread, LookAtState};
 use ik_core::spring::Spring;
 
 use crate::character::Avatar;
@@ -117,6 +118,27 @@ pub struct Autopilot {
     pub stand: [(f32, f32); 2],
     /// Standing check: frames with both feet measured.
     pub stand_frames: u32,
+    /// Where the head looked and the hand reached while walking (every pass).
+    pub gaze: Gaze,
+}
+
+/// The natural-default bars: how far the look-at turned against its limit, and where the
+/// hand reached, over the autopilot route.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Gaze {
+    /// Largest total turn of the look-at (the last joint's), radians.
+    pub max_turn: f32,
+    /// The look-at's configured total limit (sum of its joints' limits), radians.
+    pub limit: f32,
+    /// Frames the look-at was solved on.
+    pub look_frames: u32,
+    /// Widest bearing (about the vertical, from the character's root) of the orb from the
+    /// character's forward while the hand reached for it (its fade on), radians.
+    pub widest_reach: f32,
+    /// Frames the hand reached.
+    pub reach_frames: u32,
+    /// Frames the hand was fading out (letting go of a target that left the cone).
+    pub letting_go_frames: u32,
 }
 
 impl Autopilot {
@@ -134,6 +156,7 @@ impl Autopilot {
             tour: false,
             stand: [(0.0, 0.0); 2],
             stand_frames: 0,
+            gaze: Gaze::default(),
         }
     }
 
@@ -360,6 +383,42 @@ fn cm(v: f32) -> String {
     format!("{:7.2}", v * 100.0)
 }
 
+/// Records [`Gaze`] while the autopilot walks (after IK, on the final pose).
+pub fn record_gaze(
+    mut pilot: ResMut<Autopilot>,
+    looks: Query<(&LookAtSpread, &LookAtState)>,
+    arms: Query<(Entity, &crate::rigging::ReachArm)>,
+    fades: Query<&IkFade>,
+    globals: Query<&GlobalTransform>,
+    targets: Option<Res<crate::orb::LookTargets>>,
+) {
+    if pilot.tour || !matches!(pilot.phase, Phase::Walk { .. }) {
+        return;
+    }
+    let gaze = &mut pilot.gaze;
+    for (look, state) in &looks {
+        gaze.limit = look.joints.iter().map(|j| j.spread.limit.max(0.0)).sum();
+        gaze.max_turn = gaze.max_turn.max(state.turned);
+        gaze.look_frames += 1;
+    }
+    let Some(orb) = targets.and_then(|t| globals.get(t.orb).ok()).map(|g| g.translation()) else { return };
+    for (avatar, arm) in &arms {
+        // Reaching: the fade is on (a hand letting go fades out over 0.25 s from wherever the
+        // target went, e.g. behind after a teleport; that is counted apart).
+        let Ok(fade) = fades.get(arm.hand) else { continue };
+        let reaching = fade.active;
+        let Ok(root) = globals.get(avatar) else { continue };
+        if reaching {
+            let forward = root.affine().transform_vector3(arm.forward);
+            let angle = crate::toggles::bearing(forward, orb - root.translation());
+            gaze.widest_reach = gaze.widest_reach.max(angle);
+            gaze.reach_frames += 1;
+        } else if fade.factor() > 0.0 {
+            gaze.letting_go_frames += 1;
+        }
+    }
+}
+
 /// Prints the table: per section and foot, max penetration, max planted float and max toe slide
 /// for each pass, then the bar summary over steps, stairs and ramps. Returns whether the bars
 /// could be measured (every section walked, contacts completed).
@@ -458,6 +517,25 @@ pub fn print_table(pilot: &Autopilot) -> bool {
             ik.len()
         );
     }
+    let g = pilot.gaze;
+    if g.look_frames > 0 {
+        println!(
+            "bar: look-at over the route: max total turn {:.1} deg (limit {:.1} deg: {}) over {} frames",
+            g.max_turn.to_degrees(),
+            g.limit.to_degrees(),
+            if g.max_turn <= g.limit + 1e-3 { "met" } else { "NOT met" },
+            g.look_frames
+        );
+    }
+    println!(
+        "bar: hand reach: widest bearing of the target while reaching {:.1} deg over {} frames, {} frames letting go \
+         (never behind the character, <= 90 deg: {}; reach starts and holds within {:.0} deg)",
+        g.widest_reach.to_degrees(),
+        g.reach_frames,
+        g.letting_go_frames,
+        if g.widest_reach.to_degrees() <= 90.0 { "met" } else { "NOT met" },
+        crate::toggles::REACH_DECIDE_CONE
+    );
     for p in &pilot.timed_out {
         println!("warning: pass {} ({}) did not reach the end of the route", p + 1, PASSES[*p].label());
     }

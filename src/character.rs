@@ -296,6 +296,7 @@ pub fn finish_character(
                 hand_target: targets.as_ref().map(|t| IkTarget::Entity(t.orb)),
                 foot_lock: true,
                 patience_frames: 2,
+                ..Default::default()
             },
         ));
     }

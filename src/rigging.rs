@@ -61,6 +61,8 @@ pub struct ReachArm {
     pub hand: Entity,
     /// Upper arm + forearm length, m.
     pub reach: f32,
+    /// The character's forward in the avatar's (IK root's) frame.
+    pub forward: Vec3,
 }
 
 /// Starts animation and measures the feet once the rig is known, and again whenever the plugin
@@ -136,7 +138,7 @@ pub fn after_rigging(
             (humanoid.reaching_hand, rel(arm.upper), rel(arm.lower), rel(arm.hand))
         {
             let reach = s.translation.distance(e.translation) + e.translation.distance(w.translation);
-            entity.insert(ReachArm { shoulder: arm.upper, hand, reach });
+            entity.insert(ReachArm { shoulder: arm.upper, hand, reach, forward: humanoid.frame.forward });
         }
         if let Some(mut pending) = pending {
             // No clips: an empty blend space, so the autopilot knows the character only stands.

@@ -20,10 +20,10 @@ pub const FADE_TIME: f32 = 0.25;
 /// What the look-at aims at.
 #[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LookAim {
-    /// The camera (the character looks at you).
-    #[default]
+    /// The camera (the character looks at you, while you are in front of it).
     Camera,
-    /// The floating orb.
+    /// The floating orb ahead of the character (the default).
+    #[default]
     Orb,
 }
 
@@ -56,7 +56,7 @@ impl Default for DemoIk {
             foot_ik: true,
             foot_lock: true,
             look_at: true,
-            aim: LookAim::Camera,
+            aim: LookAim::Orb,
             hand_reach: true,
             orb_follows: true,
             reach_fraction: 1.1,
@@ -97,6 +97,29 @@ fn ease(weight: &mut f32, on: bool, dt: f32, snap: bool) {
     *weight = if *weight < goal { (*weight + step).min(goal) } else { (*weight - step).max(goal) };
 }
 
+/// Half-angle (degrees, about the vertical, from the character's root) of the cone in front of
+/// the character in which the hand reaches for the orb, so it never reaches beside or behind
+/// itself. Decided before physics moves the body, so the bearing seen after the move can be a
+/// few degrees wider.
+pub const REACH_DECIDE_CONE: f32 = 55.0;
+
+/// Angle about the vertical between `forward` and `to_target` (radians, seen from above); 0
+/// for a target within 5 cm of straight above or below (not behind, whatever its bearing).
+pub fn bearing(forward: Vec3, to_target: Vec3) -> f32 {
+    let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
+    let (forward, to_target) = (flat(forward).normalize_or_zero(), flat(to_target));
+    if to_target.length() < 0.05 {
+        return 0.0;
+    }
+    forward.dot(to_target.normalize()).clamp(-1.0, 1.0).acos()
+}
+
+/// Whether `to_target` (from the character's root) is within [`REACH_DECIDE_CONE`] of
+/// `forward` ([`bearing`]).
+pub fn in_front(forward: Vec3, to_target: Vec3) -> bool {
+    bearing(forward, to_target) <= REACH_DECIDE_CONE.to_radians()
+}
+
 /// Applies [`DemoIk`] to the character's IK components.
 #[allow(clippy::type_complexity)]
 pub fn apply_toggles(
@@ -106,9 +129,9 @@ pub fn apply_toggles(
     targets: Option<Res<LookTargets>>,
     mut placers: Query<(Entity, &mut FootPlacer, Option<&mut FootLock>, Option<&LockTemplate>, Option<&Locomotion>)>,
     mut looks: Query<&mut LookAtSpread, Without<crate::labs::LabOnly>>,
-    arms: Query<&ReachArm>,
+    arms: Query<(Entity, &ReachArm)>,
     mut fades: Query<&mut IkFade>,
-    globals: Query<&GlobalTransform>,
+    hierarchy: bevy_ik::bones::Hierarchy,
     mut orbs: Query<&mut Orb>,
 ) {
     let dt = time.delta_secs();
@@ -149,15 +172,24 @@ pub fn apply_toggles(
                 look.target = aim;
             }
         }
-        let orb = globals.get(targets.orb).map(|g| g.translation()).ok();
-        for arm in &arms {
-            let shoulder = globals.get(arm.shoulder).map(|g| g.translation()).ok();
-            let near = match (orb, shoulder) {
-                (Some(o), Some(s)) => o.distance(s) < arm.reach * ik.reach_fraction,
+        // World positions from this frame's `Transform`s (the orb has just moved; global
+        // transforms are last frame's until propagation).
+        let world = |e: Entity| bevy_ik::bones::world_of(e, &hierarchy);
+        let orb = world(targets.orb).map(|w| w.translation);
+        for (avatar, arm) in &arms {
+            let shoulder = world(arm.shoulder).map(|w| w.translation);
+            let body = world(avatar);
+            // In front of the body (bearing from the character's root, which a swinging
+            // shoulder does not move), and within reach of the shoulder.
+            let reachable = match (orb, shoulder, body) {
+                (Some(o), Some(s), Some(b)) => {
+                    o.distance(s) < arm.reach * ik.reach_fraction
+                        && in_front(b.rotation * arm.forward, o - b.translation)
+                }
                 _ => false,
             };
             if let Ok(mut fade) = fades.get_mut(arm.hand) {
-                let active = ik.hand_reach && near;
+                let active = ik.hand_reach && reachable;
                 if fade.active != active {
                     fade.active = active;
                 }

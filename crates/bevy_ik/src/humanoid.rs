@@ -81,6 +81,12 @@ pub struct HumanoidIk {
     pub foot_lock: bool,
     /// Give up (and report [`RigFailed`]) after this many frames without a match.
     pub patience_frames: u32,
+    /// The most the look-at may turn spine, chest, neck and head in all, radians (the joints
+    /// keep their 15/20/35/50 ratios). Default 70°: a glance over the shoulder, not an owl.
+    pub look_limit: f32,
+    /// Targets further than this from the character's forward are let go of, fading out over
+    /// 30° ([`LookAtSpread::field_of_view`]), radians. Default 100°.
+    pub look_field_of_view: f32,
 }
 
 impl Default for HumanoidIk {
@@ -91,6 +97,8 @@ impl Default for HumanoidIk {
             hand_target: None,
             foot_lock: true,
             patience_frames: 120,
+            look_limit: 70f32.to_radians(),
+            look_field_of_view: 100f32.to_radians(),
         }
     }
 }
@@ -387,14 +395,16 @@ fn attach(
         joints.extend(rig.neck);
         joints.push(rig.head);
         let spread = ik_core::look_at::spine_chest_neck_head();
-        let shares = &spread[spread.len().saturating_sub(joints.len())..];
+        let mut shares = spread[spread.len().saturating_sub(joints.len())..].to_vec();
+        ik_core::look_at::scale_limits(&mut shares, humanoid.look_limit);
         let forward = rest_relative(root, rig.head, hierarchy)
             .map_or(Vec3::ZERO, |h| ik_core::look_at::local_forward_axis(h.rotation, frame.forward));
         root_commands.insert(LookAtSpread {
-            joints: joints.iter().zip(shares).map(|(b, j)| LookAtJoint { bone: *b, spread: *j }).collect(),
+            joints: joints.iter().zip(&shares).map(|(b, j)| LookAtJoint { bone: *b, spread: *j }).collect(),
             target,
             forward,
             character_forward: frame.forward,
+            field_of_view: humanoid.look_field_of_view,
             ..Default::default()
         });
     }

@@ -6,7 +6,7 @@ use bevy::ecs::lifecycle::HookContext;
 use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 use ik_core::Xform;
-use ik_core::look_at::{LookAtJob, LookAtTarget, local_forward_axis};
+use ik_core::look_at::{LookAtJob, LookAtTarget, field_of_view_weight, local_forward_axis};
 
 use crate::IkSettings;
 use crate::bones::{BoneSet, GatheredBones, Hierarchy, apply_correction, restore_after_fault};
@@ -72,6 +72,13 @@ pub struct LookAtSpread {
     pub half_life: f32,
     /// Blend from the animated pose (0) to the full spread (1).
     pub weight: f32,
+    /// A target further than this from `character_forward` (radians, seen from the eye) is
+    /// let go of: the spread fades out over `fade_angle` beyond it
+    /// ([`ik_core::look_at::field_of_view_weight`]), so a character does not twist round to
+    /// stare behind itself. Default π: never (the spread follows the target anywhere).
+    pub field_of_view: f32,
+    /// Angle over which the spread fades out past `field_of_view`, radians. Default 30°.
+    pub fade_angle: f32,
 }
 
 impl Default for LookAtSpread {
@@ -84,6 +91,8 @@ impl Default for LookAtSpread {
             eye_offset: Vec3::ZERO,
             half_life: 0.15,
             weight: 1.0,
+            field_of_view: std::f32::consts::PI,
+            fade_angle: 30f32.to_radians(),
         }
     }
 }
@@ -122,6 +131,9 @@ pub struct LookAtState {
     pub turned: f32,
     /// True when the target was beyond the joints' combined limits.
     pub clamped: bool,
+    /// How much of the spread the target's direction allowed last frame, 0..1 (1 inside
+    /// [`LookAtSpread::field_of_view`], 0 past its fade).
+    pub in_view: f32,
     /// Warnings logged so far (one per distinct fault).
     pub warnings: u32,
     #[reflect(ignore)]
@@ -204,10 +216,14 @@ impl LookAtState {
                 .get_or_insert_with(|| local_forward_axis(head.rotation, look.character_forward.normalize_or(Vec3::Z)))
         };
         let smoothed_world = self.smoothed.update(target_world, look.half_life, dt);
+        let target_model = bones.world_to_model(smoothed_world);
+        let eye = head.transform_point(look.eye_offset);
+        self.in_view =
+            field_of_view_weight(look.character_forward, target_model - eye, look.field_of_view, look.fade_angle);
         let job = LookAtJob {
             eye_offset: look.eye_offset,
-            weight: effective_weight(look.weight, fade),
-            ..LookAtJob::new(&self.spread, &self.joint_model, forward, bones.world_to_model(smoothed_world))
+            weight: effective_weight(look.weight, fade) * self.in_view,
+            ..LookAtJob::new(&self.spread, &self.joint_model, forward, target_model)
         };
         let solution = job.run(&mut self.corrections).map_err(IkFault::Solver)?;
         for (&k, &c) in bones.keys.iter().zip(&self.corrections) {

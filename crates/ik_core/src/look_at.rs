@@ -60,6 +60,62 @@ impl LookAtJoint {
     }
 }
 
+/// Scales the joints' limits so they add up to `total` radians (their ratios kept): a spread
+/// that may turn at most `total` in all. Joints with no limit share `total` evenly when every
+/// limit is 0; a non-finite or negative `total` counts as 0.
+///
+/// ```
+/// use ik_core::look_at::{scale_limits, spine_chest_neck_head};
+///
+/// let mut spread = spine_chest_neck_head(); // 15° + 20° + 35° + 50° = 120°
+/// scale_limits(&mut spread, 70f32.to_radians());
+/// let total: f32 = spread.iter().map(|j| j.limit).sum();
+/// assert!((total.to_degrees() - 70.0).abs() < 1e-3);
+/// assert!((spread[3].limit.to_degrees() - 50.0 * 70.0 / 120.0).abs() < 1e-3);
+/// ```
+pub fn scale_limits(joints: &mut [LookAtJoint], total: f32) {
+    let total = if total.is_finite() { total.max(0.0) } else { 0.0 };
+    let sum: f32 = joints.iter().map(|j| j.limit.max(0.0)).sum();
+    let even = total / joints.len().max(1) as f32;
+    for joint in joints.iter_mut() {
+        joint.limit = if sum > 0.0 { joint.limit.max(0.0) * total / sum } else { even };
+    }
+}
+
+/// How much of a look-at is wanted for a target seen at `to_target` from the eye, given the
+/// character's `forward` (same space): 1 while the target is within `field_of_view` radians of
+/// forward, easing (smoothstep) to 0 at `field_of_view + fade` — so a head turns to what is in
+/// front and lets go, smoothly, of what goes behind. Degenerate directions give 1; `fade` ≤ 0
+/// switches at the edge.
+///
+/// ```
+/// use glam::Vec3;
+/// use ik_core::look_at::field_of_view_weight;
+///
+/// let (fov, fade) = (100f32.to_radians(), 30f32.to_radians());
+/// assert_eq!(field_of_view_weight(Vec3::Z, Vec3::new(1.0, 0.2, 1.0), fov, fade), 1.0);
+/// assert_eq!(field_of_view_weight(Vec3::Z, -Vec3::Z, fov, fade), 0.0, "straight behind");
+/// let edge = field_of_view_weight(Vec3::Z, Vec3::new(1.0, 0.0, -0.364), fov, fade); // 110°
+/// assert!(edge > 0.0 && edge < 1.0);
+/// ```
+pub fn field_of_view_weight(forward: Vec3, to_target: Vec3, field_of_view: f32, fade: f32) -> f32 {
+    let (Some(forward), Some(to_target)) = (forward.try_normalize(), to_target.try_normalize()) else {
+        return 1.0;
+    };
+    if !(field_of_view.is_finite() && fade.is_finite()) {
+        return 1.0;
+    }
+    let angle = forward.dot(to_target).clamp(-1.0, 1.0).acos();
+    if angle <= field_of_view {
+        return 1.0;
+    }
+    if fade <= 0.0 || angle >= field_of_view + fade {
+        return 0.0;
+    }
+    let t = 1.0 - (angle - field_of_view) / fade;
+    t * t * (3.0 - 2.0 * t)
+}
+
 /// The lesson's spread for spine, chest, neck and head: shares 15/20/25/40 %, limits
 /// 15°/20°/35°/50° (120° in all).
 pub fn spine_chest_neck_head() -> [LookAtJoint; 4] {
