@@ -32,7 +32,7 @@ use crate::orb::{move_orb, spawn_orb};
 use crate::player::{keyboard_intent, move_characters};
 use crate::rigging::{RigStatus, after_rigging};
 use crate::sidecar::ClipTable;
-use crate::toggles::{DemoIk, apply_toggles, toggle_keys};
+use crate::toggles::{DemoIk, apply_toggles, decide_reach, toggle_keys};
 
 /// Ordering of the demo's own per-frame work in `Update`.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -55,6 +55,8 @@ pub struct DemoCore {
     pub keyboard: bool,
     /// Exit when the autopilot is done.
     pub exit_when_done: bool,
+    /// The autopilot's fixed game-time step, s.
+    pub step: f32,
 }
 
 impl Plugin for DemoCore {
@@ -81,13 +83,15 @@ impl Plugin for DemoCore {
                         .before(IkSystems::Prepare),
                     ik_timer_end.after(IkSystems::Chains).before(TransformSystems::Propagate),
                     measure_feet.after(TransformSystems::Propagate),
+                    decide_reach.after(PhysicsSet::Writeback).before(IkSystems::Prepare),
                 ),
             );
         if self.keyboard {
             app.add_systems(Update, (keyboard_intent, toggle_keys).in_set(DemoSystems::Intent));
         }
         if self.autopilot || self.tour {
-            let pilot = if self.autopilot { Autopilot::new(self.exit_when_done) } else { Autopilot::tour() };
+            let mut pilot = if self.autopilot { Autopilot::new(self.exit_when_done) } else { Autopilot::tour() };
+            pilot.step = self.step;
             app.insert_resource(pilot)
                 .add_systems(Update, run_autopilot.in_set(DemoSystems::Intent).after(keyboard_intent))
                 .add_systems(PostUpdate, record_gaze.after(TransformSystems::Propagate));
@@ -175,15 +179,17 @@ pub fn build_app(args: &Args) -> Result<App, String> {
         .insert_resource(Visuals(!args.headless))
         .insert_resource(source);
     if args.autopilot || args.screenshot.is_some() {
-        let step = Duration::from_secs_f64(1.0 / 60.0);
-        app.insert_resource(TimeUpdateStrategy::ManualDuration(step))
-            .insert_resource(TimestepMode::Fixed { dt: 1.0 / 60.0, substeps: 1 });
+        // Physics steps at most 1/60 s: a longer frame is split into equal substeps.
+        let substeps = (args.step * 60.0).ceil().max(1.0) as usize;
+        app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(args.step)))
+            .insert_resource(TimestepMode::Fixed { dt: args.step, substeps });
     }
     app.add_plugins(DemoCore {
         autopilot: args.autopilot,
         tour: args.tour && !args.autopilot,
         keyboard: !args.headless && !args.autopilot,
         exit_when_done: args.screenshot.is_none(),
+        step: args.step,
     });
     if !args.headless {
         app.add_plugins(crate::view::DemoView { args: args.clone() });

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use bevy::app::AppExit;
 use bevy::prelude::*;
-use bevy_ik::prelude::{IkFade, LookAtSpread, LookAtState};
+use bevy_ik::prelude::{IkFade, LookAtSpread, LookAtState, RiggedHumanoid};
 use ik_core::spring::Spring;
 
 use crate::character::Avatar;
@@ -120,6 +120,11 @@ pub struct Autopilot {
     pub stand_frames: u32,
     /// Where the head looked and the hand reached while walking (every pass).
     pub gaze: Gaze,
+    /// The fixed game-time step, s.
+    pub step: f32,
+    /// Pelvis height above the ground on the flat section with foot IK on (pass 2): sum, count,
+    /// lowest, m.
+    pub flat_pelvis: (f64, u32, f32),
 }
 
 /// The natural-default bars: how far the look-at turned against its limit, and where the
@@ -157,6 +162,8 @@ impl Autopilot {
             stand: [(0.0, 0.0); 2],
             stand_frames: 0,
             gaze: Gaze::default(),
+            step: 1.0 / 60.0,
+            flat_pelvis: (0.0, 0, f32::INFINITY),
         }
     }
 
@@ -383,9 +390,13 @@ fn cm(v: f32) -> String {
     format!("{:7.2}", v * 100.0)
 }
 
-/// Records [`Gaze`] while the autopilot walks (after IK, on the final pose).
+/// Records [`Gaze`] and the pelvis height on the flat section while the autopilot walks (after
+/// IK, on the final pose).
+#[allow(clippy::too_many_arguments)]
 pub fn record_gaze(
     mut pilot: ResMut<Autopilot>,
+    layout: Res<CourseLayout>,
+    rigged: Query<&RiggedHumanoid>,
     looks: Query<(&LookAtSpread, &LookAtState)>,
     arms: Query<(Entity, &crate::rigging::ReachArm)>,
     fades: Query<&IkFade>,
@@ -394,6 +405,17 @@ pub fn record_gaze(
 ) {
     if pilot.tour || !matches!(pilot.phase, Phase::Walk { .. }) {
         return;
+    }
+    if pilot.pass == 1 {
+        for humanoid in &rigged {
+            let Ok(pelvis) = globals.get(humanoid.rig.pelvis).map(|g| g.translation()) else { continue };
+            if layout.section_at(Vec2::new(pelvis.x, pelvis.z)) == Section::Flat {
+                let (sum, count, lowest) = &mut pilot.flat_pelvis;
+                *sum += f64::from(pelvis.y);
+                *count += 1;
+                *lowest = lowest.min(pelvis.y);
+            }
+        }
     }
     let gaze = &mut pilot.gaze;
     for (look, state) in &looks {
@@ -438,7 +460,11 @@ pub fn print_table(pilot: &Autopilot) -> bool {
     };
     let labels: Vec<&str> = PASSES.iter().map(|p| p.label()).collect();
     println!();
-    println!("Autopilot: the course walked 3 times at 1.4 m/s, fixed 1/60 s steps; figures in cm.");
+    println!(
+        "Autopilot: the course walked 3 times at 1.4 m/s, fixed {:.4} s steps ({:.0} fps); figures in cm.",
+        pilot.step,
+        1.0 / pilot.step
+    );
     println!("penetration: deepest sole point (every 1 cm, heel to toe tip) below the ground, any time;");
     println!("float: lowest sole point above the ground while the clip labels the foot planted;");
     println!("slide: largest horizontal drift of the ball point during one contact.");
@@ -515,6 +541,15 @@ pub fn print_table(pilot: &Autopilot) -> bool {
             ik[ik.len() * 95 / 100],
             ik[ik.len() - 1],
             ik.len()
+        );
+    }
+    let (sum, count, lowest) = pilot.flat_pelvis;
+    if count > 0 {
+        println!(
+            "pelvis height on flat ground, foot IK on: mean {:.2} cm, lowest {:.2} cm over {count} frames (step {:.4} s)",
+            sum / f64::from(count) * 100.0,
+            lowest * 100.0,
+            pilot.step
         );
     }
     let g = pilot.gaze;

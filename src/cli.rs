@@ -83,6 +83,10 @@ pub struct Args {
     /// Start the character at course position X,Z (yaw in degrees).
     #[arg(long, value_name = "X,Z[,YAW]", value_parser = at, allow_hyphen_values = true)]
     pub at: Option<(f32, f32, f32)>,
+    /// Fixed game-time step of the autopilot and of screenshots, seconds (default 1/60; e.g.
+    /// 0.1 checks that the walk and its figures do not depend on the frame rate).
+    #[arg(long, value_name = "SECONDS", value_parser = step, default_value = "0.016666668")]
+    pub step: f32,
     /// Initial camera orbit (degrees, degrees, metres).
     #[arg(long, value_name = "YAW,PITCH,DIST", value_parser = orbit, allow_hyphen_values = true)]
     pub orbit: Option<(f32, f32, f32)>,
@@ -104,6 +108,13 @@ fn at(value: &str) -> Result<(f32, f32, f32), String> {
 fn orbit(value: &str) -> Result<(f32, f32, f32), String> {
     let v = floats(value, 3, 3)?;
     Ok((v[0], v[1], v[2]))
+}
+
+fn step(value: &str) -> Result<f32, String> {
+    match value.trim().parse::<f32>() {
+        Ok(s) if s.is_finite() && (0.001..=0.25).contains(&s) => Ok(s),
+        _ => Err("expects a step between 0.001 and 0.25 seconds".into()),
+    }
 }
 
 fn view(name: &str) -> Result<StartView, String> {

@@ -40,7 +40,8 @@ pub fn run(mut app: App) -> ExitCode {
         sorted.sort_by(f64::total_cmp);
         let mean = steady.iter().sum::<f64>() / steady.len() as f64;
         println!(
-            "headless frame time (dev profile, no rendering): mean {mean:.2} ms ({:.0} fps), p95 {:.2} ms, max {:.2} ms over {} frames; {} frames in {total:.1} s",
+            "headless frame time ({} profile, no rendering): mean {mean:.2} ms ({:.0} fps), p95 {:.2} ms, max {:.2} ms over {} frames; {} frames in {total:.1} s",
+            if cfg!(debug_assertions) { "dev" } else { "release" },
             1000.0 / mean,
             sorted[sorted.len() * 95 / 100],
             sorted[sorted.len() - 1],

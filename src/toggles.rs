@@ -99,9 +99,8 @@ fn ease(weight: &mut f32, on: bool, dt: f32, snap: bool) {
 
 /// Half-angle (degrees, about the vertical, from the character's root) of the cone in front of
 /// the character in which the hand reaches for the orb, so it never reaches beside or behind
-/// itself. Decided before physics moves the body, so the bearing seen after the move can be a
-/// few degrees wider.
-pub const REACH_DECIDE_CONE: f32 = 55.0;
+/// itself.
+pub const REACH_DECIDE_CONE: f32 = 60.0;
 
 /// Angle about the vertical between `forward` and `to_target` (radians, seen from above); 0
 /// for a target within 5 cm of straight above or below (not behind, whatever its bearing).
@@ -120,6 +119,41 @@ pub fn in_front(forward: Vec3, to_target: Vec3) -> bool {
     bearing(forward, to_target) <= REACH_DECIDE_CONE.to_radians()
 }
 
+/// Starts and stops the hand's reach for the orb: only while the orb is within reach of the
+/// shoulder and in front of the body. Runs in `PostUpdate` after physics has moved the body
+/// and before IK, on world positions worked out from this frame's `Transform`s (global
+/// transforms are last frame's until propagation), so the decision holds for the pose IK
+/// solves.
+pub fn decide_reach(
+    ik: Res<DemoIk>,
+    targets: Option<Res<LookTargets>>,
+    arms: Query<(Entity, &ReachArm)>,
+    mut fades: Query<&mut IkFade>,
+    hierarchy: bevy_ik::bones::Hierarchy,
+) {
+    let Some(targets) = targets else { return };
+    let world = |e: Entity| bevy_ik::bones::world_of(e, &hierarchy);
+    let orb = world(targets.orb).map(|w| w.translation);
+    for (avatar, arm) in &arms {
+        let shoulder = world(arm.shoulder).map(|w| w.translation);
+        let body = world(avatar);
+        // In front of the body (bearing from the character's root, which a swinging shoulder
+        // does not move), and within reach of the shoulder.
+        let reachable = match (orb, shoulder, body) {
+            (Some(o), Some(s), Some(b)) => {
+                o.distance(s) < arm.reach * ik.reach_fraction && in_front(b.rotation * arm.forward, o - b.translation)
+            }
+            _ => false,
+        };
+        if let Ok(mut fade) = fades.get_mut(arm.hand) {
+            let active = ik.hand_reach && reachable;
+            if fade.active != active {
+                fade.active = active;
+            }
+        }
+    }
+}
+
 /// Applies [`DemoIk`] to the character's IK components.
 #[allow(clippy::type_complexity)]
 pub fn apply_toggles(
@@ -129,9 +163,6 @@ pub fn apply_toggles(
     targets: Option<Res<LookTargets>>,
     mut placers: Query<(Entity, &mut FootPlacer, Option<&mut FootLock>, Option<&LockTemplate>, Option<&Locomotion>)>,
     mut looks: Query<&mut LookAtSpread, Without<crate::labs::LabOnly>>,
-    arms: Query<(Entity, &ReachArm)>,
-    mut fades: Query<&mut IkFade>,
-    hierarchy: bevy_ik::bones::Hierarchy,
     mut orbs: Query<&mut Orb>,
 ) {
     let dt = time.delta_secs();
@@ -170,29 +201,6 @@ pub fn apply_toggles(
             ease(&mut look.weight, ik.look_at, dt, snap);
             if look.target != aim {
                 look.target = aim;
-            }
-        }
-        // World positions from this frame's `Transform`s (the orb has just moved; global
-        // transforms are last frame's until propagation).
-        let world = |e: Entity| bevy_ik::bones::world_of(e, &hierarchy);
-        let orb = world(targets.orb).map(|w| w.translation);
-        for (avatar, arm) in &arms {
-            let shoulder = world(arm.shoulder).map(|w| w.translation);
-            let body = world(avatar);
-            // In front of the body (bearing from the character's root, which a swinging
-            // shoulder does not move), and within reach of the shoulder.
-            let reachable = match (orb, shoulder, body) {
-                (Some(o), Some(s), Some(b)) => {
-                    o.distance(s) < arm.reach * ik.reach_fraction
-                        && in_front(b.rotation * arm.forward, o - b.translation)
-                }
-                _ => false,
-            };
-            if let Ok(mut fade) = fades.get_mut(arm.hand) {
-                let active = ik.hand_reach && reachable;
-                if fade.active != active {
-                    fade.active = active;
-                }
             }
         }
     }
