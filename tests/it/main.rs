@@ -9,6 +9,7 @@ mod demo_characters;
 mod facing;
 mod feet;
 mod feet_avian;
+mod frame_rate;
 mod lifecycle;
 mod look_at;
 mod mannequin;
