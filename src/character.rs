@@ -91,16 +91,24 @@ pub fn read_rig_map(text: &str) -> Result<Vec<(String, String)>, String> {
 }
 
 /// Spawns the body, the avatar and the (still empty) scene holder, and loads the file once.
-pub fn spawn_character(mut commands: Commands, assets: Res<AssetServer>, source: Res<CharacterSource>) {
+pub fn spawn_character(
+    mut commands: Commands,
+    assets: Res<AssetServer>,
+    source: Res<CharacterSource>,
+    layout: Res<crate::course::CourseLayout>,
+) {
     commands.insert_resource(CharacterGltf(assets.load(source.asset_path.clone())));
     let (at, yaw) = source.start;
+    // On whatever the controller stands on there (a tread's stair ramp, a ramp, the step),
+    // 5 cm above it: it settles onto it instead of starting inside or under it.
+    let y = layout.surface_height(at, crate::course::Walker::Controller) + 0.05;
     let body = commands
         .spawn((
             Name::new("Player"),
             Player,
             MoveIntent::default(),
             Motion::new(yaw),
-            Transform::from_xyz(at.x, 0.0, at.y).with_rotation(Quat::from_rotation_y(yaw)),
+            Transform::from_xyz(at.x, y, at.y).with_rotation(Quat::from_rotation_y(yaw)),
             Visibility::default(),
             RigidBody::KinematicPositionBased,
             controller(1.8),
