@@ -54,16 +54,27 @@ pub struct PointerCaptured {
 }
 
 /// Mouse drag orbits (left or right button), the wheel zooms.
+/// Where the OS gives no raw mouse motion (some remote desktops, VNC, Xvfb) the drag is read
+/// from the cursor's movement over the window instead.
 pub fn orbit_input(
     buttons: Res<ButtonInput<MouseButton>>,
     motion: Res<AccumulatedMouseMotion>,
     scroll: Res<AccumulatedMouseScroll>,
     captured: Res<PointerCaptured>,
+    windows: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    mut last_cursor: Local<Option<Vec2>>,
     mut cameras: Query<&mut OrbitCamera>,
 ) {
+    let cursor = windows.iter().next().and_then(Window::cursor_position);
+    let cursor_delta = match (cursor, *last_cursor) {
+        (Some(now), Some(before)) => now - before,
+        _ => Vec2::ZERO,
+    };
+    *last_cursor = cursor;
     if captured.egui || captured.drag {
         return;
     }
+    let motion = if motion.delta != Vec2::ZERO { motion.delta } else { cursor_delta };
     let dragging = buttons.pressed(MouseButton::Left) || buttons.pressed(MouseButton::Right);
     let zoom = match scroll.unit {
         MouseScrollUnit::Line => scroll.delta.y,
@@ -71,8 +82,8 @@ pub fn orbit_input(
     };
     for mut cam in &mut cameras {
         if dragging {
-            cam.yaw -= motion.delta.x * 0.005;
-            cam.pitch = (cam.pitch - motion.delta.y * 0.004).clamp(-85f32.to_radians(), -3f32.to_radians());
+            cam.yaw -= motion.x * 0.005;
+            cam.pitch = (cam.pitch - motion.y * 0.004).clamp(-85f32.to_radians(), -3f32.to_radians());
         }
         if zoom != 0.0 {
             cam.distance = (cam.distance * (1.0 - 0.1 * zoom)).clamp(1.5, 40.0);

@@ -101,7 +101,7 @@ pub fn spawn_character(
     let (at, yaw) = source.start;
     // On whatever the controller stands on there (a tread's stair ramp, a ramp, the step),
     // 5 cm above it: it settles onto it instead of starting inside or under it.
-    let y = layout.surface_height(at, crate::course::Walker::Controller) + 0.05;
+    let y = layout.controller_height(at) + 0.05;
     let body = commands
         .spawn((
             Name::new("Player"),

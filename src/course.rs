@@ -67,15 +67,6 @@ pub enum Paint {
 /// Collision group of stair treads: feet see them, the character controller does not.
 pub const STAIR_GROUP: Group = Group::GROUP_2;
 
-/// Who stands on the course: the character controller's capsule or the feet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Walker {
-    /// The kinematic controller (rides the stairs' invisible ramps, not the treads).
-    Controller,
-    /// The feet (stand on the treads, not on the controller's ramps).
-    Feet,
-}
-
 /// What the controller and the feet make of a piece.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Solidity {
@@ -232,15 +223,15 @@ impl CourseLayout {
         CourseLayout { boxes, ramps, rough, areas, route, ground: (Vec2::new(60.0, 50.0), Vec2::new(-20.0, 15.0)) }
     }
 
-    /// Height (world y) of what stands under (x, z) for `who`: the highest box top or ramp
-    /// surface there that `who` collides with (the character controller rides the stairs'
-    /// invisible ramps, feet stand on the treads), else the floor at 0. The rough patch's
-    /// bumps are not included.
-    pub fn surface_height(&self, p: Vec2, who: Walker) -> f32 {
-        let sees = |solidity: Solidity| match who {
-            Walker::Controller => solidity != Solidity::Tread,
-            Walker::Feet => solidity != Solidity::ControllerOnly,
-        };
+    /// Height (world y) the character controller stands at over (x, z): the highest box top or
+    /// ramp surface there it collides with (on stairs their invisible ramp, the stairs' mean
+    /// height), else the floor at 0. The rough patch's bumps are not included.
+    pub fn controller_height(&self, p: Vec2) -> f32 {
+        self.surface_height(p, |solidity| solidity != Solidity::Tread)
+    }
+
+    /// The highest box top or ramp surface over (x, z) among the pieces `sees` accepts, else 0.
+    fn surface_height(&self, p: Vec2, sees: impl Fn(Solidity) -> bool) -> f32 {
         let boxes = self.boxes.iter().filter(|b| sees(b.solidity)).filter_map(|b| {
             let inside = (p.x - b.center.x).abs() <= b.half.x && (p.y - b.center.z).abs() <= b.half.z;
             inside.then_some(b.center.y + b.half.y)
@@ -477,24 +468,24 @@ mod tests {
     #[test]
     fn surface_heights_are_the_treads_for_feet_and_the_ramps_for_the_controller() {
         let layout = CourseLayout::new();
+        let feet = |solidity: Solidity| solidity != Solidity::ControllerOnly;
         let mut treads = 0;
         for b in layout.boxes.iter().filter(|b| b.solidity == Solidity::Tread) {
             let at = Vec2::new(b.center.x, b.center.z);
             let top = b.center.y + b.half.y;
-            assert!((layout.surface_height(at, Walker::Feet) - top).abs() < 1e-5, "tread at {at}: {top}");
+            assert!((layout.surface_height(at, feet) - top).abs() < 1e-5, "tread at {at}: {top}");
             // The controller rides the stairs' mean height: within a rise of the tread.
-            let controller = layout.surface_height(at, Walker::Controller);
+            let controller = layout.controller_height(at);
             assert!(controller > 0.0 && (controller - top).abs() <= 0.2 + 1e-5, "controller {controller} vs {top}");
             treads += 1;
         }
         assert!(treads > 10);
         for r in layout.ramps.iter().filter(|r| r.solidity == Solidity::Solid) {
             let mid = Vec2::new(r.x, (r.z_low + r.z_high) * 0.5);
-            for who in [Walker::Feet, Walker::Controller] {
-                let h = layout.surface_height(mid, who);
+            for h in [layout.surface_height(mid, feet), layout.controller_height(mid)] {
                 assert!((h - r.height * 0.5).abs() < 1e-4, "ramp middle {h} vs half of {}", r.height);
             }
         }
-        assert_eq!(layout.surface_height(Vec2::new(-10.0, 5.0), Walker::Feet), 0.0);
+        assert_eq!(layout.surface_height(Vec2::new(-10.0, 5.0), feet), 0.0);
     }
 }

@@ -22,8 +22,12 @@ pub fn metrics_window(
     avatars: Query<(Option<&FootMetrics>, Option<&FootPlacerState>, Option<&Locomotion>), With<Avatar>>,
     bodies: Query<&Motion, With<Player>>,
     mut fps: Local<f32>,
+    mut last_frame: Local<Option<std::time::Instant>>,
 ) -> Result {
-    let dt = time.delta_secs();
+    // Wall-clock frame time: game time runs at a fixed step in screenshot and autopilot runs,
+    // so it would always say 60 fps.
+    let now = std::time::Instant::now();
+    let dt = last_frame.replace(now).map_or(time.delta_secs(), |last| now.duration_since(last).as_secs_f32());
     if dt > 0.0 {
         *fps = if *fps == 0.0 { 1.0 / dt } else { *fps * 0.95 + 0.05 / dt };
     }
