@@ -87,10 +87,10 @@ fn apply_gizmos(ui: Res<UiState>, store: Option<ResMut<GizmoConfigStore>>) {
     if !ui.is_changed() {
         return;
     }
-    let (_, gizmos) = store.config_mut::<IkGizmos>();
-    if gizmos.chains != ui.gizmos || gizmos.feet != ui.gizmos {
-        gizmos.chains = ui.gizmos;
-        gizmos.feet = ui.gizmos;
+    // The whole group on or off; which parts it draws stays as set in the inspector.
+    let (config, _) = store.config_mut::<IkGizmos>();
+    if config.enabled != ui.gizmos {
+        config.enabled = ui.gizmos;
     }
 }
 

@@ -210,6 +210,19 @@ pub struct FootPlacerState {
     pub(crate) inner: FeetScratch,
 }
 
+impl FootPlacerState {
+    /// World positions of each leg's hip, knee, ankle and toe (`None` without a toe bone) as
+    /// placed last frame; nothing before the first placement.
+    pub fn leg_joints(&self) -> impl Iterator<Item = [Option<Vec3>; 4]> + '_ {
+        let bones = self.inner.bones.as_ref();
+        self.inner.chains.iter().filter_map(move |leg| {
+            let bones = bones?;
+            let at = |i: usize| bones.model.get(i).map(|m| bones.stop_world.transform_point(m.translation));
+            Some([at(leg.hip), at(leg.knee), at(leg.ankle), leg.toe.and_then(at)])
+        })
+    }
+}
+
 /// Buffers and memory reused every frame (not reflected).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct FeetScratch {

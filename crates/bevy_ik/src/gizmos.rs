@@ -1,7 +1,8 @@
-//! Debug drawing (feature `gizmos`): chains and their targets and poles, foot rays, hit normals
-//! and contact state per foot, in their own gizmo config group [`IkGizmos`]: switch parts on and
-//! off, or change line width and depth bias for all of them, through Bevy's
-//! `GizmoConfigStore`.
+//! Debug drawing (feature `gizmos`): chains and their targets and poles, the placed legs' bones,
+//! foot rays, hit normals and contact state per foot, in their own gizmo config group
+//! [`IkGizmos`]: switch parts on and off, or change line width and depth bias for all of them,
+//! through Bevy's `GizmoConfigStore`. By default the lines are 3 px wide and drawn over the
+//! meshes (depth bias −1), so a chain inside a character's arm is still seen.
 //!
 //! ```no_run
 //! # use bevy::prelude::*;
@@ -30,13 +31,18 @@ pub struct IkGizmos {
     pub chains: bool,
     /// Feet: rays, hits, normals, contact/lock state.
     pub feet: bool,
+    /// Legs: each placed leg's hip → knee → ankle → toe bones.
+    pub legs: bool,
 }
 
 impl Default for IkGizmos {
     fn default() -> Self {
-        IkGizmos { chains: true, feet: true }
+        IkGizmos { chains: true, feet: true, legs: true }
     }
 }
+
+/// Line width of bevy_ik's gizmos by default, px.
+pub const LINE_WIDTH: f32 = 3.0;
 
 /// Adds the gizmo systems (added by [`crate::IkPlugin`] when the feature is on). They run only
 /// when Bevy's gizmo plugin is present.
@@ -55,6 +61,10 @@ impl Plugin for IkGizmosPlugin {
         }
         app.init_gizmo_group::<IkGizmos>()
             .add_systems(PostUpdate, (draw_chains, draw_feet).after(TransformSystems::Propagate));
+        let mut store = app.world_mut().resource_mut::<bevy::gizmos::config::GizmoConfigStore>();
+        let (config, _) = store.config_mut::<IkGizmos>();
+        config.line.width = LINE_WIDTH;
+        config.depth_bias = -1.0;
     }
 }
 
@@ -96,9 +106,23 @@ pub fn draw_chains(
     }
 }
 
-/// Draws each foot's ray and hit normal, and a marker at the toe: red when locked, yellow in
-/// contact, grey in swing.
+/// Draws each placed leg's bones, each foot's ray and hit normal, and a marker at the toe: red
+/// when locked, yellow in contact, grey in swing.
 pub fn draw_feet(placers: Query<&FootPlacerState>, mut gizmos: Gizmos<IkGizmos>) {
+    if gizmos.config_ext.legs {
+        for state in &placers {
+            for joints in state.leg_joints() {
+                let mut previous: Option<Vec3> = None;
+                for joint in joints.into_iter().flatten() {
+                    if let Some(previous) = previous {
+                        gizmos.line(previous, joint, css::MEDIUM_PURPLE);
+                    }
+                    gizmos.sphere(Isometry3d::from_translation(joint), 0.02, css::MEDIUM_PURPLE);
+                    previous = Some(joint);
+                }
+            }
+        }
+    }
     if !gizmos.config_ext.feet {
         return;
     }
