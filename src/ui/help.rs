@@ -19,6 +19,7 @@ const KEYS: &[(&str, &str)] = &[
     ("G", "IK gizmos"),
     ("I", "inspector"),
     ("M", "metrics"),
+    ("T", "IK tuning: the character's settings in cm and degrees"),
     ("1 - 5", "course, two-bone, CCD vs FABRIK, look-at, caterpillar"),
     ("drag a ball", "move a lab target or pole"),
     ("F1", "this help"),

@@ -1,11 +1,11 @@
 //! egui panels: controls help, the main panel (views, IK switches, gizmos), metrics, lab
-//! readouts and the inspector.
+//! readouts, the curated IK tuning panel and the full inspector.
 //!
 //! Method: bevy_egui draws on the main camera; every panel is its own system in
 //! `EguiPrimaryContextPass` reading the demo's resources and components; the inspector is an
 //! exclusive system using bevy-inspector-egui's reflection UI. After drawing, whether egui wants
 //! the pointer is recorded so the camera and lab handles leave it alone. Inputs: the flags
-//! (`--inspector`, `--gizmos`), keys F1 (help), I (inspector), M (metrics), G (gizmos).
+//! (`--inspector`, `--gizmos`), keys F1 (help), I (inspector), M (metrics), T (IK tuning), G (gizmos).
 //! Invariants: panels never change IK state except through the switches they show.
 
 mod help;
@@ -13,6 +13,7 @@ mod inspector;
 mod labs;
 mod metrics;
 mod panel;
+mod tuning;
 
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass};
@@ -33,6 +34,8 @@ pub struct UiState {
     pub metrics: bool,
     /// IK gizmos drawn.
     pub gizmos: bool,
+    /// The IK tuning panel.
+    pub tuning: bool,
 }
 
 /// The demo's egui panels.
@@ -49,6 +52,7 @@ impl Plugin for DemoUi {
                 inspector: self.args.inspector,
                 metrics: true,
                 gizmos: self.args.gizmos,
+                tuning: false,
             })
             .add_systems(Update, (ui_keys, apply_gizmos).chain())
             .add_systems(
@@ -57,6 +61,7 @@ impl Plugin for DemoUi {
                     panel::main_panel,
                     help::help_window,
                     metrics::metrics_window,
+                    tuning::tuning_window,
                     labs::lab_window,
                     inspector::inspector_window,
                     record_pointer,
@@ -75,6 +80,9 @@ fn ui_keys(keys: Res<ButtonInput<KeyCode>>, mut ui: ResMut<UiState>) {
     }
     if keys.just_pressed(KeyCode::KeyM) {
         ui.metrics = !ui.metrics;
+    }
+    if keys.just_pressed(KeyCode::KeyT) {
+        ui.tuning = !ui.tuning;
     }
     if keys.just_pressed(KeyCode::KeyG) {
         ui.gizmos = !ui.gizmos;
