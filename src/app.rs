@@ -176,7 +176,11 @@ fn character_source(args: &Args) -> Result<(CharacterSource, Option<String>), St
                     let file = done.glb.file_name().and_then(|n| n.to_str()).ok_or("the retarget cache has no name")?;
                     source.asset_path = format!("user://{file}");
                     source.user_dir = done.glb.parent().map(Path::to_path_buf);
-                    source.labels_from = format!("{}; the retargeted clips' by the retarget", source.labels_from);
+                    source.labels_from = if source.sidecar.as_ref().is_some_and(|t| !t.clips.is_empty()) {
+                        format!("{}; the retargeted clips' from the retarget", source.labels_from)
+                    } else {
+                        "from the retarget".to_string()
+                    };
                     source.sidecar = Some(done.table.clone());
                     source.retargeted = done.clips.clone();
                 }

@@ -8,8 +8,8 @@
 //! the avatar's +Z with +Y up (files face ±Z, Z-up data sits under root matrices), sizes the
 //! controller's capsule to the character's height, chooses idle / walk / run ([`crate::clips`]:
 //! names, then the speeds measured from the clips' planted feet, or `--clips`), builds the blend
-//! graph and inserts [`HumanoidIk`]. (A file with no walk clip may be a retargeted copy: see
-//! [`crate::retarget`].) Animation starts only after the rig is measured (see
+//! graph and inserts [`HumanoidIk`]. (For a `--character` with no walk clip the file is its
+//! retargeted copy: see [`crate::retarget`].) Animation starts only after the rig is measured (see
 //! [`crate::rigging`]), so rest measurements see the rest pose. A rig that cannot be made is
 //! reported once (the UI, the log, and a non-zero exit in headless runs); nothing runs again
 //! every frame.
