@@ -23,8 +23,8 @@ use bevy_ik::prelude::*;
 use bevy_rapier3d::prelude::*;
 
 use crate::autopilot::{Autopilot, record_gaze, run_autopilot};
-use crate::character::{CharacterSource, finish_character, read_rig_map, spawn_character, spawn_scene};
-use crate::cli::Args;
+use crate::character::{CharacterError, CharacterSource, finish_character, read_rig_map, spawn_character, spawn_scene};
+use crate::cli::{Args, RetargetMode};
 use crate::course::{CourseLayout, Visuals, spawn_course};
 use crate::locomotion::drive_blend_spaces;
 use crate::metrics::{IkTimer, ik_timer_end, ik_timer_start, measure_feet};
@@ -99,8 +99,9 @@ impl Plugin for DemoCore {
     }
 }
 
-/// Where the character comes from, from the flags.
-fn character_source(args: &Args) -> Result<CharacterSource, String> {
+/// Where the character comes from, from the flags; with it, the message of a retarget that
+/// failed (the character then cannot be used: see [`crate::retarget`]).
+fn character_source(args: &Args) -> Result<(CharacterSource, Option<String>), String> {
     let start = args.at.map_or((Vec2::new(0.0, -2.0), 0.0), |(x, z, yaw)| (Vec2::new(x, z), yaw.to_radians()));
     let rig_map = match &args.rig_map {
         Some(path) => {
@@ -109,15 +110,22 @@ fn character_source(args: &Args) -> Result<CharacterSource, String> {
         }
         None => None,
     };
-    let (asset_path, sidecar_path, custom) = match &args.character {
+    let (asset_path, sidecar_path, custom, name) = match &args.character {
         Some(path) => {
+            if !path.is_file() {
+                return Err(format!("--character: {} is not a file", path.display()));
+            }
             let name = path.file_name().and_then(|n| n.to_str()).ok_or("--character needs a file name")?;
-            (format!("user://{name}"), path.with_extension("ik.json"), true)
+            (format!("user://{name}"), path.with_extension("ik.json"), true, name.to_string())
         }
-        None => {
-            ("mannequin.glb".to_string(), Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mannequin.ik.json"), false)
-        }
+        None => (
+            "mannequin.glb".to_string(),
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mannequin.ik.json"),
+            false,
+            "mannequin".to_string(),
+        ),
     };
+    let mut label_warning = None;
     let (sidecar, labels_from) = match std::fs::read_to_string(&sidecar_path) {
         Ok(text) => (
             Some(ClipTable::parse(&text).map_err(|e| format!("{}: {e}", sidecar_path.display()))?),
@@ -127,7 +135,9 @@ fn character_source(args: &Args) -> Result<CharacterSource, String> {
             match args.character.as_deref().map(|p| crate::sidecar::label_character(p, rig_map.as_deref())) {
                 Some(Ok(table)) => (Some(table), "labelled from the clips (no sidecar)".to_string()),
                 Some(Err(e)) => {
-                    eprintln!("warning: the clips' contacts could not be labelled ({e}); no float or slide figures");
+                    label_warning = Some(format!(
+                        "warning: the clips' contacts could not be labelled ({e}); no float or slide figures"
+                    ));
                     (None, "not labelled".to_string())
                 }
                 None => (None, "not labelled".to_string()),
@@ -135,26 +145,89 @@ fn character_source(args: &Args) -> Result<CharacterSource, String> {
         }
         Err(e) => return Err(format!("cannot read {}: {e}", sidecar_path.display())),
     };
-    if let Some(table) = &sidecar {
+    let user_dir = match &args.character {
+        Some(path) => {
+            let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            Some(dir.canonicalize().map_err(|e| format!("{}: {e}", dir.display()))?)
+        }
+        None => None,
+    };
+    let mut source = CharacterSource {
+        asset_path,
+        sidecar,
+        labels_from,
+        rig_map,
+        clips: args.clips.clone(),
+        custom,
+        name,
+        user_dir,
+        retargeted: Vec::new(),
+        start,
+    };
+    let mut failure = None;
+    if let (Some(path), RetargetMode::Auto) = (&args.character, args.retarget) {
+        let roles =
+            crate::retarget::missing_roles(path, source.rig_map.as_deref(), source.sidecar.as_ref(), &args.clips);
+        if let Some(roles) = roles.filter(|r| !r.is_empty()) {
+            match crate::retarget::retarget_onto(path, source.rig_map.as_deref(), source.sidecar.as_ref(), &roles) {
+                Ok(done) => {
+                    println!(
+                        "character {}: no walk clip; {} ({} {})",
+                        source.name,
+                        done.describe(),
+                        if done.reused { "cached in" } else { "written to" },
+                        done.glb.display()
+                    );
+                    let file = done.glb.file_name().and_then(|n| n.to_str()).ok_or("the retarget cache has no name")?;
+                    source.asset_path = format!("user://{file}");
+                    source.user_dir = done.glb.parent().map(Path::to_path_buf);
+                    source.labels_from = if source.sidecar.as_ref().is_some_and(|t| !t.clips.is_empty()) {
+                        format!("{}; the retargeted clips' from the retarget", source.labels_from)
+                    } else {
+                        "from the retarget".to_string()
+                    };
+                    source.sidecar = Some(done.table.clone());
+                    source.retargeted = done.clips.clone();
+                }
+                Err(e) => {
+                    failure = Some(format!(
+                        "{} has no walk clip and the mannequin's clips cannot be retargeted onto it: {e} \
+                         (--retarget off uses it without them)",
+                        source.name
+                    ))
+                }
+            }
+        }
+    }
+    // A file with no clip at all has nothing to label: no warning once it has the mannequin's.
+    let nothing_to_label =
+        !source.retargeted.is_empty() && args.character.as_deref().is_some_and(|p| !crate::retarget::has_clips(p));
+    if let Some(warning) = label_warning.filter(|_| !nothing_to_label) {
+        eprintln!("{warning}");
+    }
+    if let Some(table) = &source.sidecar {
         info!(
-            "clip labels {labels_from}: {}",
+            "clip labels {}: {}",
+            source.labels_from,
             table.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
         );
     }
-    Ok(CharacterSource { asset_path, sidecar, labels_from, rig_map, clips: args.clips.clone(), custom, start })
+    Ok((source, failure))
 }
 
 /// The app for these flags.
 pub fn build_app(args: &Args) -> Result<App, String> {
-    let source = character_source(args)?;
+    let (source, failure) = character_source(args)?;
     let mut app = App::new();
-    if let Some(path) = &args.character {
-        if !path.is_file() {
-            return Err(format!("--character: {} is not a file", path.display()));
-        }
-        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let dir = dir.canonicalize().map_err(|e| format!("{}: {e}", dir.display()))?;
+    if let Some(dir) = &source.user_dir {
         app.register_asset_source("user", AssetSourceBuilder::platform_default(&dir.to_string_lossy(), None));
+    }
+    if let Some(message) = failure {
+        // Loud, once: the UI shows it, the autopilot prints it and exits 2 (nothing is loaded).
+        if !args.autopilot {
+            eprintln!("error: {message}");
+        }
+        app.insert_resource(CharacterError(message));
     }
     let assets = AssetPlugin { file_path: concat!(env!("CARGO_MANIFEST_DIR"), "/assets").to_string(), ..default() };
     if args.headless {

@@ -8,7 +8,8 @@
 //! the avatar's +Z with +Y up (files face ±Z, Z-up data sits under root matrices), sizes the
 //! controller's capsule to the character's height, chooses idle / walk / run ([`crate::clips`]:
 //! names, then the speeds measured from the clips' planted feet, or `--clips`), builds the blend
-//! graph and inserts [`HumanoidIk`]. Animation starts only after the rig is measured (see
+//! graph and inserts [`HumanoidIk`]. (For a `--character` with no walk clip the file is its
+//! retargeted copy: see [`crate::retarget`].) Animation starts only after the rig is measured (see
 //! [`crate::rigging`]), so rest measurements see the rest pose. A rig that cannot be made is
 //! reported once (the UI, the log, and a non-zero exit in headless runs); nothing runs again
 //! every frame.
@@ -42,6 +43,14 @@ pub struct CharacterSource {
     pub clips: ClipOverrides,
     /// True for a user character (shown in the UI).
     pub custom: bool,
+    /// The character's name for the UI: `mannequin`, or the `--character` file's name.
+    pub name: String,
+    /// Folder the `user://` asset source reads: the `--character` file's, or the retarget
+    /// cache's when [`Self::retargeted`] is set.
+    pub user_dir: Option<std::path::PathBuf>,
+    /// The mannequin's clips retargeted onto the character (`Walk`, …), when the file has no
+    /// walk of its own; empty otherwise.
+    pub retargeted: Vec<String>,
     /// Start position (x, z) and yaw, radians.
     pub start: (Vec2, f32),
 }
@@ -259,12 +268,21 @@ pub fn finish_character(
                 continue;
             }
         };
+        // Say which chosen clips came from the mannequin.
+        let mut report = choice.report.clone();
+        for role in ClipRole::ALL {
+            if choice.get(role).is_some_and(|i| source.retargeted.contains(&names[i]))
+                && let Some(line) = report.iter_mut().find(|l| l.starts_with(&format!("{}: ", role.key())))
+            {
+                line.push_str(", retargeted from the mannequin");
+            }
+        }
         info!(
             "character: {:.2} m tall, legs {:.2} m, turned {:.0}° to face +Z; clips: {}",
             frame.height,
             frame.leg_length,
             turn.angle_between(Quat::IDENTITY).to_degrees(),
-            choice.report.join("; ")
+            report.join("; ")
         );
         let chosen: Vec<(usize, ClipRole)> =
             ClipRole::ALL.iter().filter_map(|r| choice.get(*r).map(|i| (i, *r))).collect();
@@ -296,7 +314,7 @@ pub fn finish_character(
             }
         };
         commands.entity(avatar_entity).insert((
-            ModelInfo { height: frame.height, leg_length: frame.leg_length, clips: choice.report.clone() },
+            ModelInfo { height: frame.height, leg_length: frame.leg_length, clips: report },
             PendingLocomotion(locomotion),
             HumanoidIk {
                 profile,

@@ -40,6 +40,16 @@ impl StartView {
     }
 }
 
+/// What to do for a `--character` without a walk clip (`--retarget`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum RetargetMode {
+    /// Retarget the mannequin's Walk (and Idle / Jog where the file has none) onto it.
+    #[default]
+    Auto,
+    /// Play only the file's own clips (without a walk the character stands).
+    Off,
+}
+
 /// Everything the flags can set.
 #[derive(Clone, Debug, Default, Parser)]
 #[command(name = "bevy_ik_demo", about = "bevy_ik demo")]
@@ -56,6 +66,11 @@ pub struct Args {
     /// clip); others are chosen by name, then by the speed measured from their feet.
     #[arg(long, value_name = "SPEC", value_parser = clip_overrides, default_value = "", hide_default_value = true)]
     pub clips: crate::clips::ClipOverrides,
+    /// A --character with no walk clip: `auto` retargets the mannequin's Idle/Walk/Jog onto it
+    /// (the roles its own clips do not fill; written to a cache file, never to yours), `off`
+    /// plays only its own clips (no walk: it stands).
+    #[arg(long, value_name = "MODE", value_enum, default_value_t = RetargetMode::Auto)]
+    pub retarget: RetargetMode,
     /// Save the window to this PNG after --frames N frames, then exit.
     #[arg(long, value_name = "PATH")]
     pub screenshot: Option<PathBuf>,
@@ -162,6 +177,9 @@ mod tests {
         assert_eq!(parse("--clips walk=Walking").unwrap().clips.0.len(), 1);
         let defaults = parse("").unwrap();
         assert_eq!((defaults.frames, defaults.view, defaults.clips.0.len()), (120, StartView::Course, 0));
+        assert_eq!(parse("--retarget off").unwrap().retarget, RetargetMode::Off);
+        assert_eq!(defaults.retarget, RetargetMode::Auto, "retargeting is on by default");
+        assert!(parse("--retarget maybe").unwrap_err().contains("maybe"));
         assert_eq!(parse("--at -3,2").unwrap().at, Some((-3.0, 2.0, 0.0)), "negative coordinates");
         let usage = Args::from_flags(["--bogus".to_string()]).unwrap_err();
         assert_eq!(usage.exit_code(), 2, "a bad flag exits with 2");

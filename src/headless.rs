@@ -49,6 +49,11 @@ pub fn run(mut app: App) -> ExitCode {
             times.len(),
         );
     }
+    if let Some(source) = app.world().get_resource::<crate::character::CharacterSource>()
+        && !source.retargeted.is_empty()
+    {
+        println!("character {}: {} retargeted from the mannequin", source.name, source.retargeted.join(", "));
+    }
     match exit {
         Some(AppExit::Success) => ExitCode::SUCCESS,
         Some(AppExit::Error(code)) => ExitCode::from(code.get()),

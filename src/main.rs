@@ -26,6 +26,7 @@ mod metrics;
 mod orb;
 mod player;
 mod registry;
+mod retarget;
 mod rigging;
 mod screenshot;
 mod sidecar;

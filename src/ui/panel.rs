@@ -21,6 +21,7 @@ pub fn main_panel(
     status: Res<RigStatus>,
     source: Res<CharacterSource>,
     models: Query<&crate::character::ModelInfo>,
+    failure: Option<Res<crate::character::CharacterError>>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     egui::Window::new("bevy_ik demo")
@@ -51,11 +52,10 @@ pub fn main_panel(
             ui.checkbox(&mut ui_state.metrics, "M  metrics");
             ui.checkbox(&mut ui_state.help, "F1 controls");
             ui.separator();
-            let who = if source.custom {
-                source.asset_path.trim_start_matches("user://").to_string()
-            } else {
-                "mannequin".into()
-            };
+            let who = &source.name;
+            if !source.retargeted.is_empty() {
+                ui.label(format!("{who}: {} retargeted from the mannequin", source.retargeted.join(", ")));
+            }
             if let Some(model) = models.iter().next().filter(|_| source.custom) {
                 ui.label(format!(
                     "{who}: {:.2} m tall, legs {:.2} m; contacts {}",
@@ -65,12 +65,13 @@ pub fn main_panel(
                     ui.label(format!("   clip {line}"));
                 }
             }
-            match &*status {
-                RigStatus::Loading => ui.label(format!("{who}: loading…")),
-                RigStatus::Rigged(profile) => ui.label(format!("{who}: rigged (found by {profile})")),
-                RigStatus::Failed(message) => {
-                    ui.colored_label(egui::Color32::from_rgb(230, 80, 60), format!("{who} cannot be rigged: {message}"))
-                }
+            let red = egui::Color32::from_rgb(230, 80, 60);
+            match (&*status, failure) {
+                (RigStatus::Failed(message), _) => ui.colored_label(red, format!("{who} cannot be rigged: {message}")),
+                // A character that cannot be used before it is rigged (a retarget that failed).
+                (_, Some(failure)) => ui.colored_label(red, &failure.0),
+                (RigStatus::Loading, None) => ui.label(format!("{who}: loading…")),
+                (RigStatus::Rigged(profile), None) => ui.label(format!("{who}: rigged (found by {profile})")),
             };
         });
     Ok(())

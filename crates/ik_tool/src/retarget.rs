@@ -210,12 +210,26 @@ pub fn animation(target: &Character, map: &RetargetMap, clip: &RetargetedClip, s
     NewAnimation { name: clip.name.clone(), channels, extras: serde_json::value::to_raw_value(&extras).ok() }
 }
 
-/// Runs `ik_tool retarget` (see the module docs); returns the summary to print.
+/// Runs `ik_tool retarget` (see the module docs) for one clip, or all with `None`; returns the
+/// summary to print.
 pub fn run(
     source_path: &Path,
     target_path: &Path,
     out: &Path,
     clip: Option<&str>,
+    options: &RetargetOptions,
+) -> Result<String, ToolError> {
+    let names: Vec<&str> = clip.into_iter().collect();
+    run_clips(source_path, target_path, out, clip.map(|_| &names[..]), options)
+}
+
+/// [`run`] for the source clips named in `clips` (in that order; each must exist), or every
+/// clip of the source with `None`. This is the library entry point the demo calls.
+pub fn run_clips(
+    source_path: &Path,
+    target_path: &Path,
+    out: &Path,
+    clips: Option<&[&str]>,
     options: &RetargetOptions,
 ) -> Result<String, ToolError> {
     for (input, what) in [(source_path, "SOURCE"), (target_path, "TARGET")] {
@@ -233,10 +247,13 @@ pub fn run(
         let file = if e.character == ik_core::retarget::Character::Source { &source.doc } else { &target.doc };
         file.bad(format!("cannot retarget: {e}"))
     })?;
-    let clips: Vec<&Clip> = match clip {
-        Some(name) => vec![source.doc.clip(name)?],
+    let clips: Vec<&Clip> = match clips {
+        Some(names) => names.iter().map(|name| source.doc.clip(name)).collect::<Result<_, _>>()?,
         None => source.doc.clips.iter().collect(),
     };
+    if clips.is_empty() {
+        return Err(source.doc.bad("no clip to retarget (the source has no animation)".to_string()));
+    }
     let sidecar_text = std::fs::read_to_string(crate::mannequin::sidecar_path(source_path)).ok();
     let sidecar: Option<Value> = sidecar_text.and_then(|t| serde_json::from_str(&t).ok());
 
