@@ -93,9 +93,28 @@ impl Plugin for DemoCore {
             let mut pilot = if self.autopilot { Autopilot::new(self.exit_when_done) } else { Autopilot::tour() };
             pilot.step = self.step;
             app.insert_resource(pilot)
+                .add_systems(Startup, hold_clock)
+                .add_systems(Update, release_clock.in_set(DemoSystems::Setup).after(after_rigging))
                 .add_systems(Update, run_autopilot.in_set(DemoSystems::Intent).after(keyboard_intent))
                 .add_systems(PostUpdate, record_gaze.after(TransformSystems::Propagate));
         }
+    }
+}
+
+/// Autopilot: the game clock stands still until the character is ready, so however many frames
+/// its loading takes, the run from there is the same (same figures every run).
+fn hold_clock(mut time: ResMut<Time<Virtual>>) {
+    time.pause();
+}
+
+/// Autopilot: starts the game clock once the character is ready (or failed to load).
+fn release_clock(
+    mut time: ResMut<Time<Virtual>>,
+    avatars: Query<(), (With<crate::character::Avatar>, With<crate::locomotion::Locomotion>)>,
+    failure: Option<Res<CharacterError>>,
+) {
+    if time.is_paused() && (!avatars.is_empty() || failure.is_some()) {
+        time.unpause();
     }
 }
 

@@ -246,6 +246,7 @@ pub fn run_autopilot(
                 motion.speed = Spring::new(0.0);
                 motion.achieved = Spring::new(0.0);
                 motion.gain = 1.0;
+                motion.teleported = true;
                 pilot.phase = Phase::Stand { time: 0.0 };
             } else if !avatars.is_empty() {
                 pilot.phase = Phase::Settle(0.0);
@@ -384,6 +385,7 @@ fn start_pass(pass: usize, route: &[Vec2], transform: &mut Transform, motion: &m
     motion.achieved = Spring::new(0.0);
     motion.gain = 1.0;
     motion.vertical = 0.0;
+    motion.teleported = true;
 }
 
 fn cm(v: f32) -> String {

@@ -57,6 +57,9 @@ pub struct Motion {
     pub gain: f32,
     /// Horizontal distance asked of the controller last frame, m.
     pub requested: f32,
+    /// Set after moving the body by hand (a teleport): the controller's last output then
+    /// describes the old place and is ignored for one frame.
+    pub teleported: bool,
 }
 
 impl Motion {
@@ -71,6 +74,7 @@ impl Motion {
             achieved: Spring::new(0.0),
             gain: 1.0,
             requested: 0.0,
+            teleported: false,
         }
     }
 }
@@ -153,6 +157,7 @@ pub fn move_characters(
         return;
     }
     for (intent, mut motion, mut transform, mut kcc, output) in &mut bodies {
+        let output = if std::mem::take(&mut motion.teleported) { None } else { output };
         let wanted = intent.direction.clamp_length_max(1.0);
         let mut goal = if intent.jog { motion.speeds.1 } else { motion.speeds.0 } * wanted.length();
         if wanted.length() > 1e-3 {

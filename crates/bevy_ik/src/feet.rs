@@ -133,7 +133,8 @@ fn placer_removed(mut world: DeferredWorld, context: HookContext) {
 /// Where a [`FootLock`] learns that a foot is in contact.
 #[derive(Reflect, Clone, Debug, PartialEq)]
 pub enum ContactSource {
-    /// From the animated toe: slow and low (ik_core's [`ContactHeuristic`]).
+    /// From the animated toe: slow (its horizontal speed in the world) and low (its height in
+    /// the character above flat standing); ik_core's [`ContactHeuristic`].
     Heuristic(ContactHeuristic),
     /// One flag per leg, written by your own system before [`crate::IkSystems::Feet`] (e.g.
     /// from contact curves authored with the clip).
@@ -149,7 +150,9 @@ impl Default for ContactSource {
 /// Put next to a [`FootPlacer`] whose legs have toes: during a contact each toe stays on a fixed
 /// floor point, otherwise it follows the animation; switching is blended by cubic
 /// inertialization, so position and velocity stay continuous. The tuning is ik_core's
-/// [`FootLockSettings`].
+/// [`FootLockSettings`]. The hold is horizontal: heights stay [`FootPlacer`]'s business, and
+/// the lock and unlock distances are measured on the ground plane (a root climbing stairs
+/// under a held toe does not let it go).
 ///
 /// ```no_run
 /// # use bevy::prelude::*;

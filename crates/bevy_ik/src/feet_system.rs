@@ -247,17 +247,18 @@ fn lock_toes(
     for (i, animated) in animated_toes.iter().enumerate() {
         let Some(animated) = *animated else { continue };
         let animated_world = to_world.transform_point(animated);
-        let memory = locks[i].get_or_insert_with(|| FootLockState::new(animated_world));
+        // Heights are placement's business: the lock works on the ground plane (y = 0), so a
+        // root climbing or descending under a held toe never reads as the leg failing to reach.
+        let flat = Vec3::new(animated_world.x, 0.0, animated_world.z);
+        let memory = locks[i].get_or_insert_with(|| FootLockState::new(flat));
         let contact = match &lock.contacts {
             ContactSource::Heuristic(heuristic) => {
-                heuristic.in_contact(animated.y - rigs[i].toe_height, memory.toe_speed(animated_world, dt))
+                heuristic.in_contact(animated.y - rigs[i].toe_height, memory.toe_speed(flat, dt))
             }
             ContactSource::Manual(flags) => flags.get(i).copied().unwrap_or(false),
         };
-        // Heights are placement's business: the lock works at the animated toe's height and
-        // only its horizontal hold is used.
-        let target_world =
-            memory.update(animated_world, contact, animated_world.y, dt, settings).map_err(IkFault::Solver)?;
+        let held = memory.update(flat, contact, 0.0, dt, settings).map_err(IkFault::Solver)?;
+        let target_world = Vec3::new(held.x, animated_world.y, held.z);
         feet[i].contact = contact;
         feet[i].locked = memory.locked;
         let shift = to_world.inverse_transform_point(target_world) - animated;
@@ -395,6 +396,32 @@ mod tests {
             }
         }
         println!("locked toes on external feet: worst slide {:.2} mm over 10 cm of root travel", worst * 1e3);
+    }
+
+    #[test]
+    fn a_locked_toe_stays_locked_while_the_root_climbs_further_than_the_unlock_distance() {
+        // Climbing stairs, the root rises 40 cm under a planted toe: more than the unlock
+        // distance (30 cm), but all of it vertical. The lock holds horizontally only, so it must
+        // not let go (it used to, and re-locked a few centimetres off: a slide).
+        let mut app = app();
+        let rig = spawn_control_rig(app.world_mut(), Vec3::ZERO);
+        let lock = FootLock { contacts: ContactSource::Manual(vec![true, true]), ..default() };
+        app.world_mut().entity_mut(rig.root).insert((FootPlacer::new(rig.pelvis, rig.legs.to_vec()), lock));
+        app.update();
+        let toe = |app: &App, k: usize| global(app, rig.legs[k].toe.unwrap()).translation();
+        let held = [toe(&app, 0), toe(&app, 1)];
+        for frame in 1..=20 {
+            let mut root = app.world_mut().get_mut::<Transform>(rig.root).unwrap();
+            root.translation.y = 0.02 * frame as f32;
+            root.translation.z = 0.002 * frame as f32;
+            app.update();
+            let state = app.world().get::<FootPlacerState>(rig.root).unwrap();
+            for (k, held) in held.iter().enumerate() {
+                assert!(state.feet[k].locked, "frame {frame} foot {k}: the lock let go");
+                let slip = Vec2::new(toe(&app, k).x - held.x, toe(&app, k).z - held.z).length();
+                assert!(slip < 0.005, "frame {frame} foot {k}: the locked toe slid {slip} m");
+            }
+        }
     }
 
     #[test]
