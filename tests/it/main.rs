@@ -15,3 +15,4 @@ mod look_at;
 mod mannequin;
 mod rig;
 mod robustness;
+mod warping;

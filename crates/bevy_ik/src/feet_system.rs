@@ -21,6 +21,10 @@ use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultSender, IkComponent, IkFault};
 use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
 use crate::ground::{GroundProbe, GroundRays};
+use crate::warping::{PoseWarping, PoseWarpingState, warp_pose};
+
+/// A [`PoseWarping`] with its state, when the placer's root has one.
+type Warping<'a> = Option<(&'a PoseWarping, Mut<'a, PoseWarpingState>)>;
 
 /// Places the feet of every [`FootPlacer`] (in parallel when [`IkSettings::parallel`]).
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
@@ -28,7 +32,14 @@ pub fn place_feet(
     settings: Res<IkSettings>,
     time: Res<Time>,
     ground: GroundRays,
-    mut placers: Query<(Entity, &FootPlacer, Option<&FootLock>, Option<&IkFade>, &mut FootPlacerState)>,
+    mut placers: Query<(
+        Entity,
+        &FootPlacer,
+        Option<&FootLock>,
+        Option<&IkFade>,
+        &mut FootPlacerState,
+        Option<(&PoseWarping, &mut PoseWarpingState)>,
+    )>,
     mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>)>,
     mut faults: FaultSender,
 ) {
@@ -40,16 +51,17 @@ pub fn place_feet(
     {
         let hierarchy = transforms.p0();
         let notices = faults.notices();
-        let solve = |(root, placer, lock, fade, mut state): (
+        let solve = |(root, placer, lock, fade, mut state, warping): (
             Entity,
             &FootPlacer,
             Option<&FootLock>,
             Option<&IkFade>,
             Mut<FootPlacerState>,
+            Warping,
         )| {
             let state = &mut *state;
             state.inner.dirty = false;
-            let outcome = solve_character(root, placer, lock, fade, state, &hierarchy, &probe, dt);
+            let outcome = solve_character(root, (placer, lock, fade, warping), state, &hierarchy, &probe, dt);
             if outcome.is_err() {
                 state.inner.dirty = restore_after_fault(state.inner.bones.as_mut(), &outcome);
             }
@@ -65,7 +77,7 @@ pub fn place_feet(
     }
     faults.send();
     let mut writer = transforms.p1();
-    for (_, _, _, _, mut state) in &mut placers {
+    for (_, _, _, _, mut state, _) in &mut placers {
         let state = state.bypass_change_detection();
         if let (true, Some(bones)) = (state.inner.dirty, &mut state.inner.bones) {
             bones.write_back(&mut writer);
@@ -73,19 +85,32 @@ pub fn place_feet(
     }
 }
 
-/// The bones a placer needs, pelvis first, then hip, knee, ankle (and toe) per leg.
-fn placer_keys(placer: &FootPlacer) -> impl Iterator<Item = Entity> + '_ {
+/// The bones a placer needs, pelvis first, then hip, knee, ankle (and toe) per leg, then the
+/// spine joints of its [`PoseWarping`], if any.
+fn placer_keys<'a>(placer: &'a FootPlacer, warping: Option<&'a PoseWarping>) -> impl Iterator<Item = Entity> + 'a {
     core::iter::once(placer.pelvis)
         .chain(placer.legs.iter().flat_map(|leg| [leg.hip, leg.knee, leg.ankle].into_iter().chain(leg.toe)))
+        .chain(warping.into_iter().flat_map(|w| w.spine.iter().map(|j| j.bone)))
+}
+
+/// Keys before the spine joints' in [`placer_keys`].
+fn leg_keys(placer: &FootPlacer) -> usize {
+    1 + placer.legs.iter().map(|leg| 3 + usize::from(leg.toe.is_some())).sum::<usize>()
 }
 
 /// (Re)builds the bone set and per-leg memory when the placer's bones changed.
-fn ensure_built(root: Entity, placer: &FootPlacer, s: &mut FeetScratch, hierarchy: &Hierarchy) -> Result<(), IkFault> {
-    if s.bones.is_some() && s.built_for.iter().copied().eq(placer_keys(placer)) {
+fn ensure_built(
+    root: Entity,
+    placer: &FootPlacer,
+    warping: Option<&PoseWarping>,
+    s: &mut FeetScratch,
+    hierarchy: &Hierarchy,
+) -> Result<(), IkFault> {
+    if s.bones.is_some() && s.built_for.iter().copied().eq(placer_keys(placer, warping)) {
         return Ok(());
     }
     s.bones = None;
-    let keys: Vec<Entity> = placer_keys(placer).collect();
+    let keys: Vec<Entity> = placer_keys(placer, warping).collect();
     let bones = BoneSet::build(&keys, Some(root), hierarchy).map_err(IkFault::MissingBone)?;
     let legs = placer.legs.len();
     s.rigs.clear();
@@ -114,18 +139,15 @@ fn leg_chains(placer: &FootPlacer, bones: &BoneSet) -> Vec<LegChain> {
         .collect()
 }
 
-#[allow(clippy::too_many_arguments)]
 fn solve_character(
     root: Entity,
-    placer: &FootPlacer,
-    lock: Option<&FootLock>,
-    fade: Option<&IkFade>,
+    (placer, lock, fade, warping): (&FootPlacer, Option<&FootLock>, Option<&IkFade>, Warping),
     state: &mut FootPlacerState,
     hierarchy: &Hierarchy,
     probe: &GroundProbe,
     dt: f32,
 ) -> Result<(), IkFault> {
-    ensure_built(root, placer, &mut state.inner, hierarchy)?;
+    ensure_built(root, placer, warping.as_ref().map(|(w, _)| *w), &mut state.inner, hierarchy)?;
     let FeetScratch { bones: bone_set, rigs, chains, animated_toes, placement, reports, locks, shifts, dirty, .. } =
         &mut state.inner;
     let Some(bones) = bone_set.as_mut() else { return Err(IkFault::MissingBone("feet".into())) };
@@ -156,6 +178,9 @@ fn solve_character(
             })
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| IkFault::MissingBone("leg bones".into()))?;
+    }
+    if let Some((warping, mut warp_state)) = warping {
+        warp_pose(warping, &mut warp_state, bones, chains, leg_keys(placer), dt)?;
     }
     let to_world = bones.stop_world;
     for (toe, chain) in animated_toes.iter_mut().zip(chains.iter()) {

@@ -52,6 +52,7 @@ mod limb;
 pub mod look_at;
 pub mod rig;
 pub mod target;
+pub mod warping;
 
 use bevy::app::AnimationSystems;
 use bevy::prelude::*;
@@ -74,6 +75,7 @@ pub mod prelude {
     pub use crate::look_at::{LookAtJoint, LookAtSpread, LookAtState};
     pub use crate::rig::{RigError, find_chain};
     pub use crate::target::IkTarget;
+    pub use crate::warping::{PoseWarping, PoseWarpingState, WarpSpineJoint, WarpVelocity};
     pub use crate::{IkPlugin, IkSettings, IkSystems};
 }
 
@@ -83,7 +85,7 @@ pub mod prelude {
 pub enum IkSystems {
     /// Advances weight fades.
     Prepare,
-    /// Foot placement and foot locking (moves the pelvis, so it runs first).
+    /// Pose warping, foot locking and foot placement (moves the pelvis, so it runs first).
     Feet,
     /// Look-at spread down the spine.
     LookAt,
@@ -144,7 +146,11 @@ impl Plugin for IkPlugin {
             .register_type::<chain::IkChainState>()
             .register_type::<humanoid::HumanoidIk>()
             .register_type::<humanoid::RigChoice>()
-            .register_type::<humanoid::RigFailed>();
+            .register_type::<humanoid::RigFailed>()
+            .register_type::<warping::PoseWarping>()
+            .register_type::<warping::PoseWarpingState>()
+            .register_type::<warping::WarpVelocity>()
+            .register_type::<warping::WarpSpineJoint>();
         ground::build(app);
 
         app.configure_sets(

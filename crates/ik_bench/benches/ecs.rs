@@ -15,12 +15,13 @@ use std::time::Duration;
 
 use ik_bench::scenario::{Ground, Measurement, Scenario, measure, median_ns};
 
-const SCENARIOS: [Scenario; 8] = [
+const SCENARIOS: [Scenario; 9] = [
     Scenario::Floor,
     Scenario::FloorGather,
     Scenario::Full { ground: Ground::Plane, parallel: true },
     Scenario::Full { ground: Ground::Plane, parallel: false },
     Scenario::Full { ground: Ground::Rapier, parallel: true },
+    Scenario::FullWarped,
     Scenario::OurLegs { parallel: true },
     Scenario::OurLegs { parallel: false },
     Scenario::PeerLegs,
@@ -96,7 +97,8 @@ fn main() {
                 window / n as f64,
                 if chains > 0 { format!("{:.0}", window / (n * chains) as f64) } else { "".into() },
                 match (floor, scenario) {
-                    (Some(f), Scenario::Full { .. } | Scenario::FloorGather) => format!("{:.1}", window / n as f64 / f),
+                    (Some(f), Scenario::Full { .. } | Scenario::FullWarped | Scenario::FloorGather) =>
+                        format!("{:.1}", window / n as f64 / f),
                     _ => String::new(),
                 },
                 ms(median_ns(&m.update)),
@@ -127,7 +129,9 @@ fn check(m: &Measurement) {
     match m.scenario {
         // Exact two-bone solves on reachable targets: on target to well under a millimetre.
         Scenario::OurLegs { .. } => assert!(m.max_error < 1e-3, "bevy_ik legs miss by {} m", m.max_error),
-        Scenario::Full { .. } => assert!(m.max_error < 1e-3, "bevy_ik hands miss by {} m", m.max_error),
+        Scenario::Full { .. } | Scenario::FullWarped => {
+            assert!(m.max_error < 1e-3, "bevy_ik hands miss by {} m", m.max_error)
+        }
         _ => {}
     }
 }
@@ -147,6 +151,9 @@ fn summary(results: &[Measurement], counts: &[usize]) {
         }
         if let (Some(r), Some(f)) = (get(rapier), get(full)) {
             println!("N = {n}: rapier ground {r:.0} ns/character ({:.2} × the plane probe)", r / f);
+        }
+        if let (Some(w), Some(f)) = (get(Scenario::FullWarped), get(full)) {
+            println!("N = {n}: full character with pose warping {w:.0} ns ({:+.0} ns for the warping)", w - f);
         }
         if let (Some(one), Some(two)) = (get(full_serial), get(full)) {
             println!("N = {n}: full character 1 thread / all threads = {:.2}", one / two);

@@ -184,6 +184,20 @@ pub fn add_full_ik(world: &mut World, c: &Character) {
     ));
 }
 
+/// [`PoseWarping`] on a full character: it moves at 2 m/s, 45° to the left of its walk,
+/// authored at 1.4 m/s straight ahead (stride scale 1.25 plus play rate, legs turned 45°), the
+/// spine and chest turning back.
+pub fn add_pose_warping(world: &mut World, c: &Character) {
+    let velocity = Vec3::new(1.0, 0.0, 1.0).normalize() * 2.0;
+    let [spine, chest, _, _] = c.spine;
+    world.entity_mut(c.root).insert(PoseWarping {
+        clip_speed: 1.4,
+        velocity: WarpVelocity::World(velocity),
+        spine: vec![WarpSpineJoint { bone: spine, share: 0.5 }, WarpSpineJoint { bone: chest, share: 0.5 }],
+        ..default()
+    });
+}
+
 /// Where the right hand reaches: ahead of and below its shoulder (80 % of the arm's reach).
 pub fn hand_target(shoulder: Vec3) -> Vec3 {
     shoulder + Vec3::new(0.05, -0.15, 0.40)

@@ -13,6 +13,8 @@
 //!   bevy_ik's systems reach bones; informational.
 //! - [`Scenario::Full`]: the whole `IkSystems` set on the full character (feet + lock, look-at,
 //!   hand chain), ground from the physics-free plane probe or from rapier ray casts.
+//! - [`Scenario::FullWarped`]: the full character with [`PoseWarping`] as well (stride and
+//!   orientation warping before the feet), plane probe.
 //! - [`Scenario::OurLegs`] / [`Scenario::PeerLegs`]: both legs of every character solved as
 //!   two-bone chains to the same moving targets, with the same knee poles, by bevy_ik's
 //!   `IkChain` (the `IkSystems` set) or by bevy_mod_inverse_kinematics 0.12 (its solver system,
@@ -58,6 +60,9 @@ pub enum Scenario {
     FloorGather,
     /// The full character under `IkSystems`; `parallel` is `IkSettings::parallel`.
     Full { ground: Ground, parallel: bool },
+    /// The full character plus [`PoseWarping`] (moving at 2 m/s, 45° to the left of a clip
+    /// authored at 1.4 m/s straight ahead), plane probe, all threads.
+    FullWarped,
     /// Only the two legs, as bevy_ik two-bone `IkChain`s.
     OurLegs { parallel: bool },
     /// Only the two legs, as bevy_mod_inverse_kinematics `IkConstraint`s.
@@ -73,6 +78,7 @@ impl Scenario {
             Scenario::FloorGather => "floor, per-character gather".into(),
             Scenario::Full { ground: Ground::Plane, parallel } => format!("full, plane probe, {}", threads(*parallel)),
             Scenario::Full { ground: Ground::Rapier, parallel } => format!("full, rapier, {}", threads(*parallel)),
+            Scenario::FullWarped => "full + pose warping, plane probe, all threads".into(),
             Scenario::OurLegs { parallel } => format!("legs: bevy_ik, {}", threads(*parallel)),
             Scenario::PeerLegs => "legs: bevy_mod_inverse_kinematics".into(),
         }
@@ -205,7 +211,11 @@ pub fn build(scenario: Scenario, count: usize) -> App {
                 );
             }
         }
-        Scenario::Full { ground, parallel } => {
+        Scenario::Full { .. } | Scenario::FullWarped => {
+            let (ground, parallel) = match scenario {
+                Scenario::Full { ground, parallel } => (ground, parallel),
+                _ => (Ground::Plane, true),
+            };
             app.add_plugins(IkPlugin { settings: IkSettings { enabled: true, parallel } });
             match ground {
                 Ground::Plane => {
@@ -226,6 +236,9 @@ pub fn build(scenario: Scenario, count: usize) -> App {
             }
             for c in &characters {
                 rig::add_full_ik(app.world_mut(), c);
+                if scenario == Scenario::FullWarped {
+                    rig::add_pose_warping(app.world_mut(), c);
+                }
             }
             ik_window(&mut app);
         }
@@ -358,7 +371,7 @@ fn errors(app: &mut App, scenario: Scenario) -> (f32, f32) {
                 distances.push(at.distance(target));
             }
         }
-        Scenario::Full { .. } => {
+        Scenario::Full { .. } | Scenario::FullWarped => {
             let mut chains = world.query::<(&IkChain, &GlobalTransform)>();
             for (chain, global) in chains.iter(world) {
                 if let IkTarget::Position(target) = chain.target {

@@ -5,6 +5,10 @@
 //!   ground rays, pelvis drop, two leg re-solves, foot tilt, springs). The walk plays in place
 //!   while the character moves forward over a 10° ramp with a 12 cm step, so the feet are
 //!   corrected every frame; frames cycle through 64 frames of the clip.
+//! - `warping/biped_update`: one per-frame pose warp of the biped, as the plugin does it (copy
+//!   this frame's locals, forward kinematics, `PoseWarp::run`: springs, pelvis turn, spine
+//!   counter-turn, stride scale, pelvis drop, two leg re-solves), walking at 2 m/s 45° to the
+//!   left of the clip's 1.4 m/s straight ahead.
 //! - `slide_removal/one_second_60fps`: offline foot-slide clean-up of one second of a walk clip
 //!   at 60 fps whose root moves 1.25× too fast (the feet slide), default settings (25 000
 //!   constraint sweeps), re-posing included.
@@ -18,7 +22,7 @@ mod common;
 
 use std::hint::black_box;
 
-use common::{LEFT, PELVIS, RIGHT, biped, gait_clip, min_heights};
+use common::{LEFT, PELVIS, RIGHT, SPINE, biped, gait_clip, min_heights};
 use criterion::{Criterion, criterion_group, criterion_main};
 use glam::Vec3;
 use ik_core::Xform;
@@ -28,6 +32,7 @@ use ik_core::foot_placement::{
 use ik_core::gait::GaitParams;
 use ik_core::skeleton::forward_kinematics;
 use ik_core::slide_removal::{SlideFoot, SlideRemovalSettings, remove_foot_slide};
+use ik_core::warping::{PoseWarp, WarpMotion, WarpSettings, WarpState};
 
 const FPS: f32 = 60.0;
 
@@ -83,6 +88,38 @@ fn foot_placement(c: &mut Criterion) {
     });
 }
 
+fn warping(c: &mut Criterion) {
+    let skel = biped();
+    let params = GaitParams::walk();
+    let frames = 64;
+    let (clip, _) = gait_clip(&skel, &params, frames, FPS, 0.0);
+    let bones = skel.len();
+    let legs = [LEFT, RIGHT];
+    let job = PoseWarp {
+        parents: skel.parents(),
+        pelvis: PELVIS,
+        legs: &legs,
+        spine: &[(SPINE, 1.0)],
+        settings: WarpSettings::default(),
+    };
+    let motion = WarpMotion::new(Vec3::new(1.0, 0.0, 1.0).normalize() * 2.0, params.speed);
+    let mut locals = vec![Xform::IDENTITY; bones];
+    let mut model = vec![Xform::IDENTITY; bones];
+    let mut state = WarpState::default();
+    let mut frame = 0usize;
+    c.bench_function("warping/biped_update", |b| {
+        b.iter(|| {
+            let k = frame % frames;
+            frame += 1;
+            locals.copy_from_slice(black_box(&clip[k * bones..(k + 1) * bones]));
+            forward_kinematics(skel.parents(), &locals, &Xform::IDENTITY, &mut model).expect("valid biped");
+            let report = job.run(&mut locals, &mut model, &motion, 1.0 / FPS, &mut state).expect("valid rig");
+            black_box(&locals);
+            report.scale
+        })
+    });
+}
+
 fn slide_removal(c: &mut Criterion) {
     let skel = biped();
     let frames = FPS as usize;
@@ -104,5 +141,5 @@ fn slide_removal(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, foot_placement, slide_removal);
+criterion_group!(benches, foot_placement, warping, slide_removal);
 criterion_main!(benches);

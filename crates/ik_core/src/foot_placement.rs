@@ -181,7 +181,7 @@ pub struct FootPlacement<'a> {
 
 /// The pelvis offset (≤ 0, model y) that brings `target` within the leg's soft-zone start, so
 /// the re-solved leg lands exactly: solves `|hip + p·Y − target| ≤ start` for the largest `p`.
-fn pelvis_drop_to_reach(model: &[Xform], leg: &LegChain, target: Vec3, soften: f32) -> f32 {
+pub(crate) fn pelvis_drop_to_reach(model: &[Xform], leg: &LegChain, target: Vec3, soften: f32) -> f32 {
     let start = soft_zone_start(model, leg, soften);
     let to_hip = model[leg.hip].translation - target;
     let horizontal = Vec3::new(to_hip.x, 0.0, to_hip.z).length_squared();

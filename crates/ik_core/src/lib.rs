@@ -30,6 +30,7 @@
 //! - [`rig`]: humanoid rig profiles (Unreal, Mixamo, user maps) and their detection.
 //! - [`gait`]: a procedural biped walk cycle (clip authoring and tests).
 //! - [`slide_removal`]: offline foot-slide removal over a whole clip.
+//! - [`warping`]: stride and orientation warping (any speed, any direction, no slide).
 
 #![warn(missing_docs)]
 
@@ -51,6 +52,7 @@ pub mod slide_removal;
 pub mod sole;
 pub mod spring;
 pub mod two_bone;
+pub mod warping;
 pub mod xform;
 
 pub use error::IkError;

@@ -1,0 +1,179 @@
+//! Pose warping: [`PoseWarping`] next to a [`crate::feet::FootPlacer`] warps the animated
+//! stride and orientation to the character's real velocity before the feet are placed
+//! (maths in [`ik_core::warping`]).
+//!
+//! **Order.** Warping runs inside [`crate::IkSystems::Feet`], on the placer's bones, first:
+//! gather the animated pose → warp (pelvis turn and drop, spine counter-turn, legs re-solved to
+//! the scaled stride) → foot locking sees the warped toes → foot placement puts them on the
+//! ground. The look-at ([`crate::IkSystems::LookAt`]) and the limb chains run after, on the
+//! warped spine. One gather and one write-back for all of it.
+//!
+//! The spine joints become part of the placer's bone set. Like every bone two IK components
+//! write (here the spine, with a [`crate::look_at::LookAtSpread`]), they must be animated
+//! every frame (glTF clips animate every bone they have curves for; a bone no clip moves keeps
+//! whatever the last IK wrote and would be warped again on top of it).
+
+use bevy::ecs::entity::MapEntities;
+use bevy::prelude::*;
+use ik_core::warping::{PoseWarp, WarpMotion, WarpReport, WarpSettings, WarpState};
+
+use crate::bones::BoneSet;
+use crate::fault::IkFault;
+
+/// Where [`PoseWarping`] reads the character's velocity.
+#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+pub enum WarpVelocity {
+    /// From how far the character root moved since last frame (world space).
+    FromRoot,
+    /// Set by your own system each frame (e.g. your character controller's velocity), world
+    /// space, m/s.
+    World(Vec3),
+}
+
+/// One spine joint turned back by orientation warping, with its share of the counter-turn.
+#[derive(Reflect, MapEntities, Clone, Copy, Debug, PartialEq)]
+pub struct WarpSpineJoint {
+    /// The bone entity (a descendant of the placer's pelvis).
+    #[entities]
+    pub bone: Entity,
+    /// Its share (relative to the other joints') of the counter-turn, ≥ 0.
+    pub share: f32,
+}
+
+/// Put on a character root next to its [`crate::feet::FootPlacer`]: the walk is warped to the
+/// character's velocity, so a clip authored at one speed straight ahead walks at any speed
+/// (stride warping) and in any direction (orientation warping: legs toward the movement,
+/// chest kept facing ahead) without its planted feet sliding. Set
+/// [`PoseWarping::clip_speed`] to the playing animation's authored ground speed every frame,
+/// and play the clip at [`PoseWarpingState::play_rate`] for speeds past the stride's range.
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use bevy_ik::prelude::*;
+/// # fn f(mut commands: Commands, character: Entity, spine: Entity, chest: Entity) {
+/// // The walk clip is authored at 1.4 m/s; the velocity comes from how the root moves.
+/// commands.entity(character).insert(PoseWarping {
+///     clip_speed: 1.4,
+///     spine: vec![WarpSpineJoint { bone: spine, share: 0.5 }, WarpSpineJoint { bone: chest, share: 0.5 }],
+///     ..default()
+/// });
+/// # }
+/// ```
+#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Component, Default)]
+#[require(PoseWarpingState)]
+pub struct PoseWarping {
+    /// Tuning: weights of the stride and orientation warping, the stride scale's range, the
+    /// largest angle, smoothing, the most the pelvis drops.
+    pub settings: WarpSettings,
+    /// Ground speed the playing animation is authored at, m/s (world). 0: the clip does not
+    /// travel, no stride warping.
+    pub clip_speed: f32,
+    /// The direction the clip travels, in the character root's frame: `+Z` (glTF's forward,
+    /// the default) or `−Z` (Bevy's).
+    pub clip_forward: Vec3,
+    /// Where the velocity comes from.
+    pub velocity: WarpVelocity,
+    /// Spine joints turned back by the orientation angle, pelvis side first; the last one ends
+    /// facing as the clip does. Empty: the whole body turns toward the movement.
+    #[entities]
+    pub spine: Vec<WarpSpineJoint>,
+}
+
+impl Default for PoseWarping {
+    fn default() -> Self {
+        PoseWarping {
+            settings: WarpSettings::default(),
+            clip_speed: 0.0,
+            clip_forward: Vec3::Z,
+            velocity: WarpVelocity::FromRoot,
+            spine: Vec::new(),
+        }
+    }
+}
+
+/// What [`PoseWarping`] did last frame, and its memory.
+#[derive(Component, Reflect, Clone, Debug, Default)]
+#[reflect(Component, Default)]
+pub struct PoseWarpingState {
+    /// Stride scale applied.
+    pub scale: f32,
+    /// Orientation angle applied, radians (about the root's up axis).
+    pub angle: f32,
+    /// Pelvis drop applied so the stretched legs reach (root frame, ≤ 0).
+    pub pelvis_drop: f32,
+    /// Play the clip at this rate for the rest of the speed match (1 while the stride scale
+    /// alone matches it).
+    pub play_rate: f32,
+    /// The velocity used, world space, m/s.
+    pub velocity: Vec3,
+    #[reflect(ignore)]
+    warp: WarpState,
+    #[reflect(ignore)]
+    last_root: Option<Vec3>,
+    /// The spine as (bone-set index, share), rebuilt every frame without allocating.
+    #[reflect(ignore)]
+    spine: Vec<(usize, f32)>,
+}
+
+impl PoseWarpingState {
+    fn record(&mut self, report: &WarpReport) {
+        self.scale = report.scale;
+        self.angle = report.angle;
+        self.pelvis_drop = report.pelvis_drop;
+        self.play_rate = report.play_rate;
+    }
+}
+
+/// The warping stage of the feet system: warps `bones` (gathered for the placer, the spine
+/// joints' keys after the legs' from `spine_keys` on) in place.
+pub(crate) fn warp_pose(
+    warping: &PoseWarping,
+    state: &mut PoseWarpingState,
+    bones: &mut BoneSet,
+    legs: &[ik_core::leg::LegChain],
+    spine_keys: usize,
+    dt: f32,
+) -> Result<(), IkFault> {
+    let root = bones.stop_world;
+    let velocity = match warping.velocity {
+        WarpVelocity::World(v) => Some(v),
+        WarpVelocity::FromRoot => {
+            // Nothing before a first position is known; on a paused frame the last velocity holds.
+            let velocity = match state.last_root {
+                Some(last) if dt > 0.0 => Some((root.translation - last) / dt),
+                Some(_) => Some(state.velocity),
+                None => None,
+            };
+            if dt > 0.0 || state.last_root.is_none() {
+                state.last_root = Some(root.translation);
+            }
+            velocity
+        }
+    };
+    let Some(velocity) = velocity else {
+        state.record(&WarpReport { scale: 1.0, play_rate: 1.0, ..default() });
+        return Ok(());
+    };
+    state.velocity = velocity;
+    // The job works in the root's frame: its units (a rig at 1 cm units reads 100 per metre)
+    // and its axes.
+    let scale = root.scale.max_element().max(1e-6);
+    let motion = WarpMotion {
+        velocity: root.rotation.inverse() * velocity / scale,
+        clip_speed: warping.clip_speed / scale,
+        clip_forward: warping.clip_forward,
+    };
+    state.spine.clear();
+    state.spine.extend(warping.spine.iter().zip(&bones.keys[spine_keys..]).map(|(joint, &k)| (k, joint.share)));
+    let job = PoseWarp {
+        parents: &bones.parents,
+        pelvis: bones.keys[0],
+        legs,
+        spine: &state.spine,
+        settings: warping.settings,
+    };
+    let report = job.run(&mut bones.locals, &mut bones.model, &motion, dt, &mut state.warp).map_err(IkFault::Solver)?;
+    state.record(&report);
+    Ok(())
+}

@@ -1,0 +1,160 @@
+use super::*;
+use crate::Skeleton;
+
+const PELVIS: usize = 1;
+const CHEST: usize = 3;
+const LEGS: [LegChain; 2] = [
+    LegChain { hip: 4, knee: 5, ankle: 6, toe: Some(7), toe_end: None },
+    LegChain { hip: 8, knee: 9, ankle: 10, toe: Some(11), toe_end: None },
+];
+const SPINE: [(usize, f32); 2] = [(2, 1.0), (CHEST, 1.0)];
+
+/// Root, pelvis, spine, chest and two legs, knees slightly bent, left foot 20 cm ahead.
+fn biped() -> (Skeleton, Vec<Xform>) {
+    let t = Xform::from_translation;
+    let mut parents = vec![None, Some(0), Some(1), Some(2)];
+    let mut rest = vec![Xform::IDENTITY, t(Vec3::Y * 0.93), t(Vec3::Y * 0.1), t(Vec3::Y * 0.25)];
+    for (x, z) in [(0.1f32, 0.2f32), (-0.1, -0.1)] {
+        let hip = parents.len();
+        parents.extend([Some(PELVIS), Some(hip), Some(hip + 1), Some(hip + 2)]);
+        rest.extend([
+            t(Vec3::new(x, -0.05, 0.0)),
+            t(Vec3::new(0.0, -0.43, 0.04 + z * 0.5)),
+            t(Vec3::new(0.0, -0.38, z * 0.5 - 0.04)),
+            t(Vec3::new(0.0, -0.06, 0.14)),
+        ]);
+    }
+    let names = (0..parents.len()).map(|i| format!("b{i}")).collect();
+    let skeleton = Skeleton::new(parents, names, rest).unwrap();
+    let model = skeleton.rest_model();
+    (skeleton, model)
+}
+
+fn warp(parents: &[Option<usize>]) -> PoseWarp<'_> {
+    PoseWarp { parents, pelvis: PELVIS, legs: &LEGS, spine: &SPINE, settings: WarpSettings::default() }
+}
+
+#[test]
+fn moving_as_the_clip_does_leaves_the_pose_exactly_as_it_was() {
+    let (skeleton, model) = biped();
+    let (mut locals, mut out) = (skeleton.rest().to_vec(), model.clone());
+    let mut state = WarpState::default();
+    let motion = WarpMotion::new(Vec3::Z * 1.4, 1.4);
+    let report = warp(skeleton.parents()).run(&mut locals, &mut out, &motion, 1.0 / 60.0, &mut state).unwrap();
+    assert_eq!((report.scale, report.angle, report.play_rate), (1.0, 0.0, 1.0));
+    assert_eq!(locals, skeleton.rest());
+    assert_eq!(out, model);
+}
+
+#[test]
+fn orientation_turns_the_feet_about_the_pelvis_and_the_chest_keeps_facing_the_clip() {
+    let (skeleton, model) = biped();
+    for degrees in [-90.0f32, -45.0, 30.0, 90.0, 135.0] {
+        let (mut locals, mut out) = (skeleton.rest().to_vec(), model.clone());
+        let direction = Quat::from_rotation_y(degrees.to_radians()) * Vec3::Z;
+        let motion = WarpMotion::new(direction * 1.4, 1.4);
+        let report = warp(skeleton.parents())
+            .run(&mut locals, &mut out, &motion, 1.0 / 60.0, &mut WarpState::default())
+            .unwrap();
+        let expected = degrees.clamp(-90.0, 90.0);
+        assert!((report.angle.to_degrees() - expected).abs() < 1e-3, "{degrees}: {report:?}");
+        let chest = out[CHEST].rotation * Vec3::Z;
+        assert!(chest.angle_between(Vec3::Z) < 1e-4, "{degrees}: the chest turned to {chest}");
+        let pelvis = out[PELVIS].translation;
+        for leg in LEGS {
+            let after = out[leg.toe.unwrap()].translation;
+            let before = model[leg.toe.unwrap()].translation - pelvis;
+            let turned = Quat::from_rotation_y(expected.to_radians()) * Vec3::new(before.x, 0.0, before.z);
+            let got = after - pelvis;
+            let miss = Vec3::new(got.x, 0.0, got.z).distance(turned);
+            if expected == degrees {
+                // Past the limit the remaining angle is stride work along a skewed direction.
+                assert!(miss < 1e-3, "{degrees}: ball {:?} off the turned path by {miss}", leg.toe);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_stride_scales_the_balls_offsets_along_the_movement() {
+    let (skeleton, model) = biped();
+    let (mut locals, mut out) = (skeleton.rest().to_vec(), model.clone());
+    let motion = WarpMotion::new(Vec3::Z * 1.4 * 1.2, 1.4);
+    let report =
+        warp(skeleton.parents()).run(&mut locals, &mut out, &motion, 1.0 / 60.0, &mut WarpState::default()).unwrap();
+    assert!((report.scale - 1.2).abs() < 1e-5 && (report.play_rate - 1.0).abs() < 1e-5, "{report:?}");
+    for leg in LEGS {
+        let toe = leg.toe.unwrap();
+        let before = model[toe].translation.z - model[PELVIS].translation.z;
+        let after = out[toe].translation.z - model[PELVIS].translation.z;
+        assert!((after - 1.2 * before).abs() < 2e-3, "ball z offset {before} -> {after}");
+        assert!(report.reached);
+    }
+}
+
+#[test]
+fn past_the_scale_range_the_play_rate_makes_up_the_rest() {
+    let (skeleton, model) = biped();
+    let motion = WarpMotion::new(Vec3::Z * 2.8 * 1.4, 1.4);
+    let (mut locals, mut out) = (skeleton.rest().to_vec(), model.clone());
+    let report =
+        warp(skeleton.parents()).run(&mut locals, &mut out, &motion, 1.0 / 60.0, &mut WarpState::default()).unwrap();
+    let max = WarpSettings::default().max_scale;
+    assert!((report.scale - max).abs() < 1e-5, "{report:?}");
+    assert!((report.scale * report.play_rate - 2.8).abs() < 1e-4, "{report:?}");
+}
+
+#[test]
+fn the_springs_ease_toward_a_new_goal_and_weights_scale_the_result() {
+    let (skeleton, model) = biped();
+    let mut state = WarpState::default();
+    let mut settings = WarpSettings { orientation_weight: 0.5, ..WarpSettings::default() };
+    let job = PoseWarp { settings, ..warp(skeleton.parents()) };
+    let run = |job: &PoseWarp, velocity: Vec3, state: &mut WarpState| {
+        let (mut locals, mut out) = (skeleton.rest().to_vec(), model.clone());
+        job.run(&mut locals, &mut out, &WarpMotion::new(velocity, 1.4), 1.0 / 60.0, state).unwrap()
+    };
+    run(&job, Vec3::Z * 1.4, &mut state);
+    let first = run(&job, Vec3::X * 1.4, &mut state);
+    assert!(first.angle > 0.0 && first.angle < 45f32.to_radians() * 0.5, "eases in: {first:?}");
+    let mut last = first;
+    for _ in 0..120 {
+        last = run(&job, Vec3::X * 1.4, &mut state);
+    }
+    assert!((last.angle.to_degrees() - 45.0).abs() < 0.1, "half of 90°: {last:?}");
+    settings.stride_weight = 0.0;
+    let off = run(&PoseWarp { settings, ..job }, Vec3::Z * 2.0, &mut WarpState::default());
+    assert_eq!(off.scale, 1.0);
+}
+
+#[test]
+fn bad_input_is_refused_with_the_pose_and_the_state_untouched() {
+    let (skeleton, model) = biped();
+    let parents = skeleton.parents();
+    let mut state = WarpState::default();
+    let good = WarpMotion::new(Vec3::X, 1.4);
+    let cases: Vec<(PoseWarp, WarpMotion, f32)> = vec![
+        (warp(parents), WarpMotion::new(Vec3::NAN, 1.4), 0.016),
+        (warp(parents), WarpMotion { clip_speed: f32::INFINITY, ..good }, 0.016),
+        (warp(parents), good, f32::NAN),
+        (PoseWarp { pelvis: 99, ..warp(parents) }, good, 0.016),
+        // A leg whose hip is not under the pelvis (the spine's chest).
+        (PoseWarp { pelvis: CHEST, ..warp(parents) }, good, 0.016),
+        (
+            PoseWarp { settings: WarpSettings { max_scale: f32::NAN, ..Default::default() }, ..warp(parents) },
+            good,
+            0.016,
+        ),
+    ];
+    for (job, motion, dt) in cases {
+        let (mut locals, mut out) = (skeleton.rest().to_vec(), model.clone());
+        assert!(job.run(&mut locals, &mut out, &motion, dt, &mut state).is_err());
+        assert_eq!(locals, skeleton.rest());
+        assert_eq!(out, model);
+        assert_eq!(state, WarpState::default());
+    }
+    let mut short = model.clone();
+    short.pop();
+    let mut locals = skeleton.rest().to_vec();
+    assert!(warp(parents).run(&mut locals, &mut short, &good, 0.016, &mut state).is_err());
+}
