@@ -29,10 +29,10 @@ use crate::course::{CourseLayout, Visuals, spawn_course};
 use crate::locomotion::drive_blend_spaces;
 use crate::metrics::{IkTimer, ik_timer_end, ik_timer_start, measure_feet};
 use crate::orb::{move_orb, spawn_orb};
-use crate::player::{keyboard_intent, move_characters};
+use crate::player::{DriveMode, drive_keys, keyboard_intent, move_characters};
 use crate::rigging::{RigStatus, after_rigging};
 use crate::sidecar::ClipTable;
-use crate::toggles::{DemoIk, apply_toggles, decide_reach, toggle_keys};
+use crate::toggles::{DemoIk, apply_toggles, apply_warping, decide_reach, toggle_keys};
 
 /// Ordering of the demo's own per-frame work in `Update`.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -72,7 +72,9 @@ impl Plugin for DemoCore {
             .add_systems(Update, (spawn_scene, finish_character, after_rigging).chain().in_set(DemoSystems::Setup))
             .add_systems(
                 Update,
-                (move_characters, drive_blend_spaces, move_orb, apply_toggles).chain().in_set(DemoSystems::Drive),
+                (move_characters, drive_blend_spaces, move_orb, apply_toggles, apply_warping)
+                    .chain()
+                    .in_set(DemoSystems::Drive),
             )
             .add_systems(
                 PostUpdate,
@@ -87,7 +89,9 @@ impl Plugin for DemoCore {
                 ),
             );
         if self.keyboard {
-            app.add_systems(Update, (keyboard_intent, toggle_keys).in_set(DemoSystems::Intent));
+            app.init_resource::<DriveMode>()
+                .add_systems(Update, (drive_keys, keyboard_intent).chain().in_set(DemoSystems::Intent))
+                .add_systems(Update, toggle_keys.in_set(DemoSystems::Intent));
         }
         if self.autopilot || self.tour {
             let mut pilot = if self.autopilot { Autopilot::new(self.exit_when_done) } else { Autopilot::tour() };

@@ -294,7 +294,7 @@ pub fn run_autopilot(
                 return;
             }
             let dir = goal.map_or(Vec2::ZERO, |g| (g - p).normalize_or_zero());
-            *intent = MoveIntent { direction: dir, jog: false };
+            *intent = MoveIntent { direction: dir, ..default() };
             pilot.phase = Phase::Walk { segment, time: time + dt };
             if pilot.tour {
                 return;

@@ -3,8 +3,10 @@
 //! kinematic character controller.
 //!
 //! Method: the speed chases the wanted speed (walk 1.4 m/s, Shift: jog 3.2 m/s, or the clips'
-//! nominal speeds) with a critically damped spring; the yaw turns toward the wanted direction at
-//! most [`TURN_RATE`]; the character always travels along its facing. The blend space is told
+//! nominal speeds, or the speed chosen with Z / C) with a critically damped spring; the yaw
+//! turns toward the wanted direction (strafing, X: toward the camera's aim) at most
+//! [`TURN_RATE`]; the character travels along its facing (strafing: where the keys steer, the
+//! legs turned by pose warping). The blend space is told
 //! the horizontal speed the controller actually achieved (slower than asked up slopes and
 //! stair ramps), so the clips' feet and the ground agree. Gravity pulls when airborne.
 //! Inputs: `MoveIntent`, `Time`, the controller's last output. Outputs: the body's rotation,
@@ -29,9 +31,45 @@ pub const JOG_SPEED: f32 = 3.2;
 #[derive(Component)]
 pub struct Player;
 
+/// How the keyboard drives the character: strafing (X) and a chosen speed (Z slower, C
+/// faster).
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
+pub struct DriveMode {
+    /// Face the camera's aim and walk where the keys steer (pose warping turns the legs).
+    pub strafe: bool,
+    /// Wanted speed, m/s, in [`SPEED_RANGE`]; `None`: walk, or jog with Shift.
+    pub speed: Option<f32>,
+}
+
+/// The speeds Z and C step through, m/s.
+pub const SPEED_RANGE: (f32, f32) = (0.5, 3.0);
+/// One Z or C step, m/s.
+const SPEED_STEP: f32 = 0.25;
+
+/// Keys: X strafing on/off; Z slower, C faster (from the walk speed; back to walk/jog past
+/// the range's ends).
+pub fn drive_keys(keys: Res<ButtonInput<KeyCode>>, mut drive: ResMut<DriveMode>) {
+    if keys.just_pressed(KeyCode::KeyX) {
+        drive.strafe = !drive.strafe;
+    }
+    let step = if keys.just_pressed(KeyCode::KeyC) {
+        SPEED_STEP
+    } else if keys.just_pressed(KeyCode::KeyZ) {
+        -SPEED_STEP
+    } else {
+        return;
+    };
+    let next = drive.speed.unwrap_or(WALK_SPEED) + step;
+    drive.speed = (SPEED_RANGE.0..=SPEED_RANGE.1).contains(&next).then_some(next);
+}
+
 /// What the character is asked to do this frame.
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct MoveIntent {
+    /// Face this way (x, z world) instead of the moving direction: strafing.
+    pub facing: Option<Vec2>,
+    /// Wanted speed, m/s, instead of the walk or jog speed.
+    pub speed: Option<f32>,
     /// Wanted direction on the ground (x, z world), length 0..1.
     pub direction: Vec2,
     /// Jog instead of walk.
@@ -112,9 +150,10 @@ pub fn controller(height: f32) -> KinematicCharacterController {
     }
 }
 
-/// WASD relative to the camera, Shift to jog.
+/// WASD relative to the camera, Shift to jog; strafing faces the camera's aim.
 pub fn keyboard_intent(
     keys: Res<ButtonInput<KeyCode>>,
+    drive: Res<DriveMode>,
     camera: Query<&OrbitCamera>,
     mut players: Query<&mut MoveIntent, With<Player>>,
 ) {
@@ -133,7 +172,7 @@ pub fn keyboard_intent(
     let direction = (forward * local.y + right * local.x).clamp_length_max(1.0);
     let jog = keys.pressed(KeyCode::ShiftLeft) || keys.pressed(KeyCode::ShiftRight);
     for mut intent in &mut players {
-        *intent = MoveIntent { direction, jog };
+        *intent = MoveIntent { direction, jog, facing: drive.strafe.then_some(forward), speed: drive.speed };
     }
 }
 
@@ -159,14 +198,18 @@ pub fn move_characters(
     for (intent, mut motion, mut transform, mut kcc, output) in &mut bodies {
         let output = if std::mem::take(&mut motion.teleported) { None } else { output };
         let wanted = intent.direction.clamp_length_max(1.0);
-        let mut goal = if intent.jog { motion.speeds.1 } else { motion.speeds.0 } * wanted.length();
-        if wanted.length() > 1e-3 {
-            let target_yaw = wanted.x.atan2(wanted.y);
+        let nominal = intent.speed.unwrap_or(if intent.jog { motion.speeds.1 } else { motion.speeds.0 });
+        let mut goal = nominal * wanted.length();
+        let face = intent.facing.filter(|f| f.length() > 1e-3).or((wanted.length() > 1e-3).then_some(wanted));
+        if let Some(face) = face {
+            let target_yaw = face.x.atan2(face.y);
             let diff = (target_yaw - motion.yaw + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
                 - std::f32::consts::PI;
             motion.yaw += diff.clamp(-TURN_RATE * dt, TURN_RATE * dt);
-            // Slow down while facing far from the wanted direction (turning on the spot).
-            goal *= ((diff.cos() + 0.3) / 1.3).clamp(0.0, 1.0);
+            if intent.facing.is_none() {
+                // Slow down while facing far from the wanted direction (turning on the spot).
+                goal *= ((diff.cos() + 0.3) / 1.3).clamp(0.0, 1.0);
+            }
         }
         motion.yaw = if motion.yaw.is_finite() { motion.yaw.rem_euclid(std::f32::consts::TAU) } else { 0.0 };
         let speed = motion.speed.update(goal, 0.12, dt).max(0.0);
@@ -184,7 +227,12 @@ pub fn move_characters(
         };
         motion.gain += (wanted_gain - motion.gain) * (dt / 0.1).min(1.0);
         motion.vertical = if grounded { 0.0 } else { (motion.vertical - 9.81 * dt).max(-30.0) };
+        // Strafing travels where the keys steer; otherwise along the facing.
         let forward = Vec3::new(motion.yaw.sin(), 0.0, motion.yaw.cos());
+        let forward = match (intent.facing, wanted.try_normalize()) {
+            (Some(_), Some(w)) => Vec3::new(w.x, 0.0, w.y),
+            _ => forward,
+        };
         transform.rotation = Quat::from_rotation_y(motion.yaw);
         motion.requested = speed * motion.gain * dt;
         kcc.translation = Some(

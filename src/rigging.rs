@@ -15,6 +15,7 @@ use bevy::prelude::*;
 use bevy_ik::bones::{Hierarchy, world_of};
 use bevy_ik::prelude::*;
 use ik_core::sole::FlatSole;
+use ik_core::warping::WarpSettings;
 
 use crate::character::{Avatar, PendingLocomotion};
 use crate::locomotion::Locomotion;
@@ -119,6 +120,28 @@ pub fn after_rigging(
             placer.settings.foot_half_life = 0.0;
             placer.settings.tilt_half_life = 0.03;
             placer.settings.pelvis_half_life = 0.06;
+        }
+        // Orientation warping for strafing (X): off until strafing turns it on
+        // ([`crate::toggles::apply_warping`]); the blend space already matches any speed, so
+        // no stride warping.
+        let share = 1.0 / rig.spine.len().max(1) as f32;
+        // Pose warping needs the feet under the pelvis (not an IK-control rig's feet).
+        let under_pelvis = |mut bone: Entity| {
+            while let Ok((_, Some(parent))) = hierarchy.get(bone) {
+                bone = parent.parent();
+                if bone == rig.pelvis {
+                    return true;
+                }
+            }
+            false
+        };
+        if rig.legs.iter().all(|leg| under_pelvis(leg.foot)) {
+            entity.insert(PoseWarping {
+                settings: WarpSettings { stride_weight: 0.0, orientation_weight: 0.0, ..default() },
+                clip_forward: humanoid.frame.forward,
+                spine: rig.spine.iter().map(|&bone| WarpSpineJoint { bone, share }).collect(),
+                ..default()
+            });
         }
         if let Ok(mut lock) = locks.get_mut(avatar) {
             // A planted toe stops where it lands (no inertialized glide into the lock), even

@@ -43,6 +43,8 @@ pub struct DemoIk {
     pub hand_reach: bool,
     /// The orb follows the character (P toggles) or hovers at its spot.
     pub orb_follows: bool,
+    /// Pose warping turns the legs toward the movement while strafing (V).
+    pub pose_warping: bool,
     /// Reach when the orb is closer to the shoulder than this fraction of the arm's length.
     pub reach_fraction: f32,
     /// Snap weights this frame instead of fading (the autopilot uses it between passes).
@@ -59,6 +61,7 @@ impl Default for DemoIk {
             aim: LookAim::Orb,
             hand_reach: true,
             orb_follows: true,
+            pose_warping: true,
             reach_fraction: 1.1,
             snap: false,
         }
@@ -69,7 +72,8 @@ impl Default for DemoIk {
 #[derive(Component, Clone, Debug)]
 pub struct LockTemplate(pub FootLock);
 
-/// Keys: F foot IK, L foot lock, K look-at, O look at orb/camera, H hand reach, P orb follows.
+/// Keys: F foot IK, L foot lock, K look-at, O look at orb/camera, H hand reach, P orb follows,
+/// V pose warping.
 pub fn toggle_keys(keys: Res<ButtonInput<KeyCode>>, mut ik: ResMut<DemoIk>) {
     if keys.just_pressed(KeyCode::KeyF) {
         ik.foot_ik = !ik.foot_ik;
@@ -88,6 +92,25 @@ pub fn toggle_keys(keys: Res<ButtonInput<KeyCode>>, mut ik: ResMut<DemoIk>) {
     }
     if keys.just_pressed(KeyCode::KeyP) {
         ik.orb_follows = !ik.orb_follows;
+    }
+    if keys.just_pressed(KeyCode::KeyV) {
+        ik.pose_warping = !ik.pose_warping;
+    }
+}
+
+/// Drives each character's [`PoseWarping`]: the clips travel at the blend space's speed, and
+/// orientation warping fades in while strafing (and pose warping is on), out otherwise, so a
+/// character walking where it faces is left exactly as animated.
+pub fn apply_warping(
+    time: Res<Time>,
+    ik: Res<DemoIk>,
+    drive: Option<Res<crate::player::DriveMode>>,
+    mut warps: Query<(&Locomotion, &mut PoseWarping)>,
+) {
+    let strafing = drive.is_some_and(|d| d.strafe);
+    for (loco, mut warping) in &mut warps {
+        warping.clip_speed = loco.speed;
+        ease(&mut warping.settings.orientation_weight, strafing && ik.pose_warping, time.delta_secs(), ik.snap);
     }
 }
 

@@ -8,6 +8,9 @@ use super::UiState;
 const KEYS: &[(&str, &str)] = &[
     ("W A S D", "move (relative to the camera)"),
     ("Shift", "jog"),
+    ("Z / C", "slower / faster (0.5 - 3 m/s; past the ends: walk and jog again)"),
+    ("X", "strafe: face the camera's aim, walk where you steer"),
+    ("V", "pose warping on/off (turns the legs toward the movement when strafing)"),
     ("mouse drag", "orbit the camera"),
     ("wheel", "zoom"),
     ("F", "foot placement on/off"),

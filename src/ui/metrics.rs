@@ -1,9 +1,9 @@
 //! The metrics panel (bottom left): per-foot penetration / float in cm, contact and lock state,
-//! pelvis offset, blend weights and IK time per frame.
+//! pelvis offset, blend weights, pose warping (legs' turn, stride scale) and IK time per frame.
 
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, egui};
-use bevy_ik::prelude::FootPlacerState;
+use bevy_ik::prelude::{FootPlacerState, PoseWarpingState};
 
 use super::UiState;
 use crate::character::Avatar;
@@ -19,7 +19,11 @@ pub fn metrics_window(
     view: Res<ActiveView>,
     time: Res<Time>,
     timer: Res<IkTimer>,
-    avatars: Query<(Option<&FootMetrics>, Option<&FootPlacerState>, Option<&Locomotion>), With<Avatar>>,
+    avatars: Query<
+        (Option<&FootMetrics>, Option<&FootPlacerState>, Option<&Locomotion>, Option<&PoseWarpingState>),
+        With<Avatar>,
+    >,
+    drive: Option<Res<crate::player::DriveMode>>,
     bodies: Query<&Motion, With<Player>>,
     mut fps: Local<f32>,
     mut last_frame: Local<Option<std::time::Instant>>,
@@ -36,7 +40,7 @@ pub fn metrics_window(
     }
     let ctx = contexts.ctx_mut()?;
     egui::Window::new("Metrics").anchor(egui::Align2::LEFT_BOTTOM, [10.0, -10.0]).resizable(false).show(ctx, |ui| {
-        let Some((metrics, placer, loco)) = avatars.iter().next() else {
+        let Some((metrics, placer, loco, warp)) = avatars.iter().next() else {
             ui.label("character loading…");
             return;
         };
@@ -77,6 +81,13 @@ pub fn metrics_window(
             ui.monospace(w.join("  "));
         } else if let Some(m) = bodies.iter().next() {
             ui.monospace(format!("speed {:.2} m/s", m.speed.value));
+        }
+        if let Some(w) = warp {
+            let mode = drive.as_ref().map_or("", |d| if d.strafe { "  (strafing)" } else { "" });
+            ui.monospace(format!("warp: legs {:>5.1}°  stride ×{:.2}{mode}", w.angle.to_degrees(), w.scale));
+        }
+        if let Some(speed) = drive.as_ref().and_then(|d| d.speed) {
+            ui.monospace(format!("chosen speed {speed:.2} m/s (Z / C)"));
         }
         ui.monospace(format!("IK time {:.3} ms (avg {:.3})  {:.0} fps", timer.last_ms, timer.average_ms, *fps));
     });

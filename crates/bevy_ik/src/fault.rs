@@ -64,6 +64,9 @@ pub enum IkComponent {
     FootPlacer,
     /// A [`crate::look_at::LookAtSpread`] on a character root.
     LookAt,
+    /// A [`crate::warping::PoseWarping`] on a character root (its feet are still placed, on
+    /// the unwarped pose).
+    PoseWarping,
 }
 
 impl IkComponent {
@@ -72,6 +75,15 @@ impl IkComponent {
             IkComponent::Chain => "IkChain",
             IkComponent::FootPlacer => "FootPlacer",
             IkComponent::LookAt => "LookAtSpread",
+            IkComponent::PoseWarping => "PoseWarping",
+        }
+    }
+
+    /// What is done instead while the fault lasts.
+    fn fallback(self) -> &'static str {
+        match self {
+            IkComponent::PoseWarping => "placing the feet on the pose as animated, unwarped",
+            _ => "leaving the pose as animated",
         }
     }
 }
@@ -179,7 +191,7 @@ impl FaultLatch {
         let appeared = fault.is_some();
         let notice = match &fault {
             Some(fault) => {
-                warn!("bevy_ik: {} on {owner}: {fault}; leaving the pose as animated", component.name());
+                warn!("bevy_ik: {} on {owner}: {fault}; {}", component.name(), component.fallback());
                 FaultNotice::Faulted(IkFaulted { entity: owner, component, fault: fault.clone() })
             }
             None => FaultNotice::Recovered(IkRecovered { entity: owner, component }),

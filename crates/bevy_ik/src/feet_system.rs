@@ -25,6 +25,8 @@ use crate::warping::{PoseWarping, PoseWarpingState, warp_pose};
 
 /// A [`PoseWarping`] with its state, when the placer's root has one.
 type Warping<'a> = Option<(&'a PoseWarping, Mut<'a, PoseWarpingState>)>;
+/// The same, borrowed for one character's solve.
+type WarpingRef<'a> = Option<(&'a PoseWarping, &'a mut PoseWarpingState)>;
 
 /// Places the feet of every [`FootPlacer`] (in parallel when [`IkSettings::parallel`]).
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
@@ -51,7 +53,7 @@ pub fn place_feet(
     {
         let hierarchy = transforms.p0();
         let notices = faults.notices();
-        let solve = |(root, placer, lock, fade, mut state, warping): (
+        let solve = |(root, placer, lock, fade, mut state, mut warping): (
             Entity,
             &FootPlacer,
             Option<&FootLock>,
@@ -61,12 +63,19 @@ pub fn place_feet(
         )| {
             let state = &mut *state;
             state.inner.dirty = false;
-            let outcome = solve_character(root, (placer, lock, fade, warping), state, &hierarchy, &probe, dt);
+            let borrowed = warping.as_mut().map(|(w, s)| (*w, &mut **s));
+            let outcome = solve_character(root, (placer, lock, fade, borrowed), state, &hierarchy, &probe, dt);
             if outcome.is_err() {
                 state.inner.dirty = restore_after_fault(state.inner.bones.as_mut(), &outcome);
             }
             if state.inner.faults.report(root, IkComponent::FootPlacer, outcome.err(), notices) {
                 state.warnings += 1;
+            }
+            if let Some((_, warp)) = warping.as_mut() {
+                let fault = warp.outcome.take();
+                if warp.faults.report(root, IkComponent::PoseWarping, fault, notices) {
+                    warp.warnings += 1;
+                }
             }
         };
         if settings.parallel {
@@ -141,7 +150,7 @@ fn leg_chains(placer: &FootPlacer, bones: &BoneSet) -> Vec<LegChain> {
 
 fn solve_character(
     root: Entity,
-    (placer, lock, fade, warping): (&FootPlacer, Option<&FootLock>, Option<&IkFade>, Warping),
+    (placer, lock, fade, warping): (&FootPlacer, Option<&FootLock>, Option<&IkFade>, WarpingRef),
     state: &mut FootPlacerState,
     hierarchy: &Hierarchy,
     probe: &GroundProbe,
@@ -179,8 +188,14 @@ fn solve_character(
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| IkFault::MissingBone("leg bones".into()))?;
     }
-    if let Some((warping, mut warp_state)) = warping {
-        warp_pose(warping, &mut warp_state, bones, chains, leg_keys(placer), dt)?;
+    if let Some((warping, warp_state)) = warping {
+        // A warp that fails is reported on its own (after this solve); the feet are still
+        // placed, on the pose as animated.
+        warp_state.outcome = warp_pose(warping, warp_state, bones, chains, leg_keys(placer), dt).err();
+        if warp_state.outcome.is_some() {
+            bones.locals.copy_from_slice(&bones.read);
+            bones.update_model();
+        }
     }
     let to_world = bones.stop_world;
     for (toe, chain) in animated_toes.iter_mut().zip(chains.iter()) {
@@ -445,6 +460,28 @@ mod tests {
                 assert!(state.feet[k].locked, "frame {frame} foot {k}: the lock let go");
                 let slip = Vec2::new(toe(&app, k).x - held.x, toe(&app, k).z - held.z).length();
                 assert!(slip < 0.005, "frame {frame} foot {k}: the locked toe slid {slip} m");
+            }
+        }
+    }
+
+    #[test]
+    fn pose_warping_on_feet_under_the_root_warns_once_and_the_feet_are_still_placed() {
+        let mut app = app();
+        let rig = spawn_control_rig(app.world_mut(), Vec3::ZERO);
+        let warping = crate::warping::PoseWarping {
+            clip_speed: 1.4,
+            velocity: crate::warping::WarpVelocity::World(Vec3::X),
+            ..default()
+        };
+        app.world_mut().entity_mut(rig.root).insert((FootPlacer::new(rig.pelvis, rig.legs.to_vec()), warping));
+        for frame in 0..5 {
+            app.update();
+            let warp = app.world().get::<crate::warping::PoseWarpingState>(rig.root).unwrap();
+            assert_eq!(warp.warnings, 1, "frame {frame}: one warning, not one per frame");
+            let state = app.world().get::<FootPlacerState>(rig.root).unwrap();
+            assert_eq!(state.warnings, 0, "frame {frame}: the placement itself is fine");
+            for (k, (height, _)) in feet(&app, &rig).into_iter().enumerate() {
+                assert!(height.abs() < 0.01, "frame {frame} foot {k}: {height} m off the plane");
             }
         }
     }

@@ -18,7 +18,7 @@ use bevy::prelude::*;
 use ik_core::warping::{PoseWarp, WarpMotion, WarpReport, WarpSettings, WarpState};
 
 use crate::bones::BoneSet;
-use crate::fault::IkFault;
+use crate::fault::{FaultLatch, IkFault};
 
 /// Where [`PoseWarping`] reads the character's velocity.
 #[derive(Reflect, Clone, Copy, Debug, PartialEq)]
@@ -107,6 +107,13 @@ pub struct PoseWarpingState {
     pub play_rate: f32,
     /// The velocity used, world space, m/s.
     pub velocity: Vec3,
+    /// Warnings logged so far (one per distinct fault).
+    pub warnings: u32,
+    #[reflect(ignore)]
+    pub(crate) faults: FaultLatch,
+    /// This frame's fault, reported by the feet system after the placement.
+    #[reflect(ignore)]
+    pub(crate) outcome: Option<IkFault>,
     #[reflect(ignore)]
     warp: WarpState,
     #[reflect(ignore)]
@@ -173,7 +180,14 @@ pub(crate) fn warp_pose(
         spine: &state.spine,
         settings: warping.settings,
     };
-    let report = job.run(&mut bones.locals, &mut bones.model, &motion, dt, &mut state.warp).map_err(IkFault::Solver)?;
+    let report = job.run(&mut bones.locals, &mut bones.model, &motion, dt, &mut state.warp).map_err(|e| match e {
+        ik_core::IkError::BrokenHierarchy { bone } if bone < bones.entities.len() => IkFault::MissingBone(format!(
+            "bone {} is not under the pelvis {}: pose warping needs each leg's hip and foot below the pelvis (feet \
+             that hang from the root or a control bone are not warped yet)",
+            bones.entities[bone], bones.entities[bones.keys[0]]
+        )),
+        e => IkFault::Solver(e),
+    })?;
     state.record(&report);
     Ok(())
 }
