@@ -64,7 +64,9 @@ pub struct WarpSpineJoint {
 #[require(PoseWarpingState)]
 pub struct PoseWarping {
     /// Tuning: weights of the stride and orientation warping, the stride scale's range, the
-    /// largest angle, smoothing, the most the pelvis drops.
+    /// largest angle, smoothing, the most the pelvis drops. Its lengths and speeds are in the
+    /// character root's units, like [`crate::feet::FootPlacer`]'s settings (metres unless the
+    /// root itself is scaled); `clip_speed` and the velocity are world m/s, converted.
     pub settings: WarpSettings,
     /// Ground speed the playing animation is authored at, m/s (world). 0: the clip does not
     /// travel, no stride warping.
