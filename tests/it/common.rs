@@ -82,3 +82,37 @@ pub fn update_until_rigged(app: &mut App, root: Entity) {
         app.world().get::<RiggedHumanoid>(root).is_some() || app.world().get::<RigFailed>(root).is_some()
     });
 }
+
+/// The sidecar's contacts for the mannequin's Walk (`assets/mannequin.ik.json`); every generated
+/// convention's walk is the same clip.
+pub struct ClipLabels {
+    pub nominal_speed: f32,
+    pub frame_rate: f32,
+    /// `[left, right]`, one flag per clip frame.
+    pub feet: [Vec<bool>; 2],
+}
+
+/// Reads [`ClipLabels`] for the Walk.
+pub fn walk_labels() -> ClipLabels {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/mannequin.ik.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let walk = &json["Walk"];
+    let foot = |name: &str| walk["contacts"][name].as_array().unwrap().iter().map(|v| v.as_bool().unwrap()).collect();
+    ClipLabels {
+        nominal_speed: walk["nominal_speed"].as_f64().unwrap() as f32,
+        frame_rate: walk["frame_rate"].as_f64().unwrap() as f32,
+        feet: [foot("foot_l"), foot("foot_r")],
+    }
+}
+
+/// Plays `clip` on repeat on the scene's (first) `AnimationPlayer`; returns the player and
+/// the clip's node.
+pub fn play_on_repeat(app: &mut App, clip: Handle<AnimationClip>) -> (Entity, AnimationNodeIndex) {
+    let mut players = app.world_mut().query_filtered::<Entity, With<AnimationPlayer>>();
+    let player = players.iter(app.world()).next().expect("an AnimationPlayer");
+    let (graph, node) = AnimationGraph::from_clip(clip);
+    let graph = app.world_mut().resource_mut::<Assets<AnimationGraph>>().add(graph);
+    app.world_mut().entity_mut(player).insert(AnimationGraphHandle(graph));
+    app.world_mut().get_mut::<AnimationPlayer>(player).unwrap().play(node).repeat();
+    (player, node)
+}

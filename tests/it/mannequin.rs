@@ -9,26 +9,10 @@ use bevy::prelude::*;
 use bevy::world_serialization::WorldAssetRoot;
 use bevy_ik::prelude::*;
 
-use crate::common::{DT, gltf_app_with, headless_app, headless_app_with_assets, load_gltf, update_until_rigged};
-
-/// The sidecar's per-clip contacts (`assets/mannequin.ik.json`).
-struct ClipLabels {
-    nominal_speed: f32,
-    frame_rate: f32,
-    feet: [Vec<bool>; 2],
-}
-
-fn walk_labels() -> ClipLabels {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/mannequin.ik.json")).unwrap();
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let walk = &json["Walk"];
-    let foot = |name: &str| walk["contacts"][name].as_array().unwrap().iter().map(|v| v.as_bool().unwrap()).collect();
-    ClipLabels {
-        nominal_speed: walk["nominal_speed"].as_f64().unwrap() as f32,
-        frame_rate: walk["frame_rate"].as_f64().unwrap() as f32,
-        feet: [foot("foot_l"), foot("foot_r")],
-    }
-}
+use crate::common::{
+    DT, gltf_app_with, headless_app, headless_app_with_assets, load_gltf, play_on_repeat, update_until_rigged,
+    walk_labels,
+};
 
 /// A headless app that can load glTF files (meshes, images, scenes) without a renderer.
 fn gltf_app() -> App {
@@ -58,12 +42,7 @@ fn planted_balls(
     rig: &ik_core::rig::HumanoidRig<Entity>,
     clip: Handle<AnimationClip>,
 ) -> (f32, Vec<f32>) {
-    let mut players = app.world_mut().query_filtered::<Entity, With<AnimationPlayer>>();
-    let player = players.iter(app.world()).next().expect("an AnimationPlayer");
-    let (graph, node) = AnimationGraph::from_clip(clip);
-    let graph = app.world_mut().resource_mut::<Assets<AnimationGraph>>().add(graph);
-    app.world_mut().entity_mut(player).insert(AnimationGraphHandle(graph));
-    app.world_mut().get_mut::<AnimationPlayer>(player).unwrap().play(node).repeat();
+    let (player, node) = play_on_repeat(app, clip);
 
     let labels = walk_labels();
     let balls = [rig.legs[0].ball.unwrap(), rig.legs[1].ball.unwrap()];

@@ -1,10 +1,11 @@
 //! Pose warping on the mannequin's Walk (authored at 1.4 m/s, in place), headless through
-//! Bevy's glTF loader and [`HumanoidIk`]: the root travels at other speeds and in other
-//! directions, foot **locking off**, and the planted balls must not slide.
+//! Bevy's glTF loader and [`HumanoidIk`], on the mannequin and on generated characters of other
+//! conventions: the root travels at other speeds and in other directions (relative to the
+//! character's facing), foot **locking off**, and the planted balls must not slide.
 //!
-//! Method: per run a fresh app loads and rigs `mannequin.glb` (foot placement on a plane at
+//! Method: per run a fresh app loads and rigs the file (foot placement on a plane at
 //! y = 0, no lock), plays Walk on repeat at [`PoseWarpingState::play_rate`] and moves the
-//! character root by `velocity × dt` every frame (facing +Z all along). After a 0.5 s warm-up,
+//! character root by `velocity × dt` every frame (keeping its facing). After a 0.5 s warm-up,
 //! for three cycles: slide = the largest horizontal drift of a ball (world, as propagated) from
 //! where its contact started (the sidecar's labels at the player's seek time); the legs'
 //! extension (hip–ankle ÷ thigh + shin); the largest local rotation change of any rigged bone
@@ -18,18 +19,14 @@ use bevy::prelude::*;
 use bevy::world_serialization::WorldAssetRoot;
 use bevy_ik::prelude::*;
 
-use crate::common::{DT, gltf_app_with, headless_app, load_gltf, update_until_rigged};
+use ik_tool::mannequin::{conventions, generate_convention};
+
+use crate::common::{
+    ClipLabels, DT, gltf_app_with, headless_app, headless_app_with_assets, load_gltf, play_on_repeat,
+    update_until_rigged, walk_labels,
+};
 
 const WARM_UP: usize = 30;
-
-/// The sidecar's Walk: duration, frame rate, contacts `[left, right]`.
-fn walk_labels() -> (f32, [Vec<bool>; 2]) {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/mannequin.ik.json")).unwrap();
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let walk = &json["Walk"];
-    let foot = |name: &str| walk["contacts"][name].as_array().unwrap().iter().map(|v| v.as_bool().unwrap()).collect();
-    (walk["frame_rate"].as_f64().unwrap() as f32, [foot("foot_l"), foot("foot_r")])
-}
 
 #[derive(Debug, Default)]
 struct Figures {
@@ -44,36 +41,69 @@ struct Figures {
     drop: f32,
 }
 
-/// Walks the mannequin at `velocity` (world; it faces +Z) with pose warping on or off.
-fn walk(velocity: Vec3, warping: bool) -> Figures {
-    let mut app = gltf_app_with(headless_app(), GltfPlugin::default());
-    let (scene, clip) =
-        load_gltf(&mut app, "mannequin.glb", |g| (g.scenes[0].clone(), g.named_animations["Walk"].clone()));
+/// A character file: the committed mannequin, or a generated convention written to a
+/// temporary folder.
+struct Character {
+    folder: Option<std::path::PathBuf>,
+    file: String,
+}
+
+impl Character {
+    fn mannequin() -> Self {
+        Character { folder: None, file: "mannequin.glb".into() }
+    }
+
+    fn convention(name: &str) -> Self {
+        let convention = conventions().into_iter().find(|(n, _)| *n == name).expect("a preset").1;
+        let folder = std::env::temp_dir().join(format!("bevy_ik_warping_{name}_{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join(format!("{name}.glb")), generate_convention(&convention).unwrap().glb).unwrap();
+        Character { folder: Some(folder), file: format!("{name}.glb") }
+    }
+}
+
+impl Drop for Character {
+    fn drop(&mut self) {
+        if let Some(folder) = &self.folder {
+            std::fs::remove_dir_all(folder).ok();
+        }
+    }
+}
+
+/// Walks `character` at `speed` (m/s), `degrees` to the left of its facing (which it keeps),
+/// with pose warping on or off. The walk is the file's `Walk`, or its first clip.
+fn walk(character: &Character, speed: f32, degrees: f32, warping: bool) -> Figures {
+    let app = match &character.folder {
+        Some(folder) => {
+            headless_app_with_assets(AssetPlugin { file_path: folder.to_string_lossy().into(), ..default() })
+        }
+        None => headless_app(),
+    };
+    let mut app = gltf_app_with(app, GltfPlugin::default());
+    let (scene, clip) = load_gltf(&mut app, &character.file, |g| {
+        (g.scenes[0].clone(), g.named_animations.get("Walk").unwrap_or(&g.animations[0]).clone())
+    });
     let humanoid = HumanoidIk { foot_lock: false, ..default() };
-    let character = app.world_mut().spawn((WorldAssetRoot(scene), humanoid)).id();
-    update_until_rigged(&mut app, character);
-    let rigged = app.world().get::<RiggedHumanoid>(character).expect("the mannequin rigs").clone();
+    let root = app.world_mut().spawn((WorldAssetRoot(scene), humanoid)).id();
+    update_until_rigged(&mut app, root);
+    let rigged = app.world().get::<RiggedHumanoid>(root).expect("the character rigs").clone();
     let rig = rigged.rig.clone();
+    let velocity = Quat::from_rotation_y(degrees.to_radians()) * rigged.frame.forward * speed;
     let chest = *rig.spine.last().unwrap();
     // The chest's forward in its own frame, from the rest pose (before any animation).
     let chest_axis = app.world().get::<GlobalTransform>(chest).unwrap().rotation().inverse() * rigged.frame.forward;
     if warping {
         let share = 1.0 / rig.spine.len() as f32;
-        app.world_mut().entity_mut(character).insert(PoseWarping {
+        app.world_mut().entity_mut(root).insert(PoseWarping {
             clip_speed: 1.4,
             clip_forward: rigged.frame.forward,
             spine: rig.spine.iter().map(|&bone| WarpSpineJoint { bone, share }).collect(),
             ..default()
         });
     }
-    let mut players = app.world_mut().query_filtered::<Entity, With<AnimationPlayer>>();
-    let player = players.iter(app.world()).next().expect("an AnimationPlayer");
-    let (graph, node) = AnimationGraph::from_clip(clip);
-    let graph = app.world_mut().resource_mut::<Assets<AnimationGraph>>().add(graph);
-    app.world_mut().entity_mut(player).insert(AnimationGraphHandle(graph));
-    app.world_mut().get_mut::<AnimationPlayer>(player).unwrap().play(node).repeat();
+    let (player, node) = play_on_repeat(&mut app, clip);
 
-    let (frame_rate, labels) = walk_labels();
+    let ClipLabels { frame_rate, feet: labels, .. } = walk_labels();
     let cycle = labels[0].len() as f32 / frame_rate;
     let balls = [rig.legs[0].ball.unwrap(), rig.legs[1].ball.unwrap()];
     let mut bones: Vec<Entity> = vec![rig.pelvis];
@@ -88,11 +118,11 @@ fn walk(velocity: Vec3, warping: bool) -> Figures {
     let mut frame = 0;
     let mut travelled_cycles = 0.0;
     while travelled_cycles < 3.0 || frame <= WARM_UP {
-        let rate = app.world().get::<PoseWarpingState>(character).map_or(1.0, |s| s.play_rate.max(0.1));
+        let rate = app.world().get::<PoseWarpingState>(root).map_or(1.0, |s| s.play_rate.max(0.1));
         if let Some(active) = app.world_mut().get_mut::<AnimationPlayer>(player).unwrap().animation_mut(node) {
             active.set_speed(rate);
         }
-        app.world_mut().get_mut::<Transform>(character).unwrap().translation += velocity * DT;
+        app.world_mut().get_mut::<Transform>(root).unwrap().translation += velocity * DT;
         app.update();
         frame += 1;
         if frame <= WARM_UP {
@@ -129,7 +159,7 @@ fn walk(velocity: Vec3, warping: bool) -> Figures {
             }
         }
         previous = Some(locals);
-        if let Some(state) = app.world().get::<PoseWarpingState>(character) {
+        if let Some(state) = app.world().get::<PoseWarpingState>(root) {
             (figures.scale, figures.play_rate, figures.angle) =
                 (state.scale, state.play_rate, state.angle.to_degrees());
             figures.drop = figures.drop.min(state.pelvis_drop);
@@ -181,15 +211,33 @@ fn check(name: &str, on: &Figures, off: &Figures, ahead: Option<&Figures>) -> Ve
 
 #[test]
 fn the_mannequin_walks_any_speed_and_direction_without_sliding_with_pose_warping() {
+    let mannequin = Character::mannequin();
     let mut failures = Vec::new();
     for speed in [0.6f32, 0.9, 1.4, 2.0, 2.5] {
-        let v = Vec3::Z * speed;
-        failures.extend(check(&format!("{speed} m/s"), &walk(v, true), &walk(v, false), None));
+        let (on, off) = (walk(&mannequin, speed, 0.0, true), walk(&mannequin, speed, 0.0, false));
+        failures.extend(check(&format!("{speed} m/s"), &on, &off, None));
     }
-    let ahead = walk(Vec3::Z * 1.4, true);
+    let ahead = walk(&mannequin, 1.4, 0.0, true);
     for degrees in [-90.0f32, -45.0, 45.0, 90.0] {
-        let v = Quat::from_rotation_y(degrees.to_radians()) * Vec3::Z * 1.4;
-        failures.extend(check(&format!("{degrees}°"), &walk(v, true), &walk(v, false), Some(&ahead)));
+        let (on, off) = (walk(&mannequin, 1.4, degrees, true), walk(&mannequin, 1.4, degrees, false));
+        failures.extend(check(&format!("{degrees}°"), &on, &off, Some(&ahead)));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Characters not tuned for: VRM names, facing −Z, T-pose rest; Mixamo names under a 1 cm
+/// armature (scale 0.01), its walk an unnamed-layer Mixamo clip.
+#[test]
+fn other_conventions_walk_fast_and_sideways_without_sliding_with_pose_warping() {
+    let mut failures = Vec::new();
+    for name in ["vrm_minus_z", "mixamo_cm"] {
+        let character = Character::convention(name);
+        let ahead = walk(&character, 1.4, 0.0, true);
+        for (speed, degrees) in [(2.0f32, 0.0f32), (1.4, 45.0), (1.4, -90.0)] {
+            let (on, off) = (walk(&character, speed, degrees, true), walk(&character, speed, degrees, false));
+            let reference = (degrees != 0.0).then_some(&ahead);
+            failures.extend(check(&format!("{name} {speed} m/s {degrees}°"), &on, &off, reference));
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
