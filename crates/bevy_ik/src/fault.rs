@@ -31,6 +31,8 @@ use bevy::utils::Parallel;
 pub enum IkFault {
     /// A bone entity is missing or not under the expected root (the detail names it).
     MissingBone(String),
+    /// A component this one works with is not on the entity (the detail says which).
+    MissingComponent(String),
     /// The target (or pole) entity no longer exists.
     TargetDespawned(Entity),
     /// The target (or pole) position is NaN or infinite.
@@ -45,6 +47,7 @@ impl fmt::Display for IkFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IkFault::MissingBone(detail) => write!(f, "bone missing or outside the hierarchy ({detail})"),
+            IkFault::MissingComponent(detail) => write!(f, "a component it needs is missing ({detail})"),
             IkFault::TargetDespawned(e) => write!(f, "target entity {e} no longer exists"),
             IkFault::NonFiniteTarget => f.write_str("target or pole is NaN or infinite"),
             IkFault::Solver(err) => write!(f, "solver refused the pose: {err}"),

@@ -190,6 +190,10 @@ impl Plugin for IkPlugin {
         )
         .add_systems(
             PostUpdate,
+            warping::report_missing_placer.in_set(IkSystems::Feet).run_if(any_with_component::<warping::PoseWarping>),
+        )
+        .add_systems(
+            PostUpdate,
             look_at::solve_look_at.in_set(IkSystems::LookAt).run_if(any_with_component::<look_at::LookAtSpread>),
         )
         .add_systems(

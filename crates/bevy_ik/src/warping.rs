@@ -18,7 +18,9 @@ use bevy::prelude::*;
 use ik_core::warping::{PoseWarp, WarpMotion, WarpReport, WarpSettings, WarpState};
 
 use crate::bones::BoneSet;
-use crate::fault::{FaultLatch, IkFault};
+use crate::fault::{FaultLatch, FaultSender, IkComponent, IkFault};
+use crate::feet::FootPlacer;
+use crate::humanoid::RigPending;
 
 /// Where [`PoseWarping`] reads the character's velocity.
 #[derive(Reflect, Clone, Copy, Debug, PartialEq)]
@@ -192,4 +194,52 @@ pub(crate) fn warp_pose(
     })?;
     state.record(&report);
     Ok(())
+}
+
+/// A [`PoseWarping`] works inside its [`FootPlacer`]'s solve: on an entity without one (and
+/// not waiting for [`crate::humanoid::HumanoidIk`] to add it) it would do nothing. Reported
+/// once as a fault instead; it recovers when a placer is added.
+#[allow(clippy::type_complexity)]
+pub(crate) fn report_missing_placer(
+    mut warps: Query<(Entity, &mut PoseWarpingState), (With<PoseWarping>, Without<FootPlacer>, Without<RigPending>)>,
+    mut faults: FaultSender,
+) {
+    let notices = faults.notices();
+    for (root, mut state) in &mut warps {
+        if matches!(state.faults.current(), Some(IkFault::MissingComponent(_))) {
+            continue; // reported already
+        }
+        let fault = IkFault::MissingComponent(format!(
+            "PoseWarping on {root} has no FootPlacer next to it: it warps the placer's legs, so it does nothing \
+             without one (add a FootPlacer, or HumanoidIk, to the same entity)"
+        ));
+        if state.faults.report(root, IkComponent::PoseWarping, Some(fault), notices) {
+            state.warnings += 1;
+        }
+    }
+    faults.send();
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use bevy::time::TimeUpdateStrategy;
+
+    use super::*;
+    use crate::IkPlugin;
+
+    #[test]
+    fn pose_warping_without_a_foot_placer_is_reported_once_not_silently_ignored() {
+        let mut app = App::new();
+        app.add_plugins((MinimalPlugins, TransformPlugin, IkPlugin::default()));
+        app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(1.0 / 60.0)));
+        let root = app.world_mut().spawn((Transform::default(), PoseWarping { clip_speed: 1.4, ..default() })).id();
+        for frame in 0..5 {
+            app.update();
+            let state = app.world().get::<PoseWarpingState>(root).unwrap();
+            assert_eq!(state.warnings, 1, "frame {frame}: one warning, not one per frame");
+            assert!(matches!(state.faults.current(), Some(IkFault::MissingComponent(_))), "frame {frame}");
+        }
+    }
 }
