@@ -347,3 +347,33 @@ fn skinned_mesh_stays_above_the_floor_in_every_clip() {
         assert!(lowest > -0.005, "{}: the mesh sinks {} m into the floor", clip.name, -lowest);
     }
 }
+
+/// The largest rotation of any bone from one key to the next (60 Hz), degrees, and the bone.
+fn largest_key_step(clip: &ik_tool::mannequin::clips::Clip) -> (f32, usize) {
+    let mut worst = (0.0f32, 0);
+    for (bone, keys) in clip.rotations.iter().enumerate() {
+        for pair in keys.windows(2) {
+            let step = pair[0].angle_between(pair[1]).to_degrees();
+            if step > worst.0 {
+                worst = (step, bone);
+            }
+        }
+    }
+    worst
+}
+
+#[test]
+fn idle_and_walk_turn_no_joint_more_than_10_degrees_a_frame() {
+    use ik_tool::mannequin::{clips, skeleton};
+    let rig = skeleton::rig().unwrap();
+    for spec in clips::clip_specs() {
+        let clip = clips::build_clip(&rig, &spec).unwrap();
+        let (step, bone) = largest_key_step(&clip);
+        let name = &rig.skeleton.names()[bone];
+        println!("{}: largest joint step {step:.1}° a key ({name})", clip.name);
+        // The jog's knee swings at ~1200°/s, as a runner's does: the bar is on the walk.
+        if clip.name != "Jog" {
+            assert!(step <= 10.0, "{}: {name} turns {step:.1}° from one key to the next", clip.name);
+        }
+    }
+}

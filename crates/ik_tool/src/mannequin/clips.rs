@@ -12,7 +12,9 @@
 //!    and the jog lands on the forefoot); the ankle target is the ball target plus the rotated
 //!    bind-pose ball→ankle offset, and [`ik_core::TwoBoneJob`] bends hip and knee onto it with
 //!    the knee toward a pole in front of the leg. The foot bone then takes its orientation and
-//!    the toes (ball bone) stay flat on the floor during contact.
+//!    the toes (ball bone) stay flat on the floor during contact. The lifts are found for every
+//!    key first and then eased ([`LIFT_EASE_PER_KEY`]) so the heel never drops back in one
+//!    key: a walk's joints turn at most 10° from key to key.
 //!
 //! Outputs: per keyframe, the pelvis translation and every non-root bone's local rotation, and
 //! per-foot contact labels. The root bone never moves: clips are in place, the ground moves
@@ -228,9 +230,16 @@ pub fn build_clip(rig: &Rig, spec: &ClipSpec) -> Result<Clip, IkError> {
     };
     let mut locals = vec![Xform::IDENTITY; count];
     let mut model = vec![Xform::IDENTITY; count];
+    // First pass: the lift each key needs on its own; then eased so the foot never snaps.
+    let free = [f32::NEG_INFINITY; 2];
+    let needed = (0..n)
+        .map(|i| pose_at(rig, &bones, spec, i as f32 / n as f32, free, &mut locals, &mut model).map(|k| k.lifts))
+        .collect::<Result<Vec<_>, _>>()?;
+    let floors = ease_lifts(&needed, LIFT_EASE_PER_KEY);
     for i in 0..=n {
         let phase = (i % n) as f32 / n as f32;
-        let (contacts, error) = pose_at(rig, &bones, spec, phase, &mut locals, &mut model)?;
+        let key = pose_at(rig, &bones, spec, phase, floors[i % n], &mut locals, &mut model)?;
+        let (contacts, error) = (key.contacts, key.planted_error);
         clip.max_planted_error = clip.max_planted_error.max(error);
         clip.pelvis_translation.push(locals[bones.pelvis].translation);
         for (b, keys) in clip.rotations.iter_mut().enumerate() {
@@ -247,15 +256,47 @@ pub fn build_clip(rig: &Rig, spec: &ClipSpec) -> Result<Clip, IkError> {
     Ok(clip)
 }
 
-/// Poses the rig at one phase; returns the contact flags and the planted balls' largest error.
+/// Largest change of a foot's lift (heel-up angle) from one key to the next where the reach
+/// alone would change it faster, radians: without it the heel drops back from its toe-off lift
+/// in one key once the swing foot leaves the floor, and the knee snaps 21° in a frame.
+pub const LIFT_EASE_PER_KEY: f32 = 2.0 * std::f32::consts::PI / 180.0;
+
+/// One posed key: contact flags, the planted balls' largest error, each foot's lift.
+struct KeyPose {
+    contacts: [bool; 2],
+    planted_error: f32,
+    lifts: [f32; 2],
+}
+
+/// Per foot, the lowest lift at each key such that the lift changes at most `step` per key
+/// (cyclic: the clip loops) and never falls below `needed`: the smallest such envelope is
+/// `max_j needed[j] − step · distance(i, j)`.
+fn ease_lifts(needed: &[[f32; 2]], step: f32) -> Vec<[f32; 2]> {
+    let n = needed.len();
+    (0..n)
+        .map(|i| {
+            std::array::from_fn(|foot| {
+                (0..n)
+                    .map(|j| {
+                        let d = i.abs_diff(j);
+                        needed[j][foot] - step * d.min(n - d) as f32
+                    })
+                    .fold(f32::NEG_INFINITY, f32::max)
+            })
+        })
+        .collect()
+}
+
+/// Poses the rig at one phase with each foot's lift at least `lift_floors`.
 fn pose_at(
     rig: &Rig,
     bones: &Bones,
     spec: &ClipSpec,
     phase: f32,
+    lift_floors: [f32; 2],
     locals: &mut [Xform],
     model: &mut [Xform],
-) -> Result<([bool; 2], f32), IkError> {
+) -> Result<KeyPose, IkError> {
     locals.copy_from_slice(rig.skeleton.rest());
     let gait = sample_gait(&spec.gait, phase);
     let s = &spec.style;
@@ -298,24 +339,30 @@ fn pose_at(
 
     // Legs.
     let mut worst = 0.0f32;
+    let mut lifts = [0.0; 2];
     for (side, bones) in bones.leg.into_iter().enumerate() {
-        worst = worst.max(place_leg(rig, spec, phase, (side, bones), gait.feet[side], locals, model)?);
+        let leg = (side, bones);
+        let (error, lift) = place_leg(rig, spec, phase, leg, gait.feet[side], lift_floors[side], locals, model)?;
+        worst = worst.max(error);
+        lifts[side] = lift;
     }
-    Ok((gait.feet.map(|f| f.contact), worst))
+    Ok(KeyPose { contacts: gait.feet.map(|f| f.contact), planted_error: worst, lifts })
 }
 
-/// Solves one leg (`(side, [thigh, calf, foot, ball])`) onto its gait foot, after the upper
-/// body is posed; leaves `model` up to date. Returns the planted ball's distance from its
-/// target (0 in the swing).
+/// Solves one leg (`(side, [thigh, calf, foot, ball])`) onto its gait foot, with its lift at
+/// least `lift_floor`, after the upper body is posed; leaves `model` up to date. Returns the
+/// planted ball's distance from its target (0 in the swing) and the lift used.
+#[allow(clippy::too_many_arguments)]
 fn place_leg(
     rig: &Rig,
     spec: &ClipSpec,
     phase: f32,
     (side, [thigh, calf, foot_bone, ball]): (usize, [usize; 4]),
     foot: GaitFoot,
+    lift_floor: f32,
     locals: &mut [Xform],
     model: &mut [Xform],
-) -> Result<f32, IkError> {
+) -> Result<(f32, f32), IkError> {
     let ball_target = foot.position + Vec3::Z * spec.ball_forward + Vec3::Y * BALL_L.y;
     let flat = Vec3::new(foot.forward.x, 0.0, foot.forward.z);
     let heading = Quat::from_rotation_arc(Vec3::Z, flat.normalize_or(Vec3::Z));
@@ -327,7 +374,7 @@ fn place_leg(
     let limit = REACH_FRACTION * leg_length;
     let ankle_offset = ANKLE_L - BALL_L;
     let ankle_at = |lift: f32| ball_target + heading * (Quat::from_rotation_x(lift) * ankle_offset);
-    let lift = reach_lift(gait_lift, -heel_floor, limit, |l| ankle_at(l).distance(hip));
+    let lift = reach_lift(gait_lift, -heel_floor, limit, |l| ankle_at(l).distance(hip)).max(lift_floor);
     // Out of reach even so (late swing of the jog): pull the ankle in, keeping the knee bent.
     let ankle_target = hip + (ankle_at(lift) - hip).clamp_length_max(limit);
     let pole = (hip + ankle_target) * 0.5 + heading * Vec3::Z * 0.5;
@@ -345,7 +392,8 @@ fn place_leg(
     let toe_flat = toe_flat_factor(spec, phase, side, foot.contact);
     locals[ball].rotation = Quat::from_rotation_x(-lift * toe_flat);
     ik_core::skeleton::forward_kinematics(rig.skeleton.parents(), locals, &Xform::IDENTITY, model)?;
-    Ok(if foot.contact { model[ball].translation.distance(ball_target) } else { 0.0 })
+    let error = if foot.contact { model[ball].translation.distance(ball_target) } else { 0.0 };
+    Ok((error, lift))
 }
 
 /// Distance from the ball to the back of the heel, m (the heel's lever when the toes lift).
@@ -386,7 +434,7 @@ fn reach_lift(preferred: f32, min: f32, limit: f32, distance: impl Fn(f32) -> f3
 }
 
 /// 1 while planted (toes flat on the floor); in the swing it eases to 0 (toes follow the foot)
-/// over the first third and back to 1 over the last quarter, so it is continuous at both ends.
+/// over the first half and back to 1 over the last quarter, so it is continuous at both ends.
 fn toe_flat_factor(spec: &ClipSpec, phase: f32, side: usize, contact: bool) -> f32 {
     let stance = spec.gait.stance_fraction;
     if contact || stance >= 1.0 {
@@ -398,5 +446,5 @@ fn toe_flat_factor(spec: &ClipSpec, phase: f32, side: usize, contact: bool) -> f
         let x = x.clamp(0.0, 1.0);
         x * x * (3.0 - 2.0 * x)
     };
-    (1.0 - smooth(t / 0.33)).max(smooth((t - 0.75) / 0.25))
+    (1.0 - smooth(t / 0.5)).max(smooth((t - 0.75) / 0.25))
 }
