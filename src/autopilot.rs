@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use bevy::app::AppExit;
 use bevy::prelude::*;
-use bevy_ik::prelude::{IkFade, LookAtSpread, LookAtState, RiggedHumanoid};
+use bevy_ik::prelude::{IkFade, LookAtSpread, LookAtState, PoseWarpingState, RiggedHumanoid};
 use ik_core::spring::Spring;
 
 use crate::character::Avatar;
@@ -125,6 +125,25 @@ pub struct Autopilot {
     /// Pelvis height above the ground on the flat section with foot IK on (pass 2): sum, count,
     /// lowest, m.
     pub flat_pelvis: (f64, u32, f32),
+    /// Slope warping per (pass, ramp angle in degrees).
+    pub slopes: BTreeMap<(usize, u32), SlopeFigures>,
+}
+
+/// Slope warping on one ramp in one pass: the worst feet and the lean going up and down.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SlopeFigures {
+    /// Deepest penetration, m.
+    pub penetration: f32,
+    /// Highest planted float, m.
+    pub float: f32,
+    /// Most forward lean (going up), radians.
+    pub lean_up: f32,
+    /// Most backward lean (going down), radians (≤ 0).
+    pub lean_down: f32,
+    /// Steepest slope seen along the movement, up and down, radians.
+    pub slope: (f32, f32),
+    /// Frames measured.
+    pub frames: u32,
 }
 
 /// The natural-default bars: how far the look-at turned against its limit, and where the
@@ -164,6 +183,7 @@ impl Autopilot {
             gaze: Gaze::default(),
             step: 1.0 / 60.0,
             flat_pelvis: (0.0, 0, f32::INFINITY),
+            slopes: BTreeMap::new(),
         }
     }
 
@@ -215,7 +235,7 @@ pub fn run_autopilot(
     mut ik: ResMut<DemoIk>,
     timer: Res<IkTimer>,
     mut bodies: Query<(&mut Transform, &mut Motion, &mut MoveIntent), With<Player>>,
-    mut avatars: Query<(&Avatar, Option<&mut FootMetrics>, &Locomotion)>,
+    mut avatars: Query<(&Avatar, Option<&mut FootMetrics>, &Locomotion, Option<&PoseWarpingState>)>,
     mut exit: MessageWriter<AppExit>,
     failure: Option<Res<crate::character::CharacterError>>,
 ) {
@@ -235,7 +255,7 @@ pub fn run_autopilot(
     let pilot = &mut *pilot;
     match pilot.phase {
         Phase::WaitForCharacter => {
-            let standing_only = avatars.iter().next().is_some_and(|(_, _, loco)| !loco.walks());
+            let standing_only = avatars.iter().next().is_some_and(|(_, _, loco, _)| !loco.walks());
             if standing_only && !pilot.tour {
                 ik.foot_ik = true;
                 ik.foot_lock = true;
@@ -277,7 +297,7 @@ pub fn run_autopilot(
                 if pilot.pass < PASSES.len() {
                     start_pass(pilot.pass, route, &mut transform, &mut motion, Some(&mut *ik));
                     // Contacts in progress at the old place must not count as slide.
-                    for (_, metrics, _) in &mut avatars {
+                    for (_, metrics, _, _) in &mut avatars {
                         if let Some(mut m) = metrics {
                             *m = FootMetrics::default();
                         }
@@ -300,10 +320,20 @@ pub fn run_autopilot(
                 return;
             }
             let section = layout.section_at(p);
+            let ramp = layout.ramp_at(p);
             pilot.frames += 1;
             pilot.ik_ms.push(timer.last_ms);
-            for (_, metrics, _) in &avatars {
+            for (_, metrics, _, warp) in &avatars {
                 let Some(metrics) = metrics else { continue };
+                if let (Some(degrees), Some(warp)) = (ramp, warp) {
+                    let s = pilot.slopes.entry((pilot.pass, degrees)).or_default();
+                    s.frames += 1;
+                    for f in &metrics.feet {
+                        (s.penetration, s.float) = (s.penetration.max(f.penetration), s.float.max(f.float));
+                    }
+                    (s.lean_up, s.lean_down) = (s.lean_up.max(warp.lean), s.lean_down.min(warp.lean));
+                    s.slope = (s.slope.0.max(warp.slope), s.slope.1.min(warp.slope));
+                }
                 for (foot, f) in metrics.feet.iter().enumerate() {
                     let m = pilot.stats.entry((pilot.pass, section, foot)).or_default();
                     m.frames += 1;
@@ -319,7 +349,7 @@ pub fn run_autopilot(
         Phase::Stand { time } => {
             *intent = MoveIntent::default();
             if time >= STAND_SETTLE {
-                for (_, metrics, _) in &avatars {
+                for (_, metrics, _, _) in &avatars {
                     let Some(metrics) = metrics.filter(|m| m.feet.iter().all(|f| f.measured)) else { continue };
                     pilot.stand_frames += 1;
                     for (foot, f) in metrics.feet.iter().enumerate() {
@@ -374,6 +404,8 @@ fn start_pass(pass: usize, route: &[Vec2], transform: &mut Transform, motion: &m
         let config = PASSES[pass.min(PASSES.len() - 1)];
         ik.foot_ik = config.foot_ik;
         ik.foot_lock = config.foot_lock;
+        // The IK-off pass is the animation as it is: no slope warping either.
+        ik.slope_warping = config.foot_ik;
         ik.snap = true;
     }
     let (a, b) = (route[0], route[1]);
@@ -534,6 +566,7 @@ pub fn print_table(pilot: &Autopilot) -> bool {
         rough_off * 100.0,
         rough_on * 100.0
     );
+    print_slopes(pilot, walked && contacts > 0);
     let mut ik = pilot.ik_ms.clone();
     ik.sort_by(f32::total_cmp);
     if !ik.is_empty() {
@@ -577,6 +610,37 @@ pub fn print_table(pilot: &Autopilot) -> bool {
         println!("warning: pass {} ({}) did not reach the end of the route", p + 1, PASSES[*p].label());
     }
     walked && contacts > 0
+}
+
+/// Slope warping per ramp: the lean going up and down, and the feet with foot IK on (both IK
+/// passes). Nothing for a character without pose warping.
+fn print_slopes(pilot: &Autopilot, measured: bool) {
+    let mut angles: Vec<u32> = pilot.slopes.keys().map(|(_, degrees)| *degrees).collect();
+    angles.sort_unstable();
+    angles.dedup();
+    for degrees in angles {
+        let passes: Vec<SlopeFigures> =
+            (1..PASSES.len()).filter_map(|pass| pilot.slopes.get(&(pass, degrees)).copied()).collect();
+        let Some(first) = passes.first() else { continue };
+        let worst = |f: &dyn Fn(&SlopeFigures) -> f32| passes.iter().map(f).fold(0.0f32, f32::max);
+        let (penetration, float) = (worst(&|s| s.penetration), worst(&|s| s.float));
+        let verdict = match (measured && passes.len() == PASSES.len() - 1, penetration <= 0.01 && float <= 0.01) {
+            (false, _) => "NOT measured",
+            (true, true) => "met",
+            (true, false) => "NOT met",
+        };
+        println!(
+            "bar: slope warping on the {degrees} deg ramp, foot IK on: lean {:+.1} deg going up, {:+.1} deg going down \
+             (slope seen {:+.1} / {:+.1} deg); deepest penetration {:.2} cm, highest planted float {:.2} cm (<= 1 cm: \
+             {verdict})",
+            first.lean_up.to_degrees(),
+            first.lean_down.to_degrees(),
+            first.slope.0.to_degrees(),
+            first.slope.1.to_degrees(),
+            penetration * 100.0,
+            float * 100.0,
+        );
+    }
 }
 
 #[cfg(test)]

@@ -230,6 +230,16 @@ impl CourseLayout {
         self.surface_height(p, |solidity| solidity != Solidity::Tread)
     }
 
+    /// The angle (whole degrees) of the walkable ramp slab under (x, z), if any (not the
+    /// stairs' controller ramps, not the plateaus).
+    pub fn ramp_at(&self, p: Vec2) -> Option<u32> {
+        self.ramps.iter().filter(|r| r.solidity == Solidity::Solid).find_map(|r| {
+            let (lo, hi) = (r.z_low.min(r.z_high), r.z_low.max(r.z_high));
+            let inside = (p.x - r.x).abs() <= r.width * 0.5 && p.y >= lo && p.y <= hi;
+            inside.then(|| (r.height / (hi - lo)).atan().to_degrees().round() as u32)
+        })
+    }
+
     /// The highest box top or ramp surface over (x, z) among the pieces `sees` accepts, else 0.
     fn surface_height(&self, p: Vec2, sees: impl Fn(Solidity) -> bool) -> f32 {
         let boxes = self.boxes.iter().filter(|b| sees(b.solidity)).filter_map(|b| {

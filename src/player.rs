@@ -190,8 +190,10 @@ pub fn move_characters(
         With<Player>,
     >,
     mut spaces: Query<&mut Locomotion>,
+    ik: Option<Res<crate::toggles::DemoIk>>,
 ) {
     let dt = time.delta_secs();
+    let stride_warping = ik.is_some_and(|ik| ik.stride_warping);
     if dt.is_nan() || dt <= 0.0 {
         return;
     }
@@ -239,7 +241,7 @@ pub fn move_characters(
             forward * speed * motion.gain * dt + Vec3::Y * (motion.vertical - if grounded { 0.5 } else { 0.0 }) * dt,
         );
         if let Some(mut loco) = motion.avatar.and_then(|a| spaces.get_mut(a).ok()) {
-            loco.speed = achieved;
+            loco.speed = crate::toggles::blend_speed(achieved, motion.speeds.0, stride_warping);
         }
     }
 }

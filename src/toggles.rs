@@ -43,8 +43,13 @@ pub struct DemoIk {
     pub hand_reach: bool,
     /// The orb follows the character (P toggles) or hovers at its spot.
     pub orb_follows: bool,
-    /// Pose warping turns the legs toward the movement while strafing (V).
-    pub pose_warping: bool,
+    /// Orientation warping turns the legs toward the movement while strafing (V).
+    pub orientation_warping: bool,
+    /// Slope warping tilts the stride onto ramps and leans the spine into them (B).
+    pub slope_warping: bool,
+    /// Stride warping: slower than the walk, the walk keeps its cadence and takes shorter
+    /// steps instead of the blend space slowing its cycle toward idle (N).
+    pub stride_warping: bool,
     /// Reach when the orb is closer to the shoulder than this fraction of the arm's length.
     pub reach_fraction: f32,
     /// Snap weights this frame instead of fading (the autopilot uses it between passes).
@@ -61,7 +66,9 @@ impl Default for DemoIk {
             aim: LookAim::Orb,
             hand_reach: true,
             orb_follows: true,
-            pose_warping: true,
+            orientation_warping: true,
+            slope_warping: true,
+            stride_warping: false,
             reach_fraction: 1.1,
             snap: false,
         }
@@ -73,7 +80,7 @@ impl Default for DemoIk {
 pub struct LockTemplate(pub FootLock);
 
 /// Keys: F foot IK, L foot lock, K look-at, O look at orb/camera, H hand reach, P orb follows,
-/// V pose warping.
+/// V orientation warping, B slope warping, N stride warping.
 pub fn toggle_keys(keys: Res<ButtonInput<KeyCode>>, mut ik: ResMut<DemoIk>) {
     if keys.just_pressed(KeyCode::KeyF) {
         ik.foot_ik = !ik.foot_ik;
@@ -94,13 +101,20 @@ pub fn toggle_keys(keys: Res<ButtonInput<KeyCode>>, mut ik: ResMut<DemoIk>) {
         ik.orb_follows = !ik.orb_follows;
     }
     if keys.just_pressed(KeyCode::KeyV) {
-        ik.pose_warping = !ik.pose_warping;
+        ik.orientation_warping = !ik.orientation_warping;
+    }
+    if keys.just_pressed(KeyCode::KeyB) {
+        ik.slope_warping = !ik.slope_warping;
+    }
+    if keys.just_pressed(KeyCode::KeyN) {
+        ik.stride_warping = !ik.stride_warping;
     }
 }
 
-/// Drives each character's [`PoseWarping`]: the clips travel at the blend space's speed, and
-/// orientation warping fades in while strafing (and pose warping is on), out otherwise, so a
-/// character walking where it faces is left exactly as animated.
+/// Drives each character's [`PoseWarping`], one weight per kind, each fading in and out: the
+/// clips travel at the blend space's speed; orientation warping while strafing (V), so a
+/// character walking where it faces is left as animated; slope warping (B) on ramps; stride
+/// warping (N) where [`blend_speed`] plays the walk faster than the character moves.
 pub fn apply_warping(
     time: Res<Time>,
     ik: Res<DemoIk>,
@@ -108,10 +122,30 @@ pub fn apply_warping(
     mut warps: Query<(&Locomotion, &mut PoseWarping)>,
 ) {
     let strafing = drive.is_some_and(|d| d.strafe);
+    let dt = time.delta_secs();
     for (loco, mut warping) in &mut warps {
         warping.clip_speed = loco.speed;
-        ease(&mut warping.settings.orientation_weight, strafing && ik.pose_warping, time.delta_secs(), ik.snap);
+        let weights = &mut warping.settings;
+        ease(&mut weights.orientation_weight, strafing && ik.orientation_warping, dt, ik.snap);
+        ease(&mut weights.slope_weight, ik.slope_warping, dt, ik.snap);
+        ease(&mut weights.stride_weight, ik.stride_warping, dt, ik.snap);
     }
+}
+
+/// The speed the blend space plays at for a character moving at `speed`, with stride warping
+/// on: the walk (`walk` m/s) keeps its cadence down to 0.5 × its speed (stride warping
+/// shortens the steps), and below that hands over to the blend space, reaching its own speed
+/// at 0.3 × (the stride's shortest). Without stride warping, `speed` itself. Continuous, so the
+/// blend weights never jump.
+pub fn blend_speed(speed: f32, walk: f32, stride_warping: bool) -> f32 {
+    let (low, high) = (0.3 * walk, 0.5 * walk);
+    if !stride_warping || walk <= 0.0 || speed <= low || speed >= walk {
+        return speed;
+    }
+    if speed >= high {
+        return walk;
+    }
+    low + (walk - low) * (speed - low) / (high - low)
 }
 
 fn ease(weight: &mut f32, on: bool, dt: f32, snap: bool) {

@@ -85,6 +85,7 @@ pub fn metrics_window(
         if let Some(w) = warp {
             let mode = drive.as_ref().map_or("", |d| if d.strafe { "  (strafing)" } else { "" });
             ui.monospace(format!("warp: legs {:>5.1}°  stride ×{:.2}{mode}", w.angle.to_degrees(), w.scale));
+            ui.monospace(format!("      slope {:>5.1}°  lean {:>4.1}°", w.slope.to_degrees(), w.lean.to_degrees()));
         }
         if let Some(speed) = drive.as_ref().and_then(|d| d.speed) {
             ui.monospace(format!("chosen speed {speed:.2} m/s (Z / C)"));

@@ -46,6 +46,10 @@ pub fn main_panel(
             });
             ui.checkbox(&mut ik.hand_reach, "H  hand reaches for the orb");
             ui.checkbox(&mut ik.orb_follows, "P  orb follows the character");
+            ui.label("Pose warping");
+            ui.checkbox(&mut ik.orientation_warping, "V  orientation (legs turn when strafing)");
+            ui.checkbox(&mut ik.slope_warping, "B  slope (stride onto ramps, lean)");
+            ui.checkbox(&mut ik.stride_warping, "N  stride (slow walks: shorter steps)");
             ui.separator();
             ui.checkbox(&mut ui_state.gizmos, "G  IK gizmos");
             ui.checkbox(&mut ui_state.inspector, "I  inspector");

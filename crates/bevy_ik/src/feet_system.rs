@@ -21,7 +21,8 @@ use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultSender, IkComponent, IkFault};
 use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
 use crate::ground::{GroundProbe, GroundRays};
-use crate::warping::{PoseWarping, PoseWarpingState, warp_pose};
+use crate::warping::{PoseWarping, PoseWarpingState, WarpGround, warp_pose};
+use ik_core::warping::MAX_LEGS;
 
 /// A [`PoseWarping`] with its state, when the placer's root has one.
 type Warping<'a> = Option<(&'a PoseWarping, Mut<'a, PoseWarpingState>)>;
@@ -157,6 +158,7 @@ fn solve_character(
     dt: f32,
 ) -> Result<(), IkFault> {
     ensure_built(root, placer, warping.as_ref().map(|(w, _)| *w), &mut state.inner, hierarchy)?;
+    let ground_normal = warping.as_ref().map_or(Vec3::Y, |(w, _)| ground_under_feet(&state.feet, w.settings.max_slope));
     let FeetScratch { bones: bone_set, rigs, chains, animated_toes, placement, reports, locks, shifts, dirty, .. } =
         &mut state.inner;
     let Some(bones) = bone_set.as_mut() else { return Err(IkFault::MissingBone("feet".into())) };
@@ -188,15 +190,23 @@ fn solve_character(
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| IkFault::MissingBone("leg bones".into()))?;
     }
+    // The animated floor under each foot: raised where slope warping tilted the stride.
+    let mut floors = [0.0; MAX_LEGS];
+    let mut warped = false;
     if let Some((warping, warp_state)) = warping {
         // A warp that fails is reported on its own (after this solve); the feet are still
         // placed, on the pose as animated.
-        warp_state.outcome = warp_pose(warping, warp_state, bones, chains, leg_keys(placer), dt).err();
-        if warp_state.outcome.is_some() {
-            bones.locals.copy_from_slice(&bones.read);
-            bones.update_model();
+        let ground = WarpGround { normal: ground_normal, spine_keys: leg_keys(placer) };
+        match warp_pose(warping, warp_state, bones, chains, ground, dt) {
+            Ok(heights) => (floors, warped, warp_state.outcome) = (heights, true, None),
+            Err(fault) => {
+                warp_state.outcome = Some(fault);
+                bones.locals.copy_from_slice(&bones.read);
+                bones.update_model();
+            }
         }
     }
+    let floor_heights: &[f32] = if warped { &floors[..chains.len()] } else { &[] };
     let to_world = bones.stop_world;
     for (toe, chain) in animated_toes.iter_mut().zip(chains.iter()) {
         *toe = chain.toe.map(|t| bones.model[t].translation);
@@ -220,6 +230,7 @@ fn solve_character(
         feet: rigs,
         model_to_world: to_world,
         foot_shifts: shifts,
+        floor_heights,
         settings: placer.settings,
         weight: effective_weight(placer.weight, fade),
     };
@@ -261,6 +272,19 @@ fn solve_character(
     state.pelvis_offset = pelvis_offset;
     *dirty = true;
     Ok(())
+}
+
+/// The ground's normal under the feet last frame (world), for slope warping: the feet's hits
+/// averaged, a planted foot's counting most; a hit steeper than `max_slope` (a riser or a wall
+/// under a toe) is not a slope and is left out. `+Y` without any.
+fn ground_under_feet(feet: &[FootStatus], max_slope: f32) -> Vec3 {
+    let walkable = max_slope.clamp(0.0, 89f32.to_radians()).cos() - 1e-4;
+    let sum: Vec3 = feet
+        .iter()
+        .filter(|f| f.hit && f.ground_normal.is_finite() && f.ground_normal.y >= walkable)
+        .map(|f| f.ground_normal * (0.25 + f.planted.clamp(0.0, 1.0)))
+        .sum();
+    sum.normalize_or(Vec3::Y)
 }
 
 /// What foot locking reads and keeps per leg.
@@ -320,6 +344,21 @@ mod tests {
 
     const THIGH: f32 = 0.44;
     const SHIN: f32 = 0.40;
+
+    #[test]
+    fn the_slope_under_the_feet_leaves_out_risers_and_weighs_the_planted_foot_most() {
+        let ramp = Quat::from_rotation_x(-0.35) * Vec3::Y;
+        let foot = |normal: Vec3, planted: f32| FootStatus { hit: true, ground_normal: normal, planted, ..default() };
+        let max = 40f32.to_radians();
+        // A planted foot on the ramp, a swinging one over a riser (a wall, not a slope).
+        let got = ground_under_feet(&[foot(ramp, 1.0), foot(Vec3::NEG_Z, 0.0)], max);
+        assert!(got.angle_between(ramp) < 1e-5, "{got}");
+        // One on the ramp, one on flat ground: the planted foot's ground counts most.
+        let got = ground_under_feet(&[foot(ramp, 1.0), foot(Vec3::Y, 0.0)], max);
+        assert!(got.angle_between(ramp) < got.angle_between(Vec3::Y), "{got}");
+        // Nothing hit: flat.
+        assert_eq!(ground_under_feet(&[FootStatus::default(); 2], max), Vec3::Y);
+    }
     const ANKLE_HEIGHT: f32 = 0.08;
     /// The plane the feet must land on, 15 cm above the animation's floor.
     const PLANE: f32 = 0.15;

@@ -1,6 +1,6 @@
 //! Pose warping: [`PoseWarping`] next to a [`crate::feet::FootPlacer`] warps the animated
-//! stride and orientation to the character's real velocity before the feet are placed
-//! (maths in [`ik_core::warping`]).
+//! stride, orientation and slope to the character's real velocity and ground before the feet
+//! are placed (maths in [`ik_core::warping`]).
 //!
 //! **Order.** Warping runs inside [`crate::IkSystems::Feet`], on the placer's bones, first:
 //! gather the animated pose → warp (pelvis turn and drop, spine counter-turn, legs re-solved to
@@ -15,7 +15,7 @@
 
 use bevy::ecs::entity::MapEntities;
 use bevy::prelude::*;
-use ik_core::warping::{PoseWarp, WarpMotion, WarpReport, WarpSettings, WarpState};
+use ik_core::warping::{MAX_LEGS, PoseWarp, WarpMotion, WarpReport, WarpSettings, WarpState};
 
 use crate::bones::BoneSet;
 use crate::fault::{FaultLatch, FaultSender, IkComponent, IkFault};
@@ -43,9 +43,11 @@ pub struct WarpSpineJoint {
 }
 
 /// Put on a character root next to its [`crate::feet::FootPlacer`]: the walk is warped to the
-/// character's velocity, so a clip authored at one speed straight ahead walks at any speed
-/// (stride warping) and in any direction (orientation warping: legs toward the movement,
-/// chest kept facing ahead) without its planted feet sliding. Set
+/// character's velocity, so a clip authored at one speed straight ahead on flat ground walks
+/// at any speed (stride warping), in any direction (orientation warping: legs toward the
+/// movement, chest kept facing ahead) and up and down ramps (slope warping: the stride plane
+/// follows the ground under the feet, the spine leans into the slope) without its planted
+/// feet sliding. Set
 /// [`PoseWarping::clip_speed`] to the playing animation's authored ground speed every frame,
 /// and play the clip at [`PoseWarpingState::play_rate`] for speeds past the stride's range.
 ///
@@ -65,8 +67,9 @@ pub struct WarpSpineJoint {
 #[reflect(Component, Default)]
 #[require(PoseWarpingState)]
 pub struct PoseWarping {
-    /// Tuning: weights of the stride and orientation warping, the stride scale's range, the
-    /// largest angle, smoothing, the most the pelvis drops. Its lengths and speeds are in the
+    /// Tuning: weights of the stride, orientation and slope warping (0 turns one kind off),
+    /// the stride scale's range, the largest angle, the lean per slope, smoothing, the most
+    /// the pelvis drops. Its lengths and speeds are in the
     /// character root's units, like [`crate::feet::FootPlacer`]'s settings (metres unless the
     /// root itself is scaled); `clip_speed` and the velocity are world m/s, converted.
     pub settings: WarpSettings,
@@ -106,6 +109,11 @@ pub struct PoseWarpingState {
     pub angle: f32,
     /// Pelvis drop applied so the stretched legs reach (root frame, ≤ 0).
     pub pelvis_drop: f32,
+    /// Slope of the ground along the movement that the stride followed, radians (positive
+    /// uphill), from the feet's ground normals last frame.
+    pub slope: f32,
+    /// Spine lean applied for the slope, radians (positive forward).
+    pub lean: f32,
     /// Play the clip at this rate for the rest of the speed match (1 while the stride scale
     /// alone matches it).
     pub play_rate: f32,
@@ -132,20 +140,32 @@ impl PoseWarpingState {
         self.scale = report.scale;
         self.angle = report.angle;
         self.pelvis_drop = report.pelvis_drop;
+        self.slope = report.slope;
+        self.lean = report.lean;
         self.play_rate = report.play_rate;
     }
 }
 
+/// What the feet system tells the warp besides the bones.
+pub(crate) struct WarpGround {
+    /// The ground's normal under the feet (world).
+    pub normal: Vec3,
+    /// Where the spine joints' keys start in the bone set (after the legs').
+    pub spine_keys: usize,
+}
+
 /// The warping stage of the feet system: warps `bones` (gathered for the placer, the spine
-/// joints' keys after the legs' from `spine_keys` on) in place.
+/// joints' keys after the legs') in place; returns the animated floor height under each leg
+/// (the slope's rise, for the placement).
 pub(crate) fn warp_pose(
     warping: &PoseWarping,
     state: &mut PoseWarpingState,
     bones: &mut BoneSet,
     legs: &[ik_core::leg::LegChain],
-    spine_keys: usize,
+    ground: WarpGround,
     dt: f32,
-) -> Result<(), IkFault> {
+) -> Result<[f32; MAX_LEGS], IkFault> {
+    let spine_keys = ground.spine_keys;
     let root = bones.stop_world;
     let velocity = match warping.velocity {
         WarpVelocity::World(v) => Some(v),
@@ -164,7 +184,7 @@ pub(crate) fn warp_pose(
     };
     let Some(velocity) = velocity else {
         state.record(&WarpReport { scale: 1.0, play_rate: 1.0, ..default() });
-        return Ok(());
+        return Ok([0.0; MAX_LEGS]);
     };
     state.velocity = velocity;
     // The job works in the root's frame: its units (a rig at 1 cm units reads 100 per metre)
@@ -174,6 +194,7 @@ pub(crate) fn warp_pose(
         velocity: root.rotation.inverse() * velocity / scale,
         clip_speed: warping.clip_speed / scale,
         clip_forward: warping.clip_forward,
+        ground_normal: (root.rotation.inverse() * ground.normal).normalize_or(Vec3::Y),
     };
     state.spine.clear();
     state.spine.extend(warping.spine.iter().zip(&bones.keys[spine_keys..]).map(|(joint, &k)| (k, joint.share)));
@@ -193,7 +214,7 @@ pub(crate) fn warp_pose(
         e => IkFault::Solver(e),
     })?;
     state.record(&report);
-    Ok(())
+    Ok(report.floor_heights)
 }
 
 /// A [`PoseWarping`] works inside its [`FootPlacer`]'s solve: on an entity without one (and

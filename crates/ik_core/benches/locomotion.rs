@@ -75,6 +75,7 @@ fn foot_placement(c: &mut Criterion) {
                 feet: &feet,
                 model_to_world: Xform::from_translation(Vec3::new(0.05, travelled * 0.176, travelled)),
                 foot_shifts: &[],
+                floor_heights: &[],
                 settings: FootPlacementSettings::default(),
                 weight: 1.0,
             };

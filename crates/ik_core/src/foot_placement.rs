@@ -171,6 +171,12 @@ pub struct FootPlacement<'a> {
     /// the height the ground there asks for. Given (even all zero), feet with a toe tilt about
     /// the toe joint instead of the ankle. Empty: no shifts.
     pub foot_shifts: &'a [Vec3],
+    /// Per foot, the height (model y) of the animated floor under it, e.g. from slope warping
+    /// (a stride tilted onto a ramp, [`crate::warping::WarpReport::floor_heights`]): the
+    /// foot's animated heights (its planted weight, its contact points' heights) are measured
+    /// from it instead of from y = 0, so a planted foot the warp raised still counts as
+    /// planted. Empty: the floor is y = 0 under every foot.
+    pub floor_heights: &'a [f32],
     /// Tuning.
     pub settings: FootPlacementSettings,
     /// How much of the placement the output carries, clamped to [0, 1]: the placed locals
@@ -244,11 +250,15 @@ impl FootPlacement<'_> {
         if !self.foot_shifts.is_empty() && self.foot_shifts.len() != self.feet.len() {
             return Err(IkError::LengthMismatch { expected: self.feet.len(), got: self.foot_shifts.len() });
         }
+        if !self.floor_heights.is_empty() && self.floor_heights.len() != self.feet.len() {
+            return Err(IkError::LengthMismatch { expected: self.feet.len(), got: self.floor_heights.len() });
+        }
         if !(self.settings.is_finite()
             && self.weight.is_finite()
             && self.model_to_world.is_finite()
             && model[self.pelvis].is_finite()
-            && self.foot_shifts.iter().all(|s| s.is_finite()))
+            && self.foot_shifts.iter().all(|s| s.is_finite())
+            && self.floor_heights.iter().all(|h| h.is_finite()))
         {
             return Err(IkError::NonFiniteInput);
         }
@@ -367,9 +377,10 @@ impl FootPlacement<'_> {
                 _ => ankle.translation,
             };
             let about_pivot = |turn: Quat, p: Vec3| pivot + turn * (p - pivot);
-            let mut sole = ankle.translation.y - foot.ankle_height;
+            let floor = self.floor_heights.get(i).copied().unwrap_or(0.0);
+            let mut sole = ankle.translation.y - floor - foot.ankle_height;
             if let Some((t, h)) = points[1] {
-                sole = sole.min(t.y - h);
+                sole = sole.min(t.y - floor - h);
             }
             let planted = planted_weight(sole, planted_height, s.planted_fade.clamp(0.0, MAX_LENGTH));
             // Rays straight down from above each probe point (ankle, toe, heel, toe tip).
@@ -414,7 +425,7 @@ impl FootPlacement<'_> {
                 // height above the floor, its flat-standing height, and the ground under it.
                 let placed: [Option<Probe>; SOLE_PROBES] = core::array::from_fn(|i| {
                     let ((at, rest), hit) = (points[i]?, hits[i]?);
-                    Some((about_pivot(turn, at), at.y, rest, hit))
+                    Some((about_pivot(turn, at), at.y - floor, rest, hit))
                 });
                 let edges = find_edges(&placed, &mut cast);
                 let probes: [Option<Probe>; SOLE_PROBES + SOLE_EDGES] =

@@ -1,5 +1,6 @@
-//! Pose warping: stride and orientation warping, so a clip authored at one speed, straight
-//! ahead, walks at any speed and in any direction without its planted feet sliding.
+//! Pose warping: stride, orientation and slope warping, so a clip authored at one speed,
+//! straight ahead, on flat ground, walks at any speed, in any direction and up or down a ramp
+//! without its planted feet sliding.
 //!
 //! **Method.** Each frame, on the animated model-space pose:
 //! 1. *Goals.* The orientation angle `θ` is the signed angle about +Y from the clip's travel
@@ -9,15 +10,23 @@
 //!    `s = (v·u) ÷ clip_speed`, clamped to [`WarpSettings::min_scale`,
 //!    `WarpSettings::max_scale`] (1 for a clip that does not travel). Both are smoothed by
 //!    critically damped springs ([`WarpSettings::half_life`]) and multiplied by their weights.
+//!    The slope `α` is the ground's pitch along `u` from [`WarpMotion::ground_normal`]
+//!    (positive uphill, within ±[`WarpSettings::max_slope`], 0 standing still), smoothed and
+//!    weighted the same way ([`WarpSettings::slope_weight`]).
 //! 2. *Orientation.* The pelvis turns by `θ` about the character root's vertical axis (the
 //!    model origin: a fixed pivot, where the pelvis bobs and sways), which turns the legs and
 //!    their foot paths (and the feet's yaw) toward the movement; the spine joints turn back by
-//!    their shares of `θ`, so the last one (the chest) keeps the clip's facing.
+//!    their shares of `θ`, so the last one (the chest) keeps the clip's facing. Then the spine
+//!    leans by `λ = lean_per_slope · α` (within ±[`WarpSettings::max_lean`]), shared alike,
+//!    about the horizontal axis across `u`: forward uphill, back downhill.
 //! 3. *Stride.* Each foot's ball target moves along `u` so that its offset from the root axis
 //!    along `u` is scaled by `s`: `t' = t + u·(s − 1)·(t·u)`. A planted ball that
 //!    moved backward at the clip's speed now moves at `s` times it (the character's speed along
 //!    `u`), so it stays still in the world; the swing is scaled alike, so each foot lands where
-//!    its next contact must be.
+//!    its next contact must be. On a slope the targets also rise by `tan α · (t'·u)`: the
+//!    stride plane tilts onto a planar ramp through the root, so planted balls stay on its
+//!    surface and a swing foot clears it uphill (foot placement then fits each foot to the
+//!    ground it finds).
 //! 4. *Reach.* The pelvis drops by what the most stretched leg needs for its heel to be within
 //!    the soft zone of its reach (at most [`WarpSettings::max_pelvis_drop`]), then every leg is
 //!    re-solved (two-bone, the knee toward `u`) so its heel moves with the ball's shift, the
@@ -27,14 +36,14 @@
 //! **Inputs** ([`PoseWarp`]): the pose as caller-owned `locals` and their forward kinematics
 //! `model`, the pelvis bone, the legs ([`LegChain`]; each must descend from the pelvis), the
 //! spine joints with their shares of the counter-turn, [`WarpMotion`] (the character's
-//! velocity and the clip's speed and direction, model space), `dt`, and the caller-owned
-//! [`WarpState`].
+//! velocity, the clip's speed and direction, the ground's normal, model space), `dt`, and the
+//! caller-owned [`WarpState`].
 //!
 //! **Outputs.** `locals`/`model` modified in place (pelvis translation and rotation, spine and
 //! leg rotations) and a [`WarpReport`].
 //!
-//! **Invariants.** A stride scale of 1 and an angle of 0 (weights 0, or a character moving as
-//! the clip does) leave the pose exactly as it was. Bone lengths are kept (only rotations and
+//! **Invariants.** A stride scale of 1, an angle of 0 and a slope of 0 (weights 0, or a
+//! character moving as the clip does on flat ground) leave the pose exactly as it was. Bone lengths are kept (only rotations and
 //! the pelvis translation change). Bad input (index out of range, a leg outside the pelvis,
 //! non-finite values) returns an [`IkError`] with the pose and the state untouched. Finite
 //! input so extreme that the arithmetic overflows also returns an error, with the state
@@ -108,9 +117,26 @@ pub struct WarpSettings {
     pub half_life: f32,
     /// Most the pelvis may drop so the stretched legs reach, m. Default 0.25.
     pub max_pelvis_drop: f32,
+    /// Half-life, s, of the pelvis's return after a drop (≤ 0: none, it follows the reach
+    /// frame by frame). A long stride needs the drop in every double support and none between;
+    /// followed exactly the pelvis would bob several centimetres in a few frames, and the
+    /// knees with it. It drops at once where a leg needs it. Default 0.25.
+    pub drop_recovery: f32,
+    /// How much the stride plane tilts with the ground's slope along the movement, in [0, 1]
+    /// (0: slope warping off). Default 1.
+    pub slope_weight: f32,
+    /// Lean of the spine per unit of slope (radians per radian): forward going uphill, back
+    /// going downhill. Default 0.3 (6° on a 20° ramp).
+    pub lean_per_slope: f32,
+    /// Largest lean either way, radians. Default 12°.
+    pub max_lean: f32,
+    /// Steeper ground than this, radians, counts as this steep (a wall under a foot is not a
+    /// slope to walk). Default 40°.
+    pub max_slope: f32,
     /// Width of the soft zone that starts at each leg's animated extension, as a fraction of
     /// its length: the animation is reached exactly, only a longer stride's extra stretch is
-    /// softened, and no leg is stretched past its length. Default 0.02.
+    /// softened, and no leg is stretched past its length. Default 0.08 (a swing knee eases
+    /// into a long stride instead of snapping straight).
     pub soften: f32,
 }
 
@@ -125,7 +151,12 @@ impl Default for WarpSettings {
             min_speed: 0.1,
             half_life: 0.08,
             max_pelvis_drop: 0.25,
-            soften: 0.02,
+            drop_recovery: 0.25,
+            slope_weight: 1.0,
+            lean_per_slope: 0.3,
+            max_lean: 12f32.to_radians(),
+            max_slope: 40f32.to_radians(),
+            soften: 0.08,
         }
     }
 }
@@ -139,27 +170,33 @@ pub struct WarpMotion {
     pub clip_speed: f32,
     /// The direction the animation travels in (horizontal; +Z for a clip walking forward).
     pub clip_forward: Vec3,
+    /// The ground's normal under the character (+Y on flat ground): its slope along the
+    /// movement tilts the stride plane and leans the spine.
+    pub ground_normal: Vec3,
 }
 
 impl WarpMotion {
-    /// A character moving at `velocity` on a clip walking forward (+Z) at `clip_speed`.
+    /// A character moving at `velocity` on flat ground, on a clip walking forward (+Z) at
+    /// `clip_speed`.
     pub fn new(velocity: Vec3, clip_speed: f32) -> Self {
-        WarpMotion { velocity, clip_speed, clip_forward: Vec3::Z }
+        WarpMotion { velocity, clip_speed, clip_forward: Vec3::Z, ground_normal: Vec3::Y }
     }
 }
 
-/// What [`PoseWarp::run`] keeps between frames: the smoothed scale and angle. Owned by the
-/// caller, one per character.
+/// What [`PoseWarp::run`] keeps between frames: the smoothed scale and angle, the pelvis
+/// drop. Owned by the caller, one per character.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WarpState {
     scale: Spring<f32>,
     angle: Spring<f32>,
+    slope: Spring<f32>,
+    drop: f32,
     fresh: bool,
 }
 
 impl Default for WarpState {
     fn default() -> Self {
-        WarpState { scale: Spring::new(1.0), angle: Spring::new(0.0), fresh: true }
+        WarpState { scale: Spring::new(1.0), angle: Spring::new(0.0), slope: Spring::new(0.0), drop: 0.0, fresh: true }
     }
 }
 
@@ -179,6 +216,16 @@ pub struct WarpReport {
     pub angle: f32,
     /// Pelvis drop applied so the legs reach, m (≤ 0).
     pub pelvis_drop: f32,
+    /// Slope of the ground along the movement the stride plane follows, radians (after
+    /// smoothing and weight; positive uphill).
+    pub slope: f32,
+    /// Spine lean applied, radians (positive forward, uphill).
+    pub lean: f32,
+    /// Per leg (in [`PoseWarp::legs`] order), how far the slope raised the foot (model y):
+    /// the animated floor under it. Give them to
+    /// [`crate::foot_placement::FootPlacement::floor_heights`], so foot placement still sees
+    /// a raised planted foot as planted. Zero past the legs given and on flat ground.
+    pub floor_heights: [f32; MAX_LEGS],
     /// Every leg reached its ball target (see [`crate::leg::LegSolution::reached`]).
     pub reached: bool,
     /// How fast to play the clip for the rest of the speed match: the speed ratio over the
@@ -218,27 +265,56 @@ impl PoseWarp<'_> {
         self.validate(locals, model, motion, dt)?;
         let s = &self.settings;
         let (scale_goal, angle_goal, ratio) = self.goals(motion);
+        let slope_goal = self.slope_goal(motion, angle_goal);
         let mut next = *state;
         if next.fresh || s.half_life <= 0.0 {
             next.scale.snap(scale_goal);
             next.angle.snap(angle_goal);
+            next.slope.snap(slope_goal);
             next.fresh = false;
         } else {
             next.scale.update(scale_goal, s.half_life, dt);
             next.angle.update(angle_goal, s.half_life, dt);
+            next.slope.update(slope_goal, s.half_life, dt);
         }
         let scale = 1.0 + s.stride_weight.clamp(0.0, 1.0) * (next.scale.value - 1.0);
         let angle = s.orientation_weight.clamp(0.0, 1.0) * next.angle.value;
+        let slope = s.slope_weight.clamp(0.0, 1.0) * next.slope.value;
+        let lean = if self.spine.is_empty() {
+            0.0
+        } else {
+            let max_lean = s.max_lean.max(0.0);
+            (s.lean_per_slope * slope).clamp(-max_lean, max_lean)
+        };
         let play_rate = if scale > 1e-3 && ratio.is_finite() { ratio / scale } else { 1.0 };
-        let mut report = WarpReport { scale, angle, pelvis_drop: 0.0, reached: true, play_rate };
-        if !(scale.is_finite() && angle.is_finite()) {
+        let mut report = WarpReport {
+            scale,
+            angle,
+            pelvis_drop: 0.0,
+            slope,
+            lean,
+            floor_heights: [0.0; MAX_LEGS],
+            reached: true,
+            play_rate,
+        };
+        if !(scale.is_finite() && angle.is_finite() && slope.is_finite() && lean.is_finite()) {
             return Err(IkError::NonFiniteInput);
         }
-        if scale != 1.0 || angle != 0.0 {
+        // The last drop, returning toward 0 by its half-life: the least this frame's drop is.
+        let recovered = if s.drop_recovery > 0.0 && !state.fresh {
+            state.drop * 0.5f32.powf(dt.max(0.0) / s.drop_recovery)
+        } else {
+            0.0
+        };
+        next.drop = 0.0;
+        if scale != 1.0 || angle != 0.0 || slope != 0.0 {
             self.orient(locals, model, angle);
             let forward = horizontal(motion.clip_forward).normalize_or(Vec3::Z);
             let stride = Quat::from_rotation_y(angle) * forward;
-            report.pelvis_drop = self.stride(locals, model, stride, scale, &mut report.reached);
+            self.lean(locals, model, stride, lean);
+            let warp = StrideWarp { direction: stride, scale, rise: slope.tan(), recovered };
+            report.pelvis_drop = self.stride(locals, model, &warp, &mut report);
+            next.drop = report.pelvis_drop;
             if !locals.iter().chain(model.iter()).all(Xform::is_finite) {
                 // Finite input so large the arithmetic overflowed: the state is kept, the
                 // caller puts its input pose back.
@@ -267,6 +343,38 @@ impl PoseWarp<'_> {
         let ratio = if motion.clip_speed > 1e-3 { (along / motion.clip_speed).max(0.0) } else { 1.0 };
         let scale = ratio.clamp(s.min_scale.max(0.0), s.max_scale.max(s.min_scale.max(0.0)));
         (scale, angle, ratio)
+    }
+
+    /// The ground's slope along the stride direction (the clip's travel turned by `angle`),
+    /// radians, positive uphill, within ±[`WarpSettings::max_slope`]; 0 standing still.
+    fn slope_goal(&self, motion: &WarpMotion, angle: f32) -> f32 {
+        let s = &self.settings;
+        let normal = motion.ground_normal.normalize_or(Vec3::Y);
+        if horizontal(motion.velocity).length() <= s.min_speed.max(1e-4) || normal.y <= 0.0 {
+            return 0.0;
+        }
+        let along = Quat::from_rotation_y(angle) * horizontal(motion.clip_forward).normalize_or(Vec3::Z);
+        let max_slope = s.max_slope.clamp(0.0, 89f32.to_radians());
+        (-normal.dot(along)).atan2(normal.y).clamp(-max_slope, max_slope)
+    }
+
+    /// Leans the spine joints by their shares of `lean` toward `direction` (back for a
+    /// negative lean), about the horizontal axis across it.
+    fn lean(&self, locals: &mut [Xform], model: &mut [Xform], direction: Vec3, lean: f32) {
+        let total: f32 = self.spine.iter().map(|(_, share)| share.max(0.0)).sum();
+        if lean == 0.0 || total <= 0.0 {
+            return;
+        }
+        let axis = Vec3::Y.cross(direction).normalize_or(Vec3::X);
+        for &(bone, share) in self.spine {
+            let parent = self.parents[bone].map_or(Quat::IDENTITY, |p| model[p].rotation);
+            let turn = Quat::from_axis_angle(axis, lean * share.max(0.0) / total);
+            locals[bone].rotation = turn_local_by_model_rotation(locals[bone].rotation, parent, turn);
+            if self.parents[bone].is_none() {
+                model[bone] = locals[bone];
+            }
+            refresh_model(self.parents, locals, model, bone);
+        }
     }
 
     /// Turns the pelvis by `angle` about the vertical and the spine back by its shares.
@@ -302,26 +410,23 @@ impl PoseWarp<'_> {
         }
     }
 
-    /// Scales the feet's offsets along `direction`, lowers the pelvis for reach and solves the
-    /// legs; returns the pelvis drop.
-    fn stride(
-        &self,
-        locals: &mut [Xform],
-        model: &mut [Xform],
-        direction: Vec3,
-        scale: f32,
-        reached: &mut bool,
-    ) -> f32 {
+    /// Scales the feet's offsets along the stride, tilts them onto the slope (the rises go to
+    /// `report.floor_heights`), lowers the pelvis for reach (at least by the last drop on its
+    /// way back) and solves the legs (`report.reached`); returns the pelvis drop.
+    fn stride(&self, locals: &mut [Xform], model: &mut [Xform], warp: &StrideWarp, report: &mut WarpReport) -> f32 {
+        let (direction, scale, recovered) = (warp.direction, warp.scale, warp.recovered);
         let soften = self.settings.soften;
         // Where each heel goes: the foot moves rigidly with its ball, before the pelvis moves.
         let mut heel_targets = [Vec3::ZERO; MAX_LEGS];
         let mut drop: f32 = 0.0;
-        for (target, leg) in heel_targets.iter_mut().zip(self.legs) {
-            let shift = direction * ((scale - 1.0) * ball_of(model, leg).dot(direction));
+        for ((target, floor), leg) in heel_targets.iter_mut().zip(&mut report.floor_heights).zip(self.legs) {
+            let along = ball_of(model, leg).dot(direction);
+            *floor = warp.rise * scale * along;
+            let shift = direction * ((scale - 1.0) * along) + Vec3::Y * *floor;
             *target = model[leg.ankle].translation + shift;
             drop = drop.min(pelvis_drop_to_reach(model, leg, *target, soften));
         }
-        let drop = drop.max(-self.settings.max_pelvis_drop.max(0.0));
+        let drop = drop.min(recovered).max(-self.settings.max_pelvis_drop.max(0.0));
         if drop < 0.0 {
             let lowered = model[self.pelvis].translation + Vec3::Y * drop;
             let local = match self.parents[self.pelvis] {
@@ -335,7 +440,7 @@ impl PoseWarp<'_> {
             refresh_model(self.parents, locals, model, self.pelvis);
         }
         for (leg, &heel_target) in self.legs.iter().zip(&heel_targets) {
-            *reached &= self.solve_leg(locals, model, leg, heel_target, direction);
+            report.reached &= self.solve_leg(locals, model, leg, heel_target, direction);
         }
         drop
     }
@@ -414,12 +519,19 @@ impl PoseWarp<'_> {
             s.min_speed,
             s.half_life,
             s.max_pelvis_drop,
+            s.drop_recovery,
+            s.slope_weight,
+            s.lean_per_slope,
+            s.max_lean,
+            s.max_slope,
             s.soften,
         ]
         .iter()
         .all(|v| v.is_finite());
-        let motion_finite =
-            motion.velocity.is_finite() && motion.clip_speed.is_finite() && motion.clip_forward.is_finite();
+        let motion_finite = motion.velocity.is_finite()
+            && motion.clip_speed.is_finite()
+            && motion.clip_forward.is_finite()
+            && motion.ground_normal.is_finite();
         let shares_finite = self.spine.iter().all(|(_, share)| share.is_finite());
         let pose_finite = locals.iter().chain(model.iter()).all(Xform::is_finite);
         if !(settings_finite && motion_finite && shares_finite && dt.is_finite() && pose_finite) {
@@ -427,6 +539,15 @@ impl PoseWarp<'_> {
         }
         Ok(())
     }
+}
+
+/// What the stride stage does: scale along `direction`, `rise` (the slope's tangent) up per
+/// unit along it, at least `recovered` of pelvis drop.
+struct StrideWarp {
+    direction: Vec3,
+    scale: f32,
+    rise: f32,
+    recovered: f32,
 }
 
 /// Most legs a [`PoseWarp`] takes (targets live on the stack).

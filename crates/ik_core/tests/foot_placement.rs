@@ -437,3 +437,43 @@ fn the_job_weight_blends_the_placement_back_toward_the_input_pose() {
     assert_eq!(half_reports, none_reports);
     assert!(matches!(place(f32::NAN), Err(IkError::NonFiniteInput)));
 }
+
+#[test]
+fn a_foot_raised_with_its_floor_still_counts_as_planted_and_lands_on_the_ground() {
+    // Slope warping raises a planted foot 12 cm with the stride plane and says so in
+    // `floor_heights`: placement measures the foot from that floor (planted, put on the
+    // ground). Without it the same foot reads as lifted and stays up.
+    let skel = biped();
+    let mut animated = standing(&skel, 0.04);
+    lift_foot(&skel, &mut animated, &LEFT, 0.12, 0.0);
+    let rigs = biped_feet(&skel);
+    let flat = |o: Vec3, d: Vec3, m: f32| plane_hit(o, d, m, Vec3::ZERO, Vec3::Y);
+    let floors = [0.12, 0.0];
+    let mut outcome = Vec::new();
+    for floor_heights in [&floors[..], &[]] {
+        let job = FootPlacement { floor_heights, ..placement_job(skel.parents(), &rigs) };
+        let mut state = FootPlacementState::new(2);
+        let mut reports = [FootReport::default(); 2];
+        for _ in 0..60 {
+            let mut locals = animated.clone();
+            let mut model = model_of(&skel, &locals);
+            job.run(&mut locals, &mut model, flat, 1.0 / 60.0, &mut state, &mut reports).unwrap();
+        }
+        println!(
+            "floor heights {floor_heights:?}: planted weight {}, float after {:.2} cm",
+            reports[0].planted,
+            reports[0].float_after * 100.0
+        );
+        outcome.push((reports[0].planted, reports[0].float_after));
+    }
+    assert_eq!(outcome[0].0, 1.0, "with its floor the raised foot is planted");
+    assert!(outcome[0].1.abs() < 0.005, "and on the ground: float {}", outcome[0].1);
+    assert!(outcome[1].0 < 0.5, "without it the foot reads as lifting: planted weight {}", outcome[1].0);
+    assert!(outcome[1].1 > 0.1, "and stays up: float {}", outcome[1].1);
+    let wrong = FootPlacement { floor_heights: &floors[..1], ..placement_job(skel.parents(), &rigs) };
+    let (mut locals, mut model) = (animated.clone(), model_of(&skel, &animated));
+    let mut reports = [FootReport::default(); 2];
+    let result = wrong.run(&mut locals, &mut model, flat, 1.0 / 60.0, &mut FootPlacementState::new(2), &mut reports);
+    assert!(matches!(result, Err(IkError::LengthMismatch { .. })));
+    assert_eq!(locals, animated);
+}

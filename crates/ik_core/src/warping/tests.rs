@@ -136,6 +136,7 @@ fn bad_input_is_refused_with_the_pose_and_the_state_untouched() {
     let cases: Vec<(PoseWarp, WarpMotion, f32)> = vec![
         (warp(parents), WarpMotion::new(Vec3::NAN, 1.4), 0.016),
         (warp(parents), WarpMotion { clip_speed: f32::INFINITY, ..good }, 0.016),
+        (warp(parents), WarpMotion { ground_normal: Vec3::NAN, ..good }, 0.016),
         (warp(parents), good, f32::NAN),
         (PoseWarp { pelvis: 99, ..warp(parents) }, good, 0.016),
         // A leg whose hip is not under the pelvis (the spine's chest).
@@ -157,4 +158,55 @@ fn bad_input_is_refused_with_the_pose_and_the_state_untouched() {
     short.pop();
     let mut locals = skeleton.rest().to_vec();
     assert!(warp(parents).run(&mut locals, &mut short, &good, 0.016, &mut state).is_err());
+}
+
+/// The ground's normal for a ramp rising `degrees` along +Z.
+fn ramp_normal(degrees: f32) -> Vec3 {
+    Quat::from_rotation_x(-degrees.to_radians()) * Vec3::Y
+}
+
+#[test]
+fn on_a_ramp_the_balls_follow_its_plane_and_the_spine_leans_into_it() {
+    let (skeleton, model) = biped();
+    for degrees in [-30.0f32, -10.0, 10.0, 20.0, 30.0] {
+        let (mut locals, mut out) = (skeleton.rest().to_vec(), model.clone());
+        let motion = WarpMotion { ground_normal: ramp_normal(degrees), ..WarpMotion::new(Vec3::Z * 1.4, 1.4) };
+        let report = warp(skeleton.parents())
+            .run(&mut locals, &mut out, &motion, 1.0 / 60.0, &mut WarpState::default())
+            .unwrap();
+        assert!((report.slope.to_degrees() - degrees).abs() < 1e-3, "{degrees}°: {report:?}");
+        let lean = (0.3 * degrees).clamp(-12.0, 12.0);
+        assert!((report.lean.to_degrees() - lean).abs() < 1e-3, "{degrees}°: {report:?}");
+        for leg in LEGS {
+            let (before, after) = (model[leg.toe.unwrap()].translation, out[leg.toe.unwrap()].translation);
+            let rise = degrees.to_radians().tan() * before.z;
+            assert!(
+                (after.y - before.y - rise).abs() < 2e-3,
+                "{degrees}°: ball rose {} not {rise}",
+                after.y - before.y
+            );
+            assert!(Vec3::new(after.x - before.x, 0.0, after.z - before.z).length() < 2e-3, "{degrees}°");
+        }
+        // The chest tips toward +Z (uphill) by the lean.
+        let up = out[CHEST].rotation * Vec3::Y;
+        let tipped = up.z.atan2(up.y).to_degrees();
+        assert!((tipped - lean).abs() < 0.01, "{degrees}°: the chest tipped {tipped}° not {lean}°");
+    }
+}
+
+#[test]
+fn without_slope_weight_or_standing_still_a_ramp_leaves_the_pose_exactly_as_it_was() {
+    let (skeleton, model) = biped();
+    let off = WarpSettings { slope_weight: 0.0, ..WarpSettings::default() };
+    // Walking at the clip's speed with slope warping off; standing (an idle clip) on the ramp.
+    let cases = [(off, Vec3::Z * 1.4, 1.4), (WarpSettings::default(), Vec3::ZERO, 0.0)];
+    for (settings, velocity, clip_speed) in cases {
+        let (mut locals, mut out) = (skeleton.rest().to_vec(), model.clone());
+        let motion = WarpMotion { ground_normal: ramp_normal(20.0), ..WarpMotion::new(velocity, clip_speed) };
+        let job = PoseWarp { settings, ..warp(skeleton.parents()) };
+        let report = job.run(&mut locals, &mut out, &motion, 1.0 / 60.0, &mut WarpState::default()).unwrap();
+        assert_eq!((report.slope, report.lean), (0.0, 0.0), "{velocity}");
+        assert_eq!(locals, skeleton.rest());
+        assert_eq!(out, model);
+    }
 }

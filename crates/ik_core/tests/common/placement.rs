@@ -45,6 +45,7 @@ pub fn placement_job<'a>(parents: &'a [Option<usize>], rigs: &'a [FootRig]) -> F
         feet: rigs,
         model_to_world: Xform::IDENTITY,
         foot_shifts: &[],
+        floor_heights: &[],
         settings: FootPlacementSettings::default(),
         weight: 1.0,
     }

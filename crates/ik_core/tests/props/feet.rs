@@ -206,6 +206,7 @@ pub fn placement(input: PlacementInput) -> Verdict {
         feet: &rigs,
         model_to_world,
         foot_shifts: &[],
+        floor_heights: &[],
         settings,
         weight: 1.0,
     };
