@@ -36,6 +36,7 @@
 
 pub mod ccd;
 pub mod contact;
+pub mod envelope;
 pub mod error;
 pub mod fabrik;
 pub mod follow;

@@ -7,13 +7,10 @@
 //! - Retargeted Walk on each generated rig: planted-foot slide ≤ 1 cm during the source's
 //!   contacts (contact point in the travelling frame), hip–ankle distance ≤ the leg's reach on
 //!   every frame, the output's contact labels within 1 frame of the source's, no joint's local
-//!   rotation turning more than 10° between consecutive frames. The source Walk itself turns
-//!   its calves up to 21° in one frame at toe-off (the committed clip), so a joint may turn
-//!   `max(10°, its source role's turn on that frame)` + 5 % (a foot hanging from the root
-//!   turns in another parent's frame), and no further. On the rigs with other leg proportions
-//!   that figure is printed, not asserted: there the knees legitimately bend differently and
-//!   the per-frame pelvis drop makes them turn up to 11 % faster than the source's at
-//!   toe-off (a known limit: the drop is not smoothed over time).
+//!   rotation turning more than 10° between consecutive frames (the source Walk's largest turn
+//!   is 9.5°). On rigs with other leg proportions the bar is not met: their knees bend
+//!   differently near full reach and turn up to 10.9° (the pelvis drop, eased over the clip,
+//!   no longer bobs them 15°); asserted there only that they stay within 11.5°.
 //! - T-pose ↔ A-pose rests and other bone axes: the retargeted pose's thigh, shin, upper arm,
 //!   forearm and spine directions (each character's own frame) within 5° of the source's, per
 //!   role, worst frame printed.
@@ -41,8 +38,9 @@ const MAX_SLIDE: f32 = 0.01;
 const MAX_TIMING: usize = 1;
 /// Largest turn of a joint between consecutive frames, degrees.
 const MAX_JUMP: f32 = 10.0;
-/// How much further than `max(MAX_JUMP, the source role's own turn)` a joint may turn.
-const MAX_JUMP_EXCESS: f32 = 0.05;
+/// On rigs with other leg proportions: not the bar (not met there, by up to 9 %), a guard
+/// that it gets no worse.
+const MAX_JUMP_OTHER_PROPORTIONS: f32 = 11.5;
 /// Limb directions against the source's, degrees.
 const MAX_LIMB: f32 = 5.0;
 
@@ -61,6 +59,10 @@ fn rigs() -> Vec<(String, Convention)> {
             Convention { bone_axes: BoneAxes::AlongBone, leg_scale: 0.85, ..find("everything") },
         ),
     ]);
+    // Proportions nothing was tuned on.
+    for (base, scale) in [("unreal", 1.1f32), ("mixamo_cm", 1.2), ("vrm_minus_z", 1.25), ("blender_zup", 0.9)] {
+        out.push((format!("{base}+legs_{scale}"), Convention { leg_scale: scale, ..find(base) }));
+    }
     out
 }
 
@@ -285,8 +287,12 @@ fn retargeted_walk_on_every_generated_rig_keeps_planted_feet_and_contact_timing(
         if bars.timing > MAX_TIMING {
             failures.push(format!("{name}: contact labels {} frames off the source's", bars.timing));
         }
-        if bars.excess.0 > MAX_JUMP_EXCESS && c.leg_scale == 1.0 {
-            failures.push(format!("{name}: a joint turns too far in one frame: {}", bars.excess.1));
+        let max_jump = if c.leg_scale == 1.0 { MAX_JUMP } else { MAX_JUMP_OTHER_PROPORTIONS };
+        if bars.jump > max_jump {
+            failures.push(format!(
+                "{name}: a joint turns {:.2}° in one frame (> {max_jump}°): {}",
+                bars.jump, bars.excess.1
+            ));
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");

@@ -160,6 +160,7 @@ pub struct RetargetMap {
     /// Source model space → target model space.
     pub(crate) turn: Quat,
     pub(crate) scale: f32,
+    pub(crate) target_leg_length: f32,
     pub(crate) arm_scale: f32,
     /// Driven bones, by increasing target index.
     pub(crate) bones: Vec<BoneMap>,
@@ -448,6 +449,7 @@ impl RetargetMap {
             target_rest_model: tm,
             turn,
             scale,
+            target_leg_length: target.frame.leg_length,
             arm_scale,
             bones,
             pelvis: [s.pelvis, t.pelvis],
@@ -464,6 +466,11 @@ impl RetargetMap {
     /// Scale of the pelvis and foot paths (target leg length / source leg length unless set).
     pub fn scale(&self) -> f32 {
         self.scale
+    }
+
+    /// The target's leg length (its [`RigFrame::leg_length`], target units).
+    pub fn target_leg_length(&self) -> f32 {
+        self.target_leg_length
     }
 
     /// The rotation taking the source's model space to the target's (their character frames

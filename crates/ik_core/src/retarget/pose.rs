@@ -26,6 +26,9 @@ pub struct RetargetedFrame {
     pub leg_extension: [f32; 2],
     /// `[left, right]`: the wrist reached its goal (always true with hands off).
     pub hands_reached: [bool; 2],
+    /// How far the pelvis was lowered (along the target's up, target units, ≥ 0) so the legs
+    /// reach their goals, or as [`RetargetMap::run_lowered`] asked.
+    pub pelvis_drop: f32,
 }
 
 /// How far to move a hip down along `up` so that its offset `d` from the ankle's goal is no
@@ -124,6 +127,24 @@ impl RetargetMap {
         target: &mut [Xform],
         scratch: &mut RetargetScratch,
     ) -> Result<RetargetedFrame, IkError> {
+        self.run_lowered(source, target, scratch, 0.0)
+    }
+
+    /// [`RetargetMap::run`] with the pelvis lowered by at least `at_least` (target units,
+    /// along its up; only with [`super::RetargetSettings::feet`]). A whole clip retargeted
+    /// frame by frame lowers the pelvis exactly where each frame needs it, which can bob it
+    /// within a few frames; a caller with the whole clip eases the drops over time (each
+    /// frame's [`RetargetedFrame::pelvis_drop`]) and runs again with them.
+    pub fn run_lowered(
+        &self,
+        source: &[Xform],
+        target: &mut [Xform],
+        scratch: &mut RetargetScratch,
+        at_least: f32,
+    ) -> Result<RetargetedFrame, IkError> {
+        if !at_least.is_finite() {
+            return Err(IkError::NonFiniteInput);
+        }
         let (ns, nt) = (self.source_bones(), self.target_bones());
         if source.len() != ns {
             return Err(IkError::LengthMismatch { expected: ns, got: source.len() });
@@ -167,8 +188,9 @@ impl RetargetMap {
         // 3. Feet (and hands) where the source's were; the pelvis lowered first if a leg
         // cannot reach its goal.
         let goals = self.legs.map(|leg| self.carried(source_model, [leg.source_point, leg.target_point], self.scale));
+        let mut drop = 0.0f32;
         if self.settings.feet {
-            let mut drop = 0.0f32;
+            drop = at_least.max(0.0);
             for (leg, goal) in self.legs.iter().zip(goals) {
                 let [h, k, a] = leg.target.map(|b| model[b].translation);
                 // As far as the soft zone starts: the retargeted pose's own extension, or
@@ -187,7 +209,12 @@ impl RetargetMap {
                 self.place_external_feet(locals, model)?;
             }
         }
-        let mut frame = RetargetedFrame { feet_reached: [true; 2], leg_extension: [0.0; 2], hands_reached: [true; 2] };
+        let mut frame = RetargetedFrame {
+            feet_reached: [true; 2],
+            leg_extension: [0.0; 2],
+            hands_reached: [true; 2],
+            pelvis_drop: drop,
+        };
         let forward = self.target_forward.normalize_or(Vec3::Z);
         for (k, leg) in self.legs.iter().enumerate() {
             if self.settings.feet {

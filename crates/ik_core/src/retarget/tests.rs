@@ -290,6 +290,27 @@ fn out_of_reach_goals_lower_the_pelvis_or_straighten_the_leg_but_never_stretch_i
 }
 
 #[test]
+fn a_lowered_run_drops_the_pelvis_at_least_as_asked_and_the_feet_still_reach() {
+    let (source, target) = (human(A_POSE), human(A_POSE));
+    let map = RetargetMap::new(&source.rig(), &target.rig(), RetargetSettings::default()).unwrap();
+    let src = pose(&source, 0.3);
+    let mut scratch = RetargetScratch::default();
+    let (mut free, mut lowered) = (vec![Xform::IDENTITY; target.rest.len()], vec![Xform::IDENTITY; target.rest.len()]);
+    let own = map.run(&src, &mut free, &mut scratch).unwrap();
+    let asked = own.pelvis_drop + 0.03;
+    let frame = map.run_lowered(&src, &mut lowered, &mut scratch, asked).unwrap();
+    assert_eq!(frame.pelvis_drop, asked, "{frame:?}");
+    let (a, b) = (fk(&target, &free), fk(&target, &lowered));
+    let pelvis = target.rig.pelvis;
+    assert!((a[pelvis].translation.y - b[pelvis].translation.y - 0.03).abs() < 1e-4, "lowered 3 cm further");
+    assert_eq!(frame.feet_reached, [true; 2], "the bent legs still reach: {frame:?}");
+    for leg in &target.rig.legs {
+        assert!(a[leg.foot].translation.distance(b[leg.foot].translation) < 1e-3, "the feet stay put");
+    }
+    assert!(map.run_lowered(&src, &mut lowered, &mut scratch, f32::NAN).is_err());
+}
+
+#[test]
 fn bad_rigs_and_poses_are_errors_naming_the_bone() {
     let h = human(A_POSE);
     let mut broken = h.rig.clone();

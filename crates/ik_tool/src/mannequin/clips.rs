@@ -268,23 +268,14 @@ struct KeyPose {
     lifts: [f32; 2],
 }
 
-/// Per foot, the lowest lift at each key such that the lift changes at most `step` per key
-/// (cyclic: the clip loops) and never falls below `needed`: the smallest such envelope is
-/// `max_j needed[j] − step · distance(i, j)`.
+/// Per foot, the lowest lift at each key that changes at most `step` per key (cyclic: the
+/// clip loops) and never falls below `needed` ([`ik_core::envelope::slew_limited_above`]).
 fn ease_lifts(needed: &[[f32; 2]], step: f32) -> Vec<[f32; 2]> {
-    let n = needed.len();
-    (0..n)
-        .map(|i| {
-            std::array::from_fn(|foot| {
-                (0..n)
-                    .map(|j| {
-                        let d = i.abs_diff(j);
-                        needed[j][foot] - step * d.min(n - d) as f32
-                    })
-                    .fold(f32::NEG_INFINITY, f32::max)
-            })
-        })
-        .collect()
+    let per_foot = [0, 1].map(|foot| {
+        let lifts: Vec<f32> = needed.iter().map(|key| key[foot]).collect();
+        ik_core::envelope::slew_limited_above(&lifts, step, true)
+    });
+    (0..needed.len()).map(|i| [per_foot[0][i], per_foot[1][i]]).collect()
 }
 
 /// Poses the rig at one phase with each foot's lift at least `lift_floors`.
