@@ -13,6 +13,7 @@ mod frame_rate;
 mod lifecycle;
 mod look_at;
 mod mannequin;
+mod retarget;
 mod rig;
 mod robustness;
 mod warping;

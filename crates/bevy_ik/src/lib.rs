@@ -50,6 +50,8 @@ pub mod ground;
 pub mod humanoid;
 mod limb;
 pub mod look_at;
+#[cfg(feature = "animation")]
+pub mod retarget;
 pub mod rig;
 pub mod target;
 pub mod warping;
@@ -73,6 +75,8 @@ pub mod prelude {
         HumanoidBones, HumanoidIk, HumanoidRigFailed, HumanoidRigged, RigChoice, RigFailed, RiggedHumanoid,
     };
     pub use crate::look_at::{LookAtJoint, LookAtSpread, LookAtState};
+    #[cfg(feature = "animation")]
+    pub use crate::retarget::{ClipsRetargeted, RestPose, RetargetClips, RetargetClipsFailed, RetargetedClips};
     pub use crate::rig::{RigError, find_chain};
     pub use crate::target::IkTarget;
     pub use crate::warping::{PoseWarping, PoseWarpingState, WarpSpineJoint, WarpVelocity};
@@ -177,6 +181,9 @@ impl Plugin for IkPlugin {
                 humanoid::watch_rigs.before(AnimationSystems).run_if(any_with_component::<humanoid::RiggedHumanoid>),
             );
         app.add_systems(First, chain::mark_chain_bones.run_if(chain::chain_marks_pending));
+        #[cfg(feature = "animation")]
+        app.add_systems(PreUpdate, retarget::capture_rest_poses.run_if(any_with_component::<retarget::RetargetClips>))
+            .add_systems(Update, retarget::retarget_clips.run_if(any_with_component::<retarget::RetargetClips>));
         // Each system runs only while a component it works on exists: a skipped system costs
         // the executor a condition check instead of a task hand-off to a worker thread (a few
         // µs per system per frame, whatever the number of characters).

@@ -29,7 +29,7 @@ use std::path::Path;
 
 use glam::Vec4;
 use ik_core::Xform;
-use ik_core::retarget::{RetargetMap, RetargetRig, RetargetScratch, RetargetSettings};
+use ik_core::retarget::{RetargetMap, RetargetRig, RetargetSettings};
 use ik_core::rig::{RigProfile, RigReport, SkeletonBone, rig_humanoid};
 use serde_json::Value;
 
@@ -147,23 +147,6 @@ pub struct RetargetedClip {
     pub extension: [f32; 2],
 }
 
-/// How fast a retargeted clip's pelvis drop may change, leg lengths per second: where a leg of
-/// other proportions cannot reach its goal the pelvis is lowered, and followed frame by frame
-/// the drop can come and go within five frames (2 cm on 15 % longer legs), snapping the knees
-/// 15° in a frame. Eased at this rate the pelvis lowers a little earlier and rises a little
-/// later instead.
-const DROP_EASE_PER_SECOND: f32 = 0.12;
-
-/// Whether a sampled clip loops: its last frame is its first.
-fn loops(sampled: &crate::motion::Sampled) -> bool {
-    let (frames, ns) = (sampled.timeline.frames, sampled.bones());
-    frames > 2
-        && sampled.locals[..ns]
-            .iter()
-            .zip(&sampled.locals[(frames - 1) * ns..])
-            .all(|(a, b)| a.rotation.angle_between(b.rotation) <= 1e-3 && a.translation.distance(b.translation) <= 1e-4)
-}
-
 /// Retargets one clip of `source` through `map` (see the module docs); `progress(done)` is
 /// called after each frame.
 pub fn retarget_clip(
@@ -179,28 +162,11 @@ pub fn retarget_clip(
     let (ns, nt) = (sampled.bones(), map.target_bones());
     let frames = sampled.timeline.frames;
     let mut locals = vec![Xform::IDENTITY; frames * nt];
-    let mut scratch = RetargetScratch::default();
-    let run = |f: usize, at_least: f32, locals: &mut [Xform], scratch: &mut RetargetScratch| {
-        map.run_lowered(&sampled.locals[f * ns..(f + 1) * ns], &mut locals[f * nt..(f + 1) * nt], scratch, at_least)
-            .map_err(|e| source.doc.bad(format!("animation \"{}\", frame {f}: {e}", clip.name)))
-    };
-    // First pass: the pelvis drop each frame needs for the feet to reach; then eased over the
-    // clip (looping clips round the seam) so the pelvis never bobs faster than it must.
-    let mut drops = Vec::with_capacity(frames);
-    for f in 0..frames {
-        drops.push(run(f, 0.0, &mut locals, &mut scratch)?.pelvis_drop);
-    }
-    let step = DROP_EASE_PER_SECOND * map.target_leg_length() / sampled.timeline.rate.max(1.0);
-    let drops = ik_core::envelope::slew_limited_above(&drops, step, loops(&sampled));
-    let (mut missed, mut extension) = ([0; 2], [0.0f32; 2]);
-    for (f, &drop) in drops.iter().enumerate() {
-        let frame = run(f, drop, &mut locals, &mut scratch)?;
-        for k in 0..2 {
-            missed[k] += usize::from(!frame.feet_reached[k]);
-            extension[k] = extension[k].max(frame.leg_extension[k]);
-        }
-        progress(f + 1);
-    }
+    let looping = ik_core::retarget::clip_loops(&sampled.locals, ns, source.retarget_rig().frame.leg_length);
+    let report =
+        ik_core::retarget::retarget_clip(map, &sampled.locals, sampled.timeline.rate, looping, &mut locals, progress)
+            .map_err(|e| source.doc.bad(format!("animation \"{}\", frame {}: {}", clip.name, e.frame, e.error)))?;
+    let (missed, extension) = (report.missed, report.extension);
     let source_speed = motion.velocity.length();
     Ok(RetargetedClip {
         name: clip.name.clone(),

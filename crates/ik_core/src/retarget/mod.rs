@@ -48,8 +48,10 @@ use glam::{Mat3, Quat, Vec3};
 use crate::rig::{HumanoidRig, RigFrame};
 use crate::{IkError, Xform};
 
+mod clip;
 mod pose;
 
+pub use clip::{ClipRetargetReport, FrameError, PELVIS_DROP_EASE, clip_loops, retarget_clip};
 pub use pose::{RetargetScratch, RetargetedFrame};
 
 /// Which of the two characters a message is about.

@@ -310,6 +310,58 @@ pub struct HumanoidRig<T> {
 }
 
 impl<T> HumanoidRig<T> {
+    /// The same rig over other handles (e.g. entities to bone indices); `None` when `map`
+    /// finds no handle for one of the bones.
+    ///
+    /// ```
+    /// # use ik_core::rig::{ArmBones, HumanoidRig, LegBones};
+    /// let arm = |b| ArmBones { clavicle: None, upper: b, lower: b + 1, hand: b + 2 };
+    /// let leg = |b| LegBones { thigh: b, calf: b + 1, foot: b + 2, ball: None };
+    /// let rig = HumanoidRig { profile: "test".into(), pelvis: 0, spine: vec![1], neck: None, head: 2,
+    ///     arms: [arm(10), arm(20)], legs: [leg(30), leg(40)] };
+    /// let named = rig.try_map(|b| Some(format!("bone{b}"))).unwrap();
+    /// assert_eq!(named.legs[1].foot, "bone42");
+    /// assert!(rig.try_map(|&b| (b < 40).then_some(b)).is_none());
+    /// ```
+    pub fn try_map<U>(&self, mut map: impl FnMut(&T) -> Option<U>) -> Option<HumanoidRig<U>> {
+        let mut arm = |a: &ArmBones<T>| {
+            Some(ArmBones {
+                clavicle: match &a.clavicle {
+                    Some(c) => Some(map(c)?),
+                    None => None,
+                },
+                upper: map(&a.upper)?,
+                lower: map(&a.lower)?,
+                hand: map(&a.hand)?,
+            })
+        };
+        let arms = [arm(&self.arms[0])?, arm(&self.arms[1])?];
+        let mut leg = |l: &LegBones<T>| {
+            Some(LegBones {
+                thigh: map(&l.thigh)?,
+                calf: map(&l.calf)?,
+                foot: map(&l.foot)?,
+                ball: match &l.ball {
+                    Some(b) => Some(map(b)?),
+                    None => None,
+                },
+            })
+        };
+        let legs = [leg(&self.legs[0])?, leg(&self.legs[1])?];
+        Some(HumanoidRig {
+            profile: self.profile.clone(),
+            pelvis: map(&self.pelvis)?,
+            spine: self.spine.iter().map(&mut map).collect::<Option<Vec<_>>>()?,
+            neck: match &self.neck {
+                Some(n) => Some(map(n)?),
+                None => None,
+            },
+            head: map(&self.head)?,
+            arms,
+            legs,
+        })
+    }
+
     /// Visits every bone handle of the rig (to remap them, e.g. entities of a cloned scene).
     ///
     /// ```
