@@ -267,3 +267,26 @@ pub fn apply_toggles(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blend_speed_is_continuous_keeps_the_walk_s_cadence_and_leaves_other_speeds_alone() {
+        let walk = 1.4;
+        let mut previous = blend_speed(0.0, walk, true);
+        for i in 1..=400 {
+            let v = i as f32 * 0.01;
+            let blend = blend_speed(v, walk, true);
+            assert!((blend - previous).abs() <= 0.05, "a jump at {v} m/s: {previous} -> {blend}");
+            // The stride never shortens past the warping's 0.3 (its default `min_scale`).
+            assert!(v / blend >= 0.3 - 1e-6 && v / blend <= 1.0 + 1e-6, "{v} m/s plays at {blend}");
+            assert_eq!(blend_speed(v, walk, false), v);
+            previous = blend;
+        }
+        assert_eq!(blend_speed(0.9, walk, true), walk, "between half the walk's speed and it: the walk itself");
+        assert_eq!(blend_speed(0.3, walk, true), 0.3, "slow: the blend space toward idle");
+        assert_eq!(blend_speed(2.0, walk, true), 2.0, "faster than the walk: the blend space toward the jog");
+    }
+}
