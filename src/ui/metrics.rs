@@ -77,7 +77,7 @@ pub fn metrics_window(
         if let Some(l) = loco {
             let w: Vec<String> =
                 l.clips.iter().zip(&l.weights).map(|(c, w)| format!("{} {:.2}", c.info.name, w)).collect();
-            ui.monospace(format!("speed {:.2} m/s  phase {:.2}", l.speed, l.phase));
+            ui.monospace(format!("clips at {:.2} m/s  phase {:.2}", l.speed, l.phase));
             ui.monospace(w.join("  "));
         } else if let Some(m) = bodies.iter().next() {
             ui.monospace(format!("speed {:.2} m/s", m.speed.value));
