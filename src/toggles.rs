@@ -82,32 +82,24 @@ pub struct LockTemplate(pub FootLock);
 /// Keys: F foot IK, L foot lock, K look-at, O look at orb/camera, H hand reach, P orb follows,
 /// V orientation warping, B slope warping, N stride warping.
 pub fn toggle_keys(keys: Res<ButtonInput<KeyCode>>, mut ik: ResMut<DemoIk>) {
-    if keys.just_pressed(KeyCode::KeyF) {
-        ik.foot_ik = !ik.foot_ik;
-    }
-    if keys.just_pressed(KeyCode::KeyL) {
-        ik.foot_lock = !ik.foot_lock;
-    }
-    if keys.just_pressed(KeyCode::KeyK) {
-        ik.look_at = !ik.look_at;
+    let switches: [(KeyCode, fn(&mut DemoIk) -> &mut bool); 8] = [
+        (KeyCode::KeyF, |ik| &mut ik.foot_ik),
+        (KeyCode::KeyL, |ik| &mut ik.foot_lock),
+        (KeyCode::KeyK, |ik| &mut ik.look_at),
+        (KeyCode::KeyH, |ik| &mut ik.hand_reach),
+        (KeyCode::KeyP, |ik| &mut ik.orb_follows),
+        (KeyCode::KeyV, |ik| &mut ik.orientation_warping),
+        (KeyCode::KeyB, |ik| &mut ik.slope_warping),
+        (KeyCode::KeyN, |ik| &mut ik.stride_warping),
+    ];
+    for (key, switch) in switches {
+        if keys.just_pressed(key) {
+            let on = switch(&mut ik);
+            *on = !*on;
+        }
     }
     if keys.just_pressed(KeyCode::KeyO) {
         ik.aim = if ik.aim == LookAim::Camera { LookAim::Orb } else { LookAim::Camera };
-    }
-    if keys.just_pressed(KeyCode::KeyH) {
-        ik.hand_reach = !ik.hand_reach;
-    }
-    if keys.just_pressed(KeyCode::KeyP) {
-        ik.orb_follows = !ik.orb_follows;
-    }
-    if keys.just_pressed(KeyCode::KeyV) {
-        ik.orientation_warping = !ik.orientation_warping;
-    }
-    if keys.just_pressed(KeyCode::KeyB) {
-        ik.slope_warping = !ik.slope_warping;
-    }
-    if keys.just_pressed(KeyCode::KeyN) {
-        ik.stride_warping = !ik.stride_warping;
     }
 }
 

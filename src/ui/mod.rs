@@ -72,20 +72,18 @@ impl Plugin for DemoUi {
 }
 
 fn ui_keys(keys: Res<ButtonInput<KeyCode>>, mut ui: ResMut<UiState>) {
-    if keys.just_pressed(KeyCode::F1) {
-        ui.help = !ui.help;
-    }
-    if keys.just_pressed(KeyCode::KeyI) {
-        ui.inspector = !ui.inspector;
-    }
-    if keys.just_pressed(KeyCode::KeyM) {
-        ui.metrics = !ui.metrics;
-    }
-    if keys.just_pressed(KeyCode::KeyT) {
-        ui.tuning = !ui.tuning;
-    }
-    if keys.just_pressed(KeyCode::KeyG) {
-        ui.gizmos = !ui.gizmos;
+    let panels: [(KeyCode, fn(&mut UiState) -> &mut bool); 5] = [
+        (KeyCode::F1, |ui| &mut ui.help),
+        (KeyCode::KeyI, |ui| &mut ui.inspector),
+        (KeyCode::KeyM, |ui| &mut ui.metrics),
+        (KeyCode::KeyT, |ui| &mut ui.tuning),
+        (KeyCode::KeyG, |ui| &mut ui.gizmos),
+    ];
+    for (key, panel) in panels {
+        if keys.just_pressed(key) {
+            let open = panel(&mut ui);
+            *open = !*open;
+        }
     }
 }
 

@@ -247,3 +247,21 @@ fn a_source_that_is_not_a_humanoid_fails_once_with_a_message() {
     assert!(app.world().get::<RetargetedClips>(target).is_none());
     assert_eq!(app.world().get::<RetargetClipsFailed>(target).unwrap().message, message, "not retried");
 }
+
+#[test]
+fn a_source_that_is_gone_fails_instead_of_waiting() {
+    let files = Files::new("gone_source", &preset("mixamo", 1.0, None));
+    let assets = AssetPlugin { file_path: files.folder.to_string_lossy().into(), ..default() };
+    let mut app = gltf_app_with(headless_app_with_assets(assets), GltfPlugin::default());
+    let walk = load_gltf(&mut app, "mannequin.glb", |g| g.named_animations["Walk"].clone());
+    let target_scene = load_gltf(&mut app, "target.glb", |g| g.scenes[0].clone());
+    let gone = app.world_mut().spawn_empty().id();
+    app.world_mut().despawn(gone);
+    let target = app
+        .world_mut()
+        .spawn((WorldAssetRoot(target_scene), HumanoidIk::default(), RetargetClips::new(gone, vec![walk])))
+        .id();
+    update_until(&mut app, "the failure", |app| app.world().get::<RetargetClipsFailed>(target).is_some());
+    let message = &app.world().get::<RetargetClipsFailed>(target).unwrap().message;
+    assert!(message.contains("does not exist"), "{message}");
+}

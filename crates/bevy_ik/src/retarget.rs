@@ -372,36 +372,33 @@ pub(crate) fn capture_rest_poses(
     }
 }
 
-/// Retargets every [`RetargetClips`] whose characters are measured and clips loaded.
+/// A character as the retargeting reads it: its rest pose and, if rigged, its rig.
+type Measured<'a> = (&'a RestPose, Option<&'a RiggedHumanoid>);
+
+/// Retargets every [`RetargetClips`] whose characters are measured and clips loaded; one whose
+/// source is gone or whose clip failed to load fails instead of waiting for ever.
 pub(crate) fn retarget_clips(
     mut commands: Commands,
     pending: Query<(Entity, &RetargetClips), Unfinished>,
     characters: Query<(&RestPose, Option<&RiggedHumanoid>)>,
     bones: RetargetBones,
     mut clips: ResMut<Assets<AnimationClip>>,
+    assets: Res<AssetServer>,
+    exists: Query<()>,
 ) {
     for (entity, request) in &pending {
-        let (Ok(target), Ok(source)) = (characters.get(entity), characters.get(request.source)) else { continue };
-        if request.clips.iter().any(|h| clips.get(h).is_none()) {
-            continue; // still loading
-        }
-        let outcome = (|| {
-            let source = bones
-                .skeleton(request.source, source.0, source.1, &request.profile)
-                .map_err(|e| format!("the source: {e}"))?;
-            let target =
-                bones.skeleton(entity, target.0, target.1, &request.profile).map_err(|e| format!("the target: {e}"))?;
-            let scale = retarget_map(&source, &target, request.settings)?.scale();
-            let mut made = Vec::with_capacity(request.clips.len());
-            for (i, handle) in request.clips.iter().enumerate() {
-                let clip = clips.get(handle).ok_or("a clip was unloaded")?;
-                made.push(
-                    retarget_animation(&source, &target, clip, request.settings)
-                        .map_err(|e| format!("clip {i}: {e}"))?,
-                );
-            }
-            Ok::<_, String>((made, scale, target))
-        })();
+        let unloadable = request.clips.iter().position(|h| assets.load_state(h).is_failed());
+        let outcome = if !exists.contains(request.source) {
+            Err(format!("the source {} does not exist", request.source))
+        } else if let Some(i) = unloadable {
+            Err(format!("clip {i} failed to load"))
+        } else if let (Ok(target), Ok(source)) = (characters.get(entity), characters.get(request.source))
+            && request.clips.iter().all(|h| clips.contains(h))
+        {
+            retarget_request((entity, target), (request, source), &bones, &clips)
+        } else {
+            continue; // the bones or the clips are still loading
+        };
         match outcome {
             Ok((made, scale, target)) => {
                 if let Some(player) = target.new_targets {
@@ -426,4 +423,27 @@ pub(crate) fn retarget_clips(
             }
         }
     }
+}
+
+/// One retargeted clip and what the IK did on it.
+type MadeClip = (AnimationClip, ClipRetargetReport);
+
+/// The clips of one request remade for its character, the scale and the target's skeleton.
+fn retarget_request(
+    (entity, target): (Entity, Measured),
+    (request, source): (&RetargetClips, Measured),
+    bones: &RetargetBones,
+    clips: &Assets<AnimationClip>,
+) -> Result<(Vec<MadeClip>, f32, RetargetSkeleton), String> {
+    let source =
+        bones.skeleton(request.source, source.0, source.1, &request.profile).map_err(|e| format!("the source: {e}"))?;
+    let target =
+        bones.skeleton(entity, target.0, target.1, &request.profile).map_err(|e| format!("the target: {e}"))?;
+    let scale = retarget_map(&source, &target, request.settings)?.scale();
+    let mut made = Vec::with_capacity(request.clips.len());
+    for (i, handle) in request.clips.iter().enumerate() {
+        let clip = clips.get(handle).ok_or("a clip was unloaded")?;
+        made.push(retarget_animation(&source, &target, clip, request.settings).map_err(|e| format!("clip {i}: {e}"))?);
+    }
+    Ok((made, scale, target))
 }

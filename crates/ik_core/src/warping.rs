@@ -367,14 +367,19 @@ impl PoseWarp<'_> {
         }
         let axis = Vec3::Y.cross(direction).normalize_or(Vec3::X);
         for &(bone, share) in self.spine {
-            let parent = self.parents[bone].map_or(Quat::IDENTITY, |p| model[p].rotation);
-            let turn = Quat::from_axis_angle(axis, lean * share.max(0.0) / total);
-            locals[bone].rotation = turn_local_by_model_rotation(locals[bone].rotation, parent, turn);
-            if self.parents[bone].is_none() {
-                model[bone] = locals[bone];
-            }
-            refresh_model(self.parents, locals, model, bone);
+            self.turn_bone(locals, model, bone, Quat::from_axis_angle(axis, lean * share.max(0.0) / total));
         }
+    }
+
+    /// Turns `bone` by `turn` in model space (about its own joint) and refreshes the model
+    /// transforms below it.
+    fn turn_bone(&self, locals: &mut [Xform], model: &mut [Xform], bone: usize, turn: Quat) {
+        let parent = self.parents[bone].map_or(Quat::IDENTITY, |p| model[p].rotation);
+        locals[bone].rotation = turn_local_by_model_rotation(locals[bone].rotation, parent, turn);
+        if self.parents[bone].is_none() {
+            model[bone] = locals[bone];
+        }
+        refresh_model(self.parents, locals, model, bone);
     }
 
     /// Turns the pelvis by `angle` about the vertical and the spine back by its shares.
@@ -382,15 +387,6 @@ impl PoseWarp<'_> {
         if angle == 0.0 {
             return;
         }
-        let turn_bone = |locals: &mut [Xform], model: &mut [Xform], bone: usize, turn: f32| {
-            let parent = self.parents[bone].map_or(Quat::IDENTITY, |p| model[p].rotation);
-            locals[bone].rotation =
-                turn_local_by_model_rotation(locals[bone].rotation, parent, Quat::from_rotation_y(turn));
-            if self.parents[bone].is_none() {
-                model[bone] = locals[bone];
-            }
-            refresh_model(self.parents, locals, model, bone);
-        };
         // About the root's vertical axis (the model origin), not the pelvis's own: the pelvis
         // bobs and sways, and a moving pivot would carry the planted feet with it.
         let turn = Quat::from_rotation_y(angle);
@@ -399,14 +395,14 @@ impl PoseWarp<'_> {
             Some(p) => model[p].inverse_transform_point(pelvis_at),
             None => pelvis_at,
         };
-        turn_bone(locals, model, self.pelvis, angle);
+        self.turn_bone(locals, model, self.pelvis, turn);
         let carried = |bone: usize| descends_from(self.parents, bone, self.pelvis);
         let total: f32 = self.spine.iter().filter(|(b, _)| carried(*b)).map(|(_, share)| share.max(0.0)).sum();
         if total <= 0.0 {
             return;
         }
         for &(bone, share) in self.spine.iter().filter(|(b, _)| carried(*b)) {
-            turn_bone(locals, model, bone, -angle * share.max(0.0) / total);
+            self.turn_bone(locals, model, bone, Quat::from_rotation_y(-angle * share.max(0.0) / total));
         }
     }
 

@@ -23,6 +23,10 @@ use crate::metrics::{FootMetrics, IkTimer};
 use crate::player::{Motion, MoveIntent, Player};
 use crate::toggles::DemoIk;
 
+mod report;
+
+use report::{print_stand, print_table};
+
 /// Seconds standing still before each pass starts walking.
 const SETTLE: f32 = 1.0;
 /// Look-ahead along the route, m.
@@ -373,32 +377,6 @@ pub fn run_autopilot(
     }
 }
 
-/// Prints the standing check; returns whether both feet are within 1 cm of their ground.
-fn print_stand(pilot: &Autopilot) -> bool {
-    println!();
-    println!("Autopilot: the character has no walk or run clip, so it stands astride the 15 cm step");
-    println!("(left foot on the floor, right foot on the step) with foot IK on; figures in cm.");
-    let measured = pilot.stand_frames > 0;
-    let mut ok = measured;
-    for (foot, name) in ["left (floor)", "right (step)"].iter().enumerate() {
-        let (float, penetration) = pilot.stand[foot];
-        let within = float <= 0.01 && penetration <= 0.01;
-        ok &= within;
-        let verdict = match (measured, within) {
-            (false, _) => "NOT measured: the feet's sole points or the ground were not found",
-            (true, true) => "met",
-            (true, false) => "NOT met",
-        };
-        println!(
-            "bar: standing, {name} foot: highest gap {:.2} cm, deepest penetration {:.2} cm over {} frames (<= 1 cm: {verdict})",
-            float * 100.0,
-            penetration * 100.0,
-            pilot.stand_frames
-        );
-    }
-    ok
-}
-
 fn start_pass(pass: usize, route: &[Vec2], transform: &mut Transform, motion: &mut Motion, ik: Option<&mut DemoIk>) {
     if let Some(ik) = ik {
         let config = PASSES[pass.min(PASSES.len() - 1)];
@@ -418,10 +396,6 @@ fn start_pass(pass: usize, route: &[Vec2], transform: &mut Transform, motion: &m
     motion.gain = 1.0;
     motion.vertical = 0.0;
     motion.teleported = true;
-}
-
-fn cm(v: f32) -> String {
-    format!("{:7.2}", v * 100.0)
 }
 
 /// Records [`Gaze`] and the pelvis height on the flat section while the autopilot walks (after
@@ -472,174 +446,6 @@ pub fn record_gaze(
         } else if fade.factor() > 0.0 {
             gaze.letting_go_frames += 1;
         }
-    }
-}
-
-/// Prints the table: per section and foot, max penetration, max planted float and max toe slide
-/// for each pass, then the bar summary over steps, stairs and ramps. Returns whether the bars
-/// could be measured (every section walked, contacts completed).
-pub fn print_table(pilot: &Autopilot) -> bool {
-    let get = |pass: usize, sections: &[Section], foot: usize| -> Maxima {
-        let mut out = Maxima::default();
-        for s in sections {
-            if let Some(m) = pilot.stats.get(&(pass, *s, foot)) {
-                out.penetration = out.penetration.max(m.penetration);
-                out.float = out.float.max(m.float);
-                out.slide = out.slide.max(m.slide);
-                out.frames += m.frames;
-                out.contacts += m.contacts;
-            }
-        }
-        out
-    };
-    let labels: Vec<&str> = PASSES.iter().map(|p| p.label()).collect();
-    println!();
-    println!(
-        "Autopilot: the course walked 3 times at 1.4 m/s, fixed {:.4} s steps ({:.0} fps); figures in cm.",
-        pilot.step,
-        1.0 / pilot.step
-    );
-    println!("penetration: deepest sole point (every 1 cm, heel to toe tip) below the ground, any time;");
-    println!("float: lowest sole point above the ground while the clip labels the foot planted;");
-    println!("slide: largest horizontal drift of the ball point during one contact.");
-    println!();
-    let head = labels.iter().map(|l| format!("{l:>7}")).collect::<Vec<_>>().join(" ");
-    println!("{:<18} {:>4} | penetration {head} | float {head} | slide {head}", "section", "foot", head = head);
-    let mut rows: Vec<(String, Vec<Section>)> =
-        Section::ALL.iter().map(|s| (s.label().to_string(), vec![*s])).collect();
-    rows.push(("step+stairs+ramps".into(), vec![Section::Step, Section::Stairs, Section::Ramps]));
-    rows.push(("all".into(), Section::ALL.to_vec()));
-    for (name, sections) in &rows {
-        for (foot, foot_name) in ["L", "R"].iter().enumerate() {
-            let ms: Vec<Maxima> = (0..PASSES.len()).map(|p| get(p, sections, foot)).collect();
-            if ms.iter().all(|m| m.frames == 0) {
-                continue;
-            }
-            let col = |f: &dyn Fn(&Maxima) -> f32| ms.iter().map(|m| cm(f(m))).collect::<Vec<_>>().join(" ");
-            println!(
-                "{name:<18} {foot_name:>4} |             {} |       {} |       {}",
-                col(&|m| m.penetration),
-                col(&|m| m.float),
-                col(&|m| m.slide)
-            );
-        }
-    }
-    let bar = [Section::Step, Section::Stairs, Section::Ramps];
-    let worst =
-        |pass: usize, f: &dyn Fn(&Maxima) -> f32| (0..2).map(|foot| f(&get(pass, &bar, foot))).fold(0.0f32, f32::max);
-    let (pen_on, float_on) = (
-        worst(1, &|m| m.penetration).max(worst(2, &|m| m.penetration)),
-        worst(1, &|m| m.float).max(worst(2, &|m| m.float)),
-    );
-    let slide_lock = (0..2).map(|foot| get(2, &Section::ALL, foot).slide).fold(0.0f32, f32::max);
-    let slide_nolock = (0..2).map(|foot| get(1, &Section::ALL, foot).slide).fold(0.0f32, f32::max);
-    let rough_off = (0..2).map(|foot| get(0, &[Section::Rough], foot).penetration).fold(0.0f32, f32::max);
-    let rough_on = (0..2).map(|foot| get(2, &[Section::Rough], foot).penetration).fold(0.0f32, f32::max);
-    println!();
-    // A bar is only judged on what was measured: every section of it walked in both IK passes,
-    // and contacts completed with locking on.
-    let walked = (1..PASSES.len()).all(|pass| bar.iter().all(|s| (0..2).all(|foot| get(pass, &[*s], foot).frames > 0)));
-    let contacts = (0..2).map(|foot| get(2, &Section::ALL, foot).contacts).sum::<u32>();
-    let verdict = |ok: bool| match (walked && contacts > 0, ok) {
-        (false, _) => "NOT measured: a section was not walked or no contact ended",
-        (true, true) => "met",
-        (true, false) => "NOT met",
-    };
-    println!(
-        "bar: steps/stairs/ramps, foot IK on: max penetration {:.2} cm (<= 1 cm: {})",
-        pen_on * 100.0,
-        verdict(pen_on <= 0.01)
-    );
-    println!(
-        "bar: steps/stairs/ramps, foot IK on: max planted float {:.2} cm (<= 1 cm: {})",
-        float_on * 100.0,
-        verdict(float_on <= 0.01)
-    );
-    println!(
-        "bar: toe slide during contacts, whole course: {:.2} cm locking off -> {:.2} cm locking on (<= 1 cm: {})",
-        slide_nolock * 100.0,
-        slide_lock * 100.0,
-        verdict(slide_lock <= 0.01)
-    );
-    println!(
-        "rough ground max penetration: {:.2} cm IK off -> {:.2} cm IK+lock (seed lesson: 13.7 -> 2.6)",
-        rough_off * 100.0,
-        rough_on * 100.0
-    );
-    print_slopes(pilot, walked && contacts > 0);
-    let mut ik = pilot.ik_ms.clone();
-    ik.sort_by(f32::total_cmp);
-    if !ik.is_empty() {
-        let mean = ik.iter().sum::<f32>() / ik.len() as f32;
-        println!(
-            "IK systems wall time per frame: mean {mean:.3} ms, p95 {:.3} ms, max {:.3} ms ({} frames)",
-            ik[ik.len() * 95 / 100],
-            ik[ik.len() - 1],
-            ik.len()
-        );
-    }
-    let (sum, count, lowest) = pilot.flat_pelvis;
-    if count > 0 {
-        println!(
-            "pelvis height on flat ground, foot IK on: mean {:.2} cm, lowest {:.2} cm over {count} frames (step {:.4} s)",
-            sum / f64::from(count) * 100.0,
-            lowest * 100.0,
-            pilot.step
-        );
-    }
-    let g = pilot.gaze;
-    if g.look_frames > 0 {
-        println!(
-            "bar: look-at over the route: max total turn {:.1} deg (limit {:.1} deg: {}) over {} frames",
-            g.max_turn.to_degrees(),
-            g.limit.to_degrees(),
-            if g.max_turn <= g.limit + 1e-3 { "met" } else { "NOT met" },
-            g.look_frames
-        );
-    }
-    println!(
-        "bar: hand reach: widest bearing of the target while reaching {:.1} deg over {} frames, {} frames letting go \
-         (never behind the character, <= 90 deg: {}; reach starts and holds within {:.0} deg)",
-        g.widest_reach.to_degrees(),
-        g.reach_frames,
-        g.letting_go_frames,
-        if g.widest_reach.to_degrees() <= 90.0 { "met" } else { "NOT met" },
-        crate::toggles::REACH_DECIDE_CONE
-    );
-    for p in &pilot.timed_out {
-        println!("warning: pass {} ({}) did not reach the end of the route", p + 1, PASSES[*p].label());
-    }
-    walked && contacts > 0
-}
-
-/// Slope warping per ramp: the lean going up and down, and the feet with foot IK on (both IK
-/// passes). Nothing for a character without pose warping.
-fn print_slopes(pilot: &Autopilot, measured: bool) {
-    let mut angles: Vec<u32> = pilot.slopes.keys().map(|(_, degrees)| *degrees).collect();
-    angles.sort_unstable();
-    angles.dedup();
-    for degrees in angles {
-        let passes: Vec<SlopeFigures> =
-            (1..PASSES.len()).filter_map(|pass| pilot.slopes.get(&(pass, degrees)).copied()).collect();
-        let Some(first) = passes.first() else { continue };
-        let worst = |f: &dyn Fn(&SlopeFigures) -> f32| passes.iter().map(f).fold(0.0f32, f32::max);
-        let (penetration, float) = (worst(&|s| s.penetration), worst(&|s| s.float));
-        let verdict = match (measured && passes.len() == PASSES.len() - 1, penetration <= 0.01 && float <= 0.01) {
-            (false, _) => "NOT measured",
-            (true, true) => "met",
-            (true, false) => "NOT met",
-        };
-        println!(
-            "bar: slope warping on the {degrees} deg ramp, foot IK on: lean {:+.1} deg going up, {:+.1} deg going down \
-             (slope seen {:+.1} / {:+.1} deg); deepest penetration {:.2} cm, highest planted float {:.2} cm (<= 1 cm: \
-             {verdict})",
-            first.lean_up.to_degrees(),
-            first.lean_down.to_degrees(),
-            first.slope.0.to_degrees(),
-            first.slope.1.to_degrees(),
-            penetration * 100.0,
-            float * 100.0,
-        );
     }
 }
 
