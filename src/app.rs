@@ -26,6 +26,7 @@ use crate::autopilot::{Autopilot, record_gaze, run_autopilot};
 use crate::character::{CharacterError, CharacterSource, finish_character, read_rig_map, spawn_character, spawn_scene};
 use crate::cli::{Args, RetargetMode};
 use crate::course::{CourseLayout, Visuals, spawn_course};
+use crate::game::{choose_focus, collect_gems, size_gems, spawn_gems};
 use crate::locomotion::drive_blend_spaces;
 use crate::metrics::{IkTimer, ik_timer_end, ik_timer_start, measure_feet};
 use crate::orb::{move_orb, spawn_orb};
@@ -57,6 +58,9 @@ pub struct DemoCore {
     pub exit_when_done: bool,
     /// The autopilot's fixed game-time step, s.
     pub step: f32,
+    /// `--autopilot --at X,Z[,YAW]`: stand there (x, z, yaw in radians) and measure the feet
+    /// instead of walking the route.
+    pub stand_at: Option<(Vec2, f32)>,
 }
 
 impl Plugin for DemoCore {
@@ -67,12 +71,12 @@ impl Plugin for DemoCore {
             .init_resource::<IkTimer>()
             .init_resource::<RigStatus>()
             .configure_sets(Update, (DemoSystems::Setup, DemoSystems::Intent, DemoSystems::Drive).chain())
-            .add_systems(Startup, (spawn_course, spawn_orb, spawn_character).chain())
+            .add_systems(Startup, (spawn_course, spawn_orb, spawn_gems, spawn_character).chain())
             .add_systems(PreUpdate, crate::registry::report_unregistered)
             .add_systems(Update, (spawn_scene, finish_character, after_rigging).chain().in_set(DemoSystems::Setup))
             .add_systems(
                 Update,
-                (move_characters, drive_blend_spaces, move_orb, apply_toggles, apply_warping)
+                (move_characters, drive_blend_spaces, move_orb, apply_toggles, apply_warping, collect_gems, size_gems)
                     .chain()
                     .in_set(DemoSystems::Drive),
             )
@@ -85,7 +89,7 @@ impl Plugin for DemoCore {
                         .before(IkSystems::Prepare),
                     ik_timer_end.after(IkSystems::Chains).before(TransformSystems::Propagate),
                     measure_feet.after(TransformSystems::Propagate),
-                    decide_reach.after(PhysicsSet::Writeback).before(IkSystems::Prepare),
+                    (choose_focus, decide_reach).chain().after(PhysicsSet::Writeback).before(IkSystems::Prepare),
                 ),
             );
         if self.keyboard {
@@ -96,6 +100,7 @@ impl Plugin for DemoCore {
         if self.autopilot || self.tour {
             let mut pilot = if self.autopilot { Autopilot::new(self.exit_when_done) } else { Autopilot::tour() };
             pilot.step = self.step;
+            pilot.stand_at = self.stand_at;
             app.insert_resource(pilot)
                 .add_systems(Startup, hold_clock)
                 .add_systems(Update, release_clock.in_set(DemoSystems::Setup).after(after_rigging))
@@ -286,6 +291,7 @@ pub fn build_app(args: &Args) -> Result<App, String> {
         keyboard: !args.headless && !args.autopilot,
         exit_when_done: args.screenshot.is_none(),
         step: args.step,
+        stand_at: args.at.map(|(x, z, yaw)| (Vec2::new(x, z), yaw.to_radians())),
     });
     if !args.headless {
         app.add_plugins(crate::view::DemoView { args: args.clone() });

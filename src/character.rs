@@ -318,8 +318,8 @@ pub fn finish_character(
             PendingLocomotion(locomotion),
             HumanoidIk {
                 profile,
-                look_target: targets.as_ref().map(|t| IkTarget::Entity(t.camera.unwrap_or(t.orb))),
-                hand_target: targets.as_ref().map(|t| IkTarget::Entity(t.orb)),
+                look_target: targets.as_ref().map(|t| IkTarget::Entity(t.focus)),
+                hand_target: targets.as_ref().map(|t| IkTarget::Entity(t.focus)),
                 foot_lock: true,
                 patience_frames: 2,
                 ..Default::default()

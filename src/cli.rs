@@ -95,7 +95,9 @@ pub struct Args {
     /// Draw IK gizmos from the start.
     #[arg(long)]
     pub gizmos: bool,
-    /// Start the character at course position X,Z (yaw in degrees).
+    /// Start the character at course position X,Z (yaw in degrees), on what the controller
+    /// stands on there; with --headless / --autopilot it stands there and each foot's gap to the
+    /// ground is measured instead of the walk.
     #[arg(long, value_name = "X,Z[,YAW]", value_parser = at, allow_hyphen_values = true)]
     pub at: Option<(f32, f32, f32)>,
     /// Fixed game-time step of the autopilot and of screenshots, seconds (default 1/60; e.g.

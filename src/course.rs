@@ -17,6 +17,7 @@ use bevy::prelude::*;
 use bevy_rapier3d::prelude::*;
 
 use crate::course_mesh::{RoughPatch, rough_collider, rough_mesh};
+use crate::surfaces::{GridColors, grid_texture, metre_box, metre_plane};
 
 /// Whether to spawn meshes and lights (off in `--headless`).
 #[derive(Resource, Clone, Copy, Debug, PartialEq, Eq)]
@@ -254,6 +255,36 @@ impl CourseLayout {
         boxes.chain(ramps).fold(0.0, f32::max)
     }
 
+    /// The stair nosings to draw (visual only, no collider): (centre, half extents) of a strip
+    /// along every tread edge with a drop below it, wrapping the edge 3 mm proud of the tread and
+    /// the riser, so the edges read from above and from the front.
+    pub fn nosings(&self) -> Vec<(Vec3, Vec3)> {
+        const DEPTH: f32 = 0.04;
+        const HEIGHT: f32 = 0.03;
+        const PROUD: f32 = 0.003;
+        let feet = |solidity: Solidity| solidity != Solidity::ControllerOnly;
+        let mut strips = Vec::new();
+        for b in self.boxes.iter().filter(|b| b.solidity == Solidity::Tread) {
+            let top = b.center.y + b.half.y;
+            for side in [-1.0f32, 1.0] {
+                let edge = b.center.z + side * b.half.z;
+                let beyond = Vec2::new(b.center.x, edge + side * 0.01);
+                if self.surface_height(beyond, feet) < top - 0.01 {
+                    let z = edge - side * (DEPTH * 0.5 - PROUD);
+                    let center = Vec3::new(b.center.x, top + PROUD - HEIGHT * 0.5, z);
+                    strips.push((center, Vec3::new(b.half.x + PROUD, HEIGHT * 0.5, DEPTH * 0.5)));
+                }
+            }
+        }
+        strips
+    }
+
+    /// Height (world y) feet stand at over (x, z): the highest box top (treads included) or
+    /// ramp surface there, else the floor at 0 (the rough patch's bumps are not included).
+    pub fn feet_height(&self, p: Vec2) -> f32 {
+        self.surface_height(p, |solidity| solidity != Solidity::ControllerOnly)
+    }
+
     /// The section the point (x, z) belongs to.
     pub fn section_at(&self, p: Vec2) -> Section {
         self.areas
@@ -329,6 +360,7 @@ pub fn spawn_course(
     visuals: Res<Visuals>,
     mut meshes: Option<ResMut<Assets<Mesh>>>,
     mut materials: Option<ResMut<Assets<StandardMaterial>>>,
+    mut images: Option<ResMut<Assets<Image>>>,
 ) {
     let (half, centre) = layout.ground;
     let mut ground = commands.spawn((
@@ -338,26 +370,13 @@ pub fn spawn_course(
         Visibility::default(),
     ));
     ground.with_child((Collider::cuboid(half.x, 0.5, half.y), Transform::from_xyz(0.0, -0.5, 0.0)));
-    let draw = visuals.0 && meshes.is_some() && materials.is_some();
-    if draw && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
-        let mat = materials.add(StandardMaterial {
-            base_color: Color::srgb(0.42, 0.47, 0.40),
-            perceptual_roughness: 0.95,
-            ..default()
-        });
-        ground.insert((
-            Mesh3d(meshes.add(Plane3d::default().mesh().size(half.x * 2.0, half.y * 2.0))),
-            MeshMaterial3d(mat),
-        ));
-    }
-    let paint = |p: Paint, i: usize| -> Color {
-        let shade = if i.is_multiple_of(2) { 1.0 } else { 0.9 };
-        match p {
-            Paint::Step => Color::srgb(0.80 * shade, 0.55 * shade, 0.30 * shade),
-            Paint::Stairs => Color::srgb(0.70 * shade, 0.70 * shade, 0.76 * shade),
-            Paint::Ramp => Color::srgb(0.35 * shade, 0.55 * shade, 0.78 * shade),
-        }
+    let mut look = match (visuals.0, meshes.as_deref_mut(), materials.as_deref_mut(), images.as_deref_mut()) {
+        (true, Some(meshes), Some(materials), Some(images)) => Some(CourseLook::new(meshes, materials, images)),
+        _ => None,
     };
+    if let Some(look) = &mut look {
+        ground.insert(look.plane(half * 2.0, centre));
+    }
     for (i, b) in layout.boxes.iter().enumerate() {
         let (groups, sensor) = b.solidity.components();
         let mut e = commands.spawn((
@@ -369,13 +388,13 @@ pub fn spawn_course(
         ));
         if sensor {
             e.insert(Sensor);
-        } else if draw && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
-            let mat = materials.add(StandardMaterial {
-                base_color: paint(b.paint, i),
-                perceptual_roughness: 0.8,
-                ..default()
-            });
-            e.insert((Mesh3d(meshes.add(Cuboid::from_size(b.half * 2.0))), MeshMaterial3d(mat)));
+        } else if let Some(look) = &mut look {
+            e.insert(look.piece(b.paint, i, b.half, b.center));
+        }
+    }
+    if let Some(look) = &mut look {
+        for (center, half) in layout.nosings() {
+            commands.spawn((Name::new("Nosing"), CoursePiece, Transform::from_translation(center), look.nosing(half)));
         }
     }
     for (i, r) in layout.ramps.iter().enumerate() {
@@ -390,13 +409,8 @@ pub fn spawn_course(
         ));
         if sensor {
             e.insert(Sensor);
-        } else if draw && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
-            let mat = materials.add(StandardMaterial {
-                base_color: paint(Paint::Ramp, i / 2 + 1),
-                perceptual_roughness: 0.8,
-                ..default()
-            });
-            e.insert((Mesh3d(meshes.add(Cuboid::from_size(half * 2.0))), MeshMaterial3d(mat)));
+        } else if let Some(look) = &mut look {
+            e.insert(look.piece(Paint::Ramp, i / 2 + 1, half, rotation.inverse() * center));
         }
     }
     let rough = layout.rough;
@@ -407,13 +421,86 @@ pub fn spawn_course(
         }
         None => error!("the rough ground collider could not be built; that patch is flat"),
     }
-    if draw && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut()) {
-        let mat = materials.add(StandardMaterial {
-            base_color: Color::srgb(0.55, 0.45, 0.32),
-            perceptual_roughness: 1.0,
+    if let Some(look) = &mut look {
+        e.insert(look.rough(&rough));
+    }
+}
+
+/// The course's meshes and materials: a metre grid in each piece's colour
+/// ([`crate::surfaces`]), alternate pieces a shade darker, stair nosings in a contrasting yellow.
+struct CourseLook<'a> {
+    meshes: &'a mut Assets<Mesh>,
+    materials: &'a mut Assets<StandardMaterial>,
+    ground: Handle<Image>,
+    step: Handle<Image>,
+    stairs: Handle<Image>,
+    ramp: Handle<Image>,
+    rough: Handle<Image>,
+    nosing: Handle<StandardMaterial>,
+}
+
+impl<'a> CourseLook<'a> {
+    fn new(
+        meshes: &'a mut Assets<Mesh>,
+        materials: &'a mut Assets<StandardMaterial>,
+        images: &mut Assets<Image>,
+    ) -> Self {
+        let mut grid = |base: [u8; 3]| images.add(grid_texture(GridColors::from_base(base)));
+        let (ground, step, stairs, ramp, rough) = (
+            grid([150, 166, 140]),
+            grid([214, 146, 84]),
+            grid([196, 196, 206]),
+            grid([104, 150, 206]),
+            grid([160, 128, 92]),
+        );
+        let nosing = materials.add(StandardMaterial {
+            base_color: Color::srgb(0.95, 0.76, 0.16),
+            perceptual_roughness: 0.6,
             ..default()
         });
-        e.insert((Mesh3d(meshes.add(rough_mesh(&rough))), MeshMaterial3d(mat)));
+        CourseLook { meshes, materials, ground, step, stairs, ramp, rough, nosing }
+    }
+
+    fn material(&mut self, texture: Handle<Image>, shade: f32, roughness: f32) -> MeshMaterial3d<StandardMaterial> {
+        MeshMaterial3d(self.materials.add(StandardMaterial {
+            base_color: Color::srgb(shade, shade, shade),
+            base_color_texture: Some(texture),
+            perceptual_roughness: roughness,
+            ..default()
+        }))
+    }
+
+    fn plane(&mut self, size: Vec2, centre: Vec2) -> (Mesh3d, MeshMaterial3d<StandardMaterial>) {
+        let mesh = Mesh3d(self.meshes.add(metre_plane(size, centre)));
+        (mesh, self.material(self.ground.clone(), 1.0, 0.95))
+    }
+
+    /// A box of `paint` (the `index`-th of the course: every other one a shade darker), its
+    /// centre at `origin` in the texture's space.
+    fn piece(
+        &mut self,
+        paint: Paint,
+        index: usize,
+        half: Vec3,
+        origin: Vec3,
+    ) -> (Mesh3d, MeshMaterial3d<StandardMaterial>) {
+        let texture = match paint {
+            Paint::Step => self.step.clone(),
+            Paint::Stairs => self.stairs.clone(),
+            Paint::Ramp => self.ramp.clone(),
+        };
+        let shade = if index.is_multiple_of(2) { 1.0 } else { 0.9 };
+        let mesh = Mesh3d(self.meshes.add(metre_box(half, origin)));
+        (mesh, self.material(texture, shade, 0.8))
+    }
+
+    fn nosing(&mut self, half: Vec3) -> (Mesh3d, MeshMaterial3d<StandardMaterial>) {
+        (Mesh3d(self.meshes.add(Cuboid::from_size(half * 2.0))), MeshMaterial3d(self.nosing.clone()))
+    }
+
+    fn rough(&mut self, patch: &RoughPatch) -> (Mesh3d, MeshMaterial3d<StandardMaterial>) {
+        let mesh = Mesh3d(self.meshes.add(rough_mesh(patch)));
+        (mesh, self.material(self.rough.clone(), 1.0, 1.0))
     }
 }
 

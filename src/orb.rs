@@ -24,14 +24,22 @@ pub struct Orb {
     pub clock: f32,
 }
 
-/// Entities IK can aim at: the orb and (with a window) the camera.
+/// Entities IK can aim at: the orb, what the character attends to and (with a window) the
+/// camera.
 #[derive(Resource, Clone, Copy, Debug)]
 pub struct LookTargets {
     /// The floating orb.
     pub orb: Entity,
+    /// The [`Focus`]: a gem ahead, else the orb ([`crate::game::choose_focus`]); the head looks
+    /// at it (when aiming at the orb) and the hand reaches for it.
+    pub focus: Entity,
     /// The camera, if there is one.
     pub camera: Option<Entity>,
 }
+
+/// Marks the focus entity of [`LookTargets`].
+#[derive(Component)]
+pub struct Focus;
 
 /// Spawns the orb (a glowing sphere when meshes are available).
 pub fn spawn_orb(
@@ -62,7 +70,8 @@ pub fn spawn_orb(
         ));
     }
     let orb = orb.id();
-    commands.insert_resource(LookTargets { orb, camera: None });
+    let focus = commands.spawn((Name::new("Focus"), Focus, Transform::from_translation(home))).id();
+    commands.insert_resource(LookTargets { orb, focus, camera: None });
 }
 
 /// Moves the orb along its path.

@@ -117,6 +117,13 @@ impl Motion {
     }
 }
 
+/// A grounded body is pressed down at this speed, m/s, for at most 1/60 s a frame (8 mm): a
+/// frame whose ground cast misses (rapier's controller does, rarely, on flat ground) sinks the
+/// body by the same 8 mm at any frame rate instead of by a whole long frame's worth (5 cm at
+/// 10 fps, which the controller then took seconds to undo). Following the ground down slopes
+/// and steps is the controller's snap to ground.
+const GROUND_PRESS_SPEED: f32 = 0.5;
+
 /// The kinematic controller used for a character `height` metres tall: a capsule as tall as the
 /// character (radius a sixth of it: 0.3 m for the 1.8 m mannequin), steps up to 30 cm, slopes up
 /// to 45°, snapping down steps of up to 35 cm; it walks stairs on their invisible ramps (see
@@ -238,7 +245,9 @@ pub fn move_characters(
         transform.rotation = Quat::from_rotation_y(motion.yaw);
         motion.requested = speed * motion.gain * dt;
         kcc.translation = Some(
-            forward * speed * motion.gain * dt + Vec3::Y * (motion.vertical - if grounded { 0.5 } else { 0.0 }) * dt,
+            forward * speed * motion.gain * dt
+                + Vec3::Y
+                    * (motion.vertical * dt - if grounded { GROUND_PRESS_SPEED * dt.min(1.0 / 60.0) } else { 0.0 }),
         );
         if let Some(mut loco) = motion.avatar.and_then(|a| spaces.get_mut(a).ok()) {
             loco.speed = crate::toggles::blend_speed(achieved, motion.speeds.0, stride_warping);

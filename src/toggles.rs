@@ -182,7 +182,7 @@ pub fn decide_reach(
 ) {
     let Some(targets) = targets else { return };
     let world = |e: Entity| bevy_ik::bones::world_of(e, &hierarchy);
-    let orb = world(targets.orb).map(|w| w.translation);
+    let orb = world(targets.focus).map(|w| w.translation);
     for (avatar, arm) in &arms {
         let shoulder = world(arm.shoulder).map(|w| w.translation);
         let body = world(avatar);
@@ -244,7 +244,7 @@ pub fn apply_toggles(
     if let Some(targets) = targets {
         let aim = match (ik.aim, targets.camera) {
             (LookAim::Camera, Some(camera)) => IkTarget::Entity(camera),
-            _ => IkTarget::Entity(targets.orb),
+            _ => IkTarget::Entity(targets.focus),
         };
         for mut look in &mut looks {
             ease(&mut look.weight, ik.look_at, dt, snap);

@@ -24,10 +24,11 @@ pub struct DemoView {
 impl Plugin for DemoView {
     fn build(&self, app: &mut App) {
         let orbit = self.args.orbit;
-        app.insert_resource(ClearColor(Color::srgb(0.62, 0.74, 0.86)))
+        app.insert_resource(ClearColor(crate::surfaces::horizon_color()))
             .insert_resource(GlobalAmbientLight { color: Color::srgb(0.85, 0.9, 1.0), brightness: 450.0, ..default() })
             .init_resource::<PointerCaptured>()
             .add_systems(Startup, move |commands: Commands| spawn_camera_and_sun(commands, orbit))
+            .add_systems(Startup, spawn_sky)
             .add_systems(PostStartup, follow_player)
             .add_systems(Update, (orbit_input, place_cameras).chain().after(crate::app::DemoSystems::Drive))
             .add_plugins((
@@ -49,7 +50,22 @@ fn spawn_camera_and_sun(mut commands: Commands, orbit: Option<(f32, f32, f32)>) 
     let (yaw, pitch, distance) = orbit.map_or((200f32, -18f32, 5.5f32), |o| o);
     let cam = OrbitCamera::new(Vec3::new(0.0, 1.0, -2.0), yaw.to_radians(), pitch.to_radians(), distance);
     let transform = cam.transform();
-    commands.spawn((Name::new("Camera"), MainCamera, Camera3d::default(), cam, transform));
+    commands.spawn((
+        Name::new("Camera"),
+        MainCamera,
+        Camera3d::default(),
+        cam,
+        transform,
+        // Distant ground fades into the horizon's haze.
+        DistanceFog {
+            color: crate::surfaces::horizon_color(),
+            falloff: FogFalloff::Linear { start: 35.0, end: 140.0 },
+            ..default()
+        },
+        // Creases (stair risers, feet on the ground) darken; it needs MSAA off.
+        bevy::pbr::ScreenSpaceAmbientOcclusion::default(),
+        Msaa::Off,
+    ));
     commands.spawn((
         Name::new("Sun"),
         DirectionalLight { illuminance: 9000.0, shadow_maps_enabled: true, ..default() },
@@ -61,6 +77,29 @@ fn spawn_camera_and_sun(mut commands: Commands, orbit: Option<(f32, f32, f32)>) 
             ..default()
         }
         .build(),
+    ));
+}
+
+/// The sky: an unlit dome with a horizon-to-zenith gradient, beyond the fog and the shadows.
+fn spawn_sky(
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
+    let material = materials.add(StandardMaterial {
+        base_color: Color::WHITE,
+        unlit: true,
+        fog_enabled: false,
+        cull_mode: None,
+        ..default()
+    });
+    commands.spawn((
+        Name::new("Sky"),
+        Mesh3d(meshes.add(crate::surfaces::sky_dome(400.0))),
+        MeshMaterial3d(material),
+        Transform::default(),
+        bevy::light::NotShadowCaster,
+        bevy::light::NotShadowReceiver,
     ));
 }
 

@@ -18,6 +18,7 @@ use ik_core::spring::Spring;
 
 use crate::character::Avatar;
 use crate::course::{CourseLayout, Section};
+use crate::game::GemRun;
 use crate::locomotion::Locomotion;
 use crate::metrics::{FootMetrics, IkTimer};
 use crate::player::{Motion, MoveIntent, Player};
@@ -27,6 +28,9 @@ mod report;
 
 use report::{print_stand, print_table};
 
+/// How far round the pelvis the ground must be flat for its height to count as on flat
+/// ground, m (a stride and a half).
+const FLAT_MARGIN: f32 = 1.0;
 /// Seconds standing still before each pass starts walking.
 const SETTLE: f32 = 1.0;
 /// Look-ahead along the route, m.
@@ -131,6 +135,10 @@ pub struct Autopilot {
     pub flat_pelvis: (f64, u32, f32),
     /// Slope warping per (pass, ramp angle in degrees).
     pub slopes: BTreeMap<(usize, u32), SlopeFigures>,
+    /// The gem run of each pass that finished the route.
+    pub games: Vec<GemRun>,
+    /// Stand here (x, z, yaw) and measure the feet instead of walking (`--at`).
+    pub stand_at: Option<(Vec2, f32)>,
 }
 
 /// Slope warping on one ramp in one pass: the worst feet and the lean going up and down.
@@ -188,6 +196,8 @@ impl Autopilot {
             step: 1.0 / 60.0,
             flat_pelvis: (0.0, 0, f32::INFINITY),
             slopes: BTreeMap::new(),
+            games: Vec::new(),
+            stand_at: None,
         }
     }
 
@@ -242,6 +252,7 @@ pub fn run_autopilot(
     mut avatars: Query<(&Avatar, Option<&mut FootMetrics>, &Locomotion, Option<&PoseWarpingState>)>,
     mut exit: MessageWriter<AppExit>,
     failure: Option<Res<crate::character::CharacterError>>,
+    mut game: Option<ResMut<GemRun>>,
 ) {
     let dt = time.delta_secs();
     if let Some(failure) = failure
@@ -255,17 +266,28 @@ pub fn run_autopilot(
         return;
     }
     let Ok((mut transform, mut motion, mut intent)) = bodies.single_mut() else { return };
+    // Every pass (and every lap of the tour) is a new gem run.
+    let restart_game = |game: &mut Option<ResMut<GemRun>>| {
+        if let Some(game) = game.as_mut() {
+            game.restart();
+        }
+    };
     let route = &layout.route;
     let pilot = &mut *pilot;
     match pilot.phase {
         Phase::WaitForCharacter => {
             let standing_only = avatars.iter().next().is_some_and(|(_, _, loco, _)| !loco.walks());
-            if standing_only && !pilot.tour {
+            if (standing_only || pilot.stand_at.is_some()) && !pilot.tour && !avatars.is_empty() {
                 ik.foot_ik = true;
                 ik.foot_lock = true;
                 ik.snap = true;
-                transform.translation = STAND_AT;
-                motion.yaw = std::f32::consts::FRAC_PI_2;
+                // `--at`: on what the controller stands on there, like the windowed start.
+                let (at, yaw) = match pilot.stand_at {
+                    Some((p, yaw)) => (Vec3::new(p.x, layout.controller_height(p) + 0.05, p.y), yaw),
+                    None => (STAND_AT, std::f32::consts::FRAC_PI_2),
+                };
+                transform.translation = at;
+                motion.yaw = yaw;
                 transform.rotation = Quat::from_rotation_y(motion.yaw);
                 motion.speed = Spring::new(0.0);
                 motion.achieved = Spring::new(0.0);
@@ -275,6 +297,7 @@ pub fn run_autopilot(
             } else if !avatars.is_empty() {
                 pilot.phase = Phase::Settle(0.0);
                 start_pass(pilot.pass, route, &mut transform, &mut motion, (!pilot.tour).then_some(&mut *ik));
+                restart_game(&mut game);
             }
             *intent = MoveIntent::default();
         }
@@ -289,6 +312,7 @@ pub fn run_autopilot(
             let arrived = segment + 2 >= route.len() && p.distance(end) < 0.3;
             if pilot.tour && (arrived || time > PASS_LIMIT || goal.is_none()) {
                 start_pass(0, route, &mut transform, &mut motion, None);
+                restart_game(&mut game);
                 pilot.phase = Phase::Settle(0.0);
                 return;
             }
@@ -296,6 +320,10 @@ pub fn run_autopilot(
                 if !arrived {
                     pilot.timed_out.push(pilot.pass);
                 }
+                if let Some(game) = game.as_deref() {
+                    pilot.games.push(game.clone());
+                }
+                restart_game(&mut game);
                 pilot.pass += 1;
                 *intent = MoveIntent::default();
                 if pilot.pass < PASSES.len() {
@@ -417,7 +445,11 @@ pub fn record_gaze(
     if pilot.pass == 1 {
         for humanoid in &rigged {
             let Ok(pelvis) = globals.get(humanoid.rig.pelvis).map(|g| g.translation()) else { continue };
-            if layout.section_at(Vec2::new(pelvis.x, pelvis.z)) == Section::Flat {
+            // Flat ground under both feet: a stride's length of flat all round the pelvis (at
+            // the foot of a ramp the pelvis is over flat ground while a foot is still on it).
+            let at = Vec2::new(pelvis.x, pelvis.z);
+            let around = [Vec2::ZERO, Vec2::X, -Vec2::X, Vec2::Y, -Vec2::Y].map(|d| at + d * FLAT_MARGIN);
+            if around.iter().all(|p| layout.section_at(*p) == Section::Flat) {
                 let (sum, count, lowest) = &mut pilot.flat_pelvis;
                 *sum += f64::from(pelvis.y);
                 *count += 1;
@@ -431,7 +463,7 @@ pub fn record_gaze(
         gaze.max_turn = gaze.max_turn.max(state.turned);
         gaze.look_frames += 1;
     }
-    let Some(orb) = targets.and_then(|t| globals.get(t.orb).ok()).map(|g| g.translation()) else { return };
+    let Some(orb) = targets.and_then(|t| globals.get(t.focus).ok()).map(|g| g.translation()) else { return };
     for (avatar, arm) in &arms {
         // Reaching: the fade is on (a hand letting go fades out over 0.25 s from wherever the
         // target went, e.g. behind after a teleport; that is counted apart).

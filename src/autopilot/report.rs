@@ -7,11 +7,26 @@ use crate::course::Section;
 /// Prints the standing check; returns whether both feet are within 1 cm of their ground.
 pub(super) fn print_stand(pilot: &Autopilot) -> bool {
     println!();
-    println!("Autopilot: the character has no walk or run clip, so it stands astride the 15 cm step");
-    println!("(left foot on the floor, right foot on the step) with foot IK on; figures in cm.");
+    let names = match pilot.stand_at {
+        Some((at, yaw)) => {
+            println!(
+                "Autopilot: the character stands where --at put it ({:.2}, {:.2}, facing {:.0} deg) with foot IK on;",
+                at.x,
+                at.y,
+                yaw.to_degrees()
+            );
+            println!("each foot's gap to the ground under it (the tread on stairs), in cm.");
+            ["left", "right"]
+        }
+        None => {
+            println!("Autopilot: the character has no walk or run clip, so it stands astride the 15 cm step");
+            println!("(left foot on the floor, right foot on the step) with foot IK on; figures in cm.");
+            ["left (floor)", "right (step)"]
+        }
+    };
     let measured = pilot.stand_frames > 0;
     let mut ok = measured;
-    for (foot, name) in ["left (floor)", "right (step)"].iter().enumerate() {
+    for (foot, name) in names.iter().enumerate() {
         let (float, penetration) = pilot.stand[foot];
         let within = float <= 0.01 && penetration <= 0.01;
         ok &= within;
@@ -136,7 +151,7 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
     let (sum, count, lowest) = pilot.flat_pelvis;
     if count > 0 {
         println!(
-            "pelvis height on flat ground, foot IK on: mean {:.2} cm, lowest {:.2} cm over {count} frames (step {:.4} s)",
+            "pelvis height on flat ground (flat for 1 m round the pelvis), foot IK on: mean {:.2} cm, lowest {:.2} cm over {count} frames (step {:.4} s)",
             sum / f64::from(count) * 100.0,
             lowest * 100.0,
             pilot.step
@@ -161,6 +176,16 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
         if g.widest_reach.to_degrees() <= 90.0 { "met" } else { "NOT met" },
         crate::toggles::REACH_DECIDE_CONE
     );
+    for (pass, run) in pilot.games.iter().enumerate() {
+        let label = PASSES.get(pass).map_or("?", |p| p.label());
+        println!(
+            "game ({label} pass): {} of {} gems taken, {} by the hand, in {}",
+            run.count(),
+            run.taken.len(),
+            run.by_hand,
+            run.finished.map_or("(not all taken)".to_string(), |t| format!("{t:.1} s"))
+        );
+    }
     for p in &pilot.timed_out {
         println!("warning: pass {} ({}) did not reach the end of the route", p + 1, PASSES[*p].label());
     }

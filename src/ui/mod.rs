@@ -9,6 +9,7 @@
 //! Invariants: panels never change IK state except through the switches they show.
 
 mod help;
+mod hud;
 mod inspector;
 mod labs;
 mod metrics;
@@ -48,7 +49,8 @@ impl Plugin for DemoUi {
     fn build(&self, app: &mut App) {
         app.add_plugins((EguiPlugin::default(), DefaultInspectorConfigPlugin))
             .insert_resource(UiState {
-                help: !self.args.inspector,
+                // Compact at start: the main panel's hint line says where the keys are.
+                help: false,
                 inspector: self.args.inspector,
                 metrics: true,
                 gizmos: self.args.gizmos,
@@ -61,6 +63,7 @@ impl Plugin for DemoUi {
                     panel::main_panel,
                     help::help_window,
                     metrics::metrics_window,
+                    hud::game_hud,
                     tuning::tuning_window,
                     labs::lab_window,
                     inspector::inspector_window,

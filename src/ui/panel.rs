@@ -6,6 +6,7 @@ use bevy_ik::prelude::IkSettings;
 
 use super::UiState;
 use crate::character::CharacterSource;
+use crate::cli::StartView;
 use crate::labs::ActiveView;
 use crate::rigging::RigStatus;
 use crate::toggles::{DemoIk, LookAim};
@@ -33,28 +34,47 @@ pub fn main_panel(
             for (i, (v, label)) in ActiveView::ALL.iter().enumerate() {
                 ui.selectable_value(&mut view.0, *v, format!("{}  {label}", i + 1));
             }
-            ui.separator();
-            ui.label(egui::RichText::new("IK on the character").strong());
-            ui.checkbox(&mut settings.enabled, "IK enabled (all)");
-            ui.checkbox(&mut ik.foot_ik, "F  foot placement");
-            ui.add_enabled(ik.foot_ik, egui::Checkbox::new(&mut ik.foot_lock, "L  foot locking"));
-            ui.checkbox(&mut ik.look_at, "K  look-at (spine spread)");
-            ui.horizontal(|ui| {
-                ui.label("   look at:");
-                ui.radio_value(&mut ik.aim, LookAim::Camera, "camera");
-                ui.radio_value(&mut ik.aim, LookAim::Orb, "orb");
-            });
-            ui.checkbox(&mut ik.hand_reach, "H  hand reaches for the orb");
-            ui.checkbox(&mut ik.orb_follows, "P  orb follows the character");
-            ui.label("Pose warping");
-            ui.checkbox(&mut ik.orientation_warping, "V  orientation (legs turn when strafing)");
-            ui.checkbox(&mut ik.slope_warping, "B  slope (stride onto ramps, lean)");
-            ui.checkbox(&mut ik.stride_warping, "N  stride (slow walks: shorter steps)");
+            let course = view.0 == StartView::Course;
+            if course {
+                egui::CollapsingHeader::new(egui::RichText::new("IK on the character").strong())
+                    .default_open(true)
+                    .show(ui, |ui| {
+                        ui.checkbox(&mut settings.enabled, "IK enabled (all)");
+                        ui.checkbox(&mut ik.foot_ik, "F  foot placement");
+                        ui.add_enabled(ik.foot_ik, egui::Checkbox::new(&mut ik.foot_lock, "L  foot locking"));
+                        ui.checkbox(&mut ik.look_at, "K  look-at (spine spread)");
+                        ui.horizontal(|ui| {
+                            ui.label("   look at:");
+                            ui.radio_value(&mut ik.aim, LookAim::Camera, "camera");
+                            ui.radio_value(&mut ik.aim, LookAim::Orb, "orb");
+                        });
+                        ui.checkbox(&mut ik.hand_reach, "H  hand reaches for the orb");
+                        ui.checkbox(&mut ik.orb_follows, "P  orb follows the character");
+                    });
+                egui::CollapsingHeader::new(egui::RichText::new("Pose warping").strong()).default_open(false).show(
+                    ui,
+                    |ui| {
+                        ui.checkbox(&mut ik.orientation_warping, "V  orientation (legs turn when strafing)");
+                        ui.checkbox(&mut ik.slope_warping, "B  slope (stride onto ramps, lean)");
+                        ui.checkbox(&mut ik.stride_warping, "N  stride (slow walks: shorter steps)");
+                    },
+                );
+            }
             ui.separator();
             ui.checkbox(&mut ui_state.gizmos, "G  IK gizmos");
             ui.checkbox(&mut ui_state.inspector, "I  inspector");
-            ui.checkbox(&mut ui_state.metrics, "M  metrics");
+            if course {
+                ui.checkbox(&mut ui_state.tuning, "T  IK tuning");
+                // The inspector takes the left side: say so rather than untick the box.
+                let metrics = if ui_state.inspector { "M  metrics (behind the inspector)" } else { "M  metrics" };
+                ui.add_enabled(!ui_state.inspector, egui::Checkbox::new(&mut ui_state.metrics, metrics));
+            }
             ui.checkbox(&mut ui_state.help, "F1 controls");
+            if course {
+                ui.weak("WASD move · Shift jog · drag: orbit · F1 all keys");
+            } else {
+                ui.weak("drag a ball · drag elsewhere: orbit · F1 keys");
+            }
             ui.separator();
             let who = &source.name;
             if !source.retargeted.is_empty() {

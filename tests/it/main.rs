@@ -5,6 +5,7 @@ mod chain;
 mod common;
 mod components;
 mod conventions;
+mod demo_at;
 mod demo_characters;
 mod facing;
 mod feet;
