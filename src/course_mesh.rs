@@ -3,8 +3,12 @@
 //! Method: a sum of three sine waves (bumps 5–15 cm, slopes up to ~15°) multiplied by a window
 //! that fades to flat ground over the patch's outer 0.6 m, sampled on a regular grid. Inputs: the
 //! patch rectangle and grid spacing. Outputs: a triangle mesh (positions, normals from central
-//! differences) and a collider built from the very same vertices and triangles. Invariants:
-//! heights are finite and ≥ 0 at the border (no cliffs); the mesh and the collider agree exactly.
+//! differences) and a collider built from the same vertices and triangles. Invariants: heights
+//! are finite and 0 at the border (no cliffs). Where a hollow dips below the floor, the floor's
+//! own collider is the higher surface there, so that is what feet stand on; the drawn mesh
+//! shows that (its heights are `max(3 mm, height)`: no hollow shows the floor through it, and
+//! no flat part fights the floor's mesh for the same depth), so what is drawn is what feet
+//! stand on, within 3 mm.
 
 use bevy::asset::RenderAssetUsages;
 use bevy::mesh::{Indices, PrimitiveTopology};
@@ -73,15 +77,29 @@ impl RoughPatch {
     }
 }
 
-/// The patch as a lit mesh.
+/// The surface feet stand on over (x, z): the patch, or the floor where a hollow dips below it.
+pub fn walkable_height(patch: &RoughPatch, x: f32, z: f32) -> f32 {
+    patch.height(x, z).max(0.0)
+}
+
+/// Where the walkable surface is the floor, the drawn patch lies this far above it, m (so the
+/// two meshes never share a depth).
+pub const DRAWN_ABOVE_FLOOR: f32 = 0.003;
+
+/// The patch as a lit mesh: the walkable surface ([`walkable_height`]), at least
+/// [`DRAWN_ABOVE_FLOOR`] above the floor.
 pub fn rough_mesh(patch: &RoughPatch) -> Mesh {
-    let (vertices, triangles) = patch.triangles();
+    let (mut vertices, triangles) = patch.triangles();
+    for v in &mut vertices {
+        v.y = v.y.max(DRAWN_ABOVE_FLOOR);
+    }
     let e = patch.spacing * 0.5;
+    let h = |x: f32, z: f32| walkable_height(patch, x, z);
     let normals: Vec<[f32; 3]> = vertices
         .iter()
         .map(|p| {
-            let dx = patch.height(p.x + e, p.z) - patch.height(p.x - e, p.z);
-            let dz = patch.height(p.x, p.z + e) - patch.height(p.x, p.z - e);
+            let dx = h(p.x + e, p.z) - h(p.x - e, p.z);
+            let dz = h(p.x, p.z + e) - h(p.x, p.z - e);
             Vec3::new(-dx, 2.0 * e, -dz).normalize_or(Vec3::Y).to_array()
         })
         .collect();
@@ -117,5 +135,23 @@ mod tests {
         assert!(min > -0.05, "min {min}");
         assert_eq!(p.height(8.0, 5.0), 0.0);
         assert_eq!(p.height(9.0, 1.0), 0.0);
+    }
+
+    #[test]
+    fn no_point_of_the_drawn_patch_is_below_the_floor() {
+        let p = RoughPatch { min: Vec2::new(8.0, 1.0), size: Vec2::new(4.0, 20.0), spacing: 0.1 };
+        // The patch itself has hollows below the floor (the floor's collider covers them) …
+        let (v, _) = p.triangles();
+        assert!(v.iter().any(|v| v.y < -0.01), "the test needs hollows");
+        // … the drawn mesh never goes below it (its triangles lie above their lowest corner).
+        let mesh = rough_mesh(&p);
+        let Some(bevy::mesh::VertexAttributeValues::Float32x3(drawn)) = mesh.attribute(Mesh::ATTRIBUTE_POSITION) else {
+            panic!("positions")
+        };
+        assert_eq!(drawn.len(), v.len());
+        for (d, v) in drawn.iter().zip(&v) {
+            assert!(d[1] >= DRAWN_ABOVE_FLOOR, "{d:?}");
+            assert!(d[1] - walkable_height(&p, v.x, v.z) <= DRAWN_ABOVE_FLOOR, "{d:?} vs {v:?}");
+        }
     }
 }

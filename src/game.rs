@@ -72,15 +72,17 @@ impl GemRun {
 }
 
 /// The gems' surface points: beside each lane on the walker's right (lane A and C are walked
-/// toward +Z, lane B toward −Z).
+/// toward +Z, lane B toward −Z), at the height of the ground the walker crosses there (the
+/// lane's centre: treads, ramps, the rough patch's bumps).
 pub fn gem_places(layout: &CourseLayout) -> Vec<Vec3> {
-    let lane = |x: f32, right: f32, zs: &[f32]| -> Vec<Vec2> {
-        zs.iter().map(|&z| Vec2::new(x + right * SIDE_OFFSET, z)).collect()
+    let ground = |p: Vec2| layout.feet_height(p).max(crate::course_mesh::walkable_height(&layout.rough, p.x, p.y));
+    let lane = |x: f32, right: f32, zs: &[f32]| -> Vec<Vec3> {
+        zs.iter().map(|&z| Vec3::new(x + right * SIDE_OFFSET, ground(Vec2::new(x, z)), z)).collect()
     };
     let mut places = lane(0.0, -1.0, &[1.5, 5.0, 11.0, 17.5, 23.0]);
     places.extend(lane(5.0, 1.0, &[23.2, 12.1, 3.6]));
     places.extend(lane(10.0, -1.0, &[4.0, 8.5, 13.0, 17.5]));
-    places.into_iter().map(|p| Vec3::new(p.x, layout.feet_height(p), p.y)).collect()
+    places
 }
 
 /// Spawns the gems (glowing when meshes are drawn) and the run.

@@ -183,7 +183,14 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
             run.count(),
             run.taken.len(),
             run.by_hand,
-            run.finished.map_or("(not all taken)".to_string(), |t| format!("{t:.1} s"))
+            run.finished.map_or_else(
+                || {
+                    let missed: Vec<String> =
+                        run.taken.iter().enumerate().filter(|(_, t)| !**t).map(|(i, _)| (i + 1).to_string()).collect();
+                    format!("(not all taken: missed gem {})", missed.join(", "))
+                },
+                |t| format!("{t:.1} s")
+            )
         );
     }
     for p in &pilot.timed_out {

@@ -19,7 +19,7 @@ pub fn game_hud(mut contexts: EguiContexts, run: Option<Res<GemRun>>, view: Res<
             seconds(run.best)
         ),
         None if run.clock.is_none() => format!(
-            "Gem run: take the {} gems beside the path — walk past and the hand reaches out · best {}",
+            "Gem run: walk past the {} gems beside the path, the hand takes them · best {}",
             run.taken.len(),
             seconds(run.best)
         ),
