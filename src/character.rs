@@ -108,9 +108,8 @@ pub fn spawn_character(
 ) {
     commands.insert_resource(CharacterGltf(assets.load(source.asset_path.clone())));
     let (at, yaw) = source.start;
-    // On whatever the controller stands on there (a tread's stair ramp, a ramp, the step),
-    // 5 cm above it: it settles onto it instead of starting inside or under it.
-    let y = layout.controller_height(at) + 0.05;
+    // Just above whatever the controller stands on there (a tread's stair ramp, a ramp, a bump).
+    let y = layout.start_height(at);
     let body = commands
         .spawn((
             Name::new("Player"),

@@ -224,11 +224,17 @@ impl CourseLayout {
         CourseLayout { boxes, ramps, rough, areas, route, ground: (Vec2::new(60.0, 50.0), Vec2::new(-20.0, 15.0)) }
     }
 
-    /// Height (world y) the character controller stands at over (x, z): the highest box top or
-    /// ramp surface there it collides with (on stairs their invisible ramp, the stairs' mean
-    /// height), else the floor at 0. The rough patch's bumps are not included.
+    /// Height (world y) the character controller stands at over (x, z): the highest box top,
+    /// ramp surface or rough-ground bump there it collides with (on stairs their invisible ramp,
+    /// the stairs' mean height), else the floor at 0.
     pub fn controller_height(&self, p: Vec2) -> f32 {
         self.surface_height(p, |solidity| solidity != Solidity::Tread)
+    }
+
+    /// Where a character put at (x, z) starts (world y): 5 cm above what the controller stands
+    /// on there, so it settles onto it instead of starting inside or under it.
+    pub fn start_height(&self, p: Vec2) -> f32 {
+        self.controller_height(p) + 0.05
     }
 
     /// The angle (whole degrees) of the walkable ramp slab under (x, z), if any (not the
@@ -241,7 +247,8 @@ impl CourseLayout {
         })
     }
 
-    /// The highest box top or ramp surface over (x, z) among the pieces `sees` accepts, else 0.
+    /// The highest box top or ramp surface over (x, z) among the pieces `sees` accepts, or the
+    /// rough patch's walkable surface (everything sees it), else 0.
     fn surface_height(&self, p: Vec2, sees: impl Fn(Solidity) -> bool) -> f32 {
         let boxes = self.boxes.iter().filter(|b| sees(b.solidity)).filter_map(|b| {
             let inside = (p.x - b.center.x).abs() <= b.half.x && (p.y - b.center.z).abs() <= b.half.z;
@@ -252,7 +259,8 @@ impl CourseLayout {
             let inside = (p.x - r.x).abs() <= r.width * 0.5 && p.y >= lo && p.y <= hi;
             inside.then(|| r.height * ((p.y - r.z_low) / (r.z_high - r.z_low)).clamp(0.0, 1.0))
         });
-        boxes.chain(ramps).fold(0.0, f32::max)
+        let rough = crate::course_mesh::walkable_height(&self.rough, p.x, p.y);
+        boxes.chain(ramps).fold(rough, f32::max)
     }
 
     /// The stair nosings to draw (visual only, no collider): (centre, half extents) of a strip
@@ -279,8 +287,8 @@ impl CourseLayout {
         strips
     }
 
-    /// Height (world y) feet stand at over (x, z): the highest box top (treads included) or
-    /// ramp surface there, else the floor at 0 (the rough patch's bumps are not included).
+    /// Height (world y) feet stand at over (x, z): the highest box top (treads included), ramp
+    /// surface or rough-ground bump there, else the floor at 0.
     pub fn feet_height(&self, p: Vec2) -> f32 {
         self.surface_height(p, |solidity| solidity != Solidity::ControllerOnly)
     }
@@ -584,5 +592,10 @@ mod tests {
             }
         }
         assert_eq!(layout.surface_height(Vec2::new(-10.0, 5.0), feet), 0.0);
+        // The rough patch's bumps count for both (the controller collides with them too).
+        let bump = Vec2::new(10.0, 13.0);
+        let top = layout.rough.height(bump.x, bump.y);
+        assert!(top > 0.05, "{top}");
+        assert_eq!((layout.feet_height(bump), layout.controller_height(bump)), (top, top));
     }
 }

@@ -75,9 +75,8 @@ impl GemRun {
 /// toward +Z, lane B toward −Z), at the height of the ground the walker crosses there (the
 /// lane's centre: treads, ramps, the rough patch's bumps).
 pub fn gem_places(layout: &CourseLayout) -> Vec<Vec3> {
-    let ground = |p: Vec2| layout.feet_height(p).max(crate::course_mesh::walkable_height(&layout.rough, p.x, p.y));
     let lane = |x: f32, right: f32, zs: &[f32]| -> Vec<Vec3> {
-        zs.iter().map(|&z| Vec3::new(x + right * SIDE_OFFSET, ground(Vec2::new(x, z)), z)).collect()
+        zs.iter().map(|&z| Vec3::new(x + right * SIDE_OFFSET, layout.feet_height(Vec2::new(x, z)), z)).collect()
     };
     let mut places = lane(0.0, -1.0, &[1.5, 5.0, 11.0, 17.5, 23.0]);
     places.extend(lane(5.0, 1.0, &[23.2, 12.1, 3.6]));
@@ -177,6 +176,7 @@ pub fn collect_gems(
     arms: Query<&ReachArm>,
     globals: Query<&GlobalTransform>,
     mut gems: Query<(&Gem, &Transform, &mut Visibility)>,
+    mut last: Local<Option<(Option<Vec3>, Vec3)>>,
 ) {
     if keys.is_some_and(|k| k.just_pressed(KeyCode::KeyR)) {
         run.restart();
@@ -191,13 +191,22 @@ pub fn collect_gems(
         *clock += time.delta_secs();
     }
     let hand = arms.iter().next().and_then(|arm| globals.get(arm.hand).ok()).map(|g| g.translation());
-    let flat = |v: Vec3| Vec2::new(v.x, v.z);
+    let flat = |v: Vec3| v * Vec3::new(1.0, 0.0, 1.0);
+    // What the hand and the body swept since last frame (a long frame moves the hand further
+    // than a gem is wide); a jump longer than a stride is a teleport, not a sweep.
+    let (hand_from, body_from) = last.replace((hand, body.translation())).unwrap_or((hand, body.translation()));
+    let swept = |from: Option<Vec3>, to: Vec3| match from {
+        Some(from) if from.distance(to) <= MAX_SWEEP => (from, to),
+        _ => (to, to),
+    };
+    let hand_path = hand.map(|h| swept(hand_from, h));
+    let body_path = swept(Some(flat(body_from)), flat(body.translation()));
     for (gem, transform, mut visibility) in &mut gems {
         let Some(taken) = run.taken.get(gem.index).copied() else { continue };
         let p = transform.translation;
         if !taken && run.clock.is_some() {
-            let by_hand = hand.is_some_and(|h| h.distance(p) <= HAND_RADIUS);
-            if by_hand || flat(body.translation()).distance(flat(p)) <= BODY_RADIUS {
+            let by_hand = hand_path.is_some_and(|(a, b)| distance_to_segment(p, a, b) <= HAND_RADIUS);
+            if by_hand || distance_to_segment(flat(p), body_path.0, body_path.1) <= BODY_RADIUS {
                 run.taken[gem.index] = true;
                 run.by_hand += usize::from(by_hand);
             }
@@ -212,6 +221,16 @@ pub fn collect_gems(
         run.finished = Some(t);
         run.best = Some(run.best.map_or(t, |b| b.min(t)));
     }
+}
+
+/// Longest hand or body move between two frames still swept for gems, m.
+const MAX_SWEEP: f32 = 1.0;
+
+/// Distance from `p` to the segment `a`–`b`.
+fn distance_to_segment(p: Vec3, a: Vec3, b: Vec3) -> f32 {
+    let ab = b - a;
+    let t = if ab.length_squared() > 1e-12 { ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0) } else { 0.0 };
+    p.distance(a + ab * t)
 }
 
 #[cfg(test)]
@@ -230,6 +249,16 @@ mod tests {
         }
         // The stairs' and ramps' gems hang over raised ground.
         assert!(places.iter().filter(|p| p.y > 0.1).count() >= 5, "{places:?}");
+    }
+
+    #[test]
+    fn a_fast_hand_takes_a_gem_it_passes_between_frames() {
+        let gem = Vec3::new(0.0, 1.0, 0.0);
+        // 14 cm a frame (1.4 m/s at 10 fps), straight through the gem: neither end is near it.
+        let (a, b) = (gem - Vec3::X * 0.07 + Vec3::Y * 0.02, gem + Vec3::X * 0.07 + Vec3::Y * 0.02);
+        assert!(a.distance(gem) > HAND_RADIUS * 0.5 && b.distance(gem) > HAND_RADIUS * 0.5);
+        assert!((distance_to_segment(gem, a, b) - 0.02).abs() < 1e-6);
+        assert!((distance_to_segment(gem, b, b) - b.distance(gem)).abs() < 1e-6);
     }
 
     #[test]

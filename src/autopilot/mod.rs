@@ -283,7 +283,7 @@ pub fn run_autopilot(
                 ik.snap = true;
                 // `--at`: on what the controller stands on there, like the windowed start.
                 let (at, yaw) = match pilot.stand_at {
-                    Some((p, yaw)) => (Vec3::new(p.x, layout.controller_height(p) + 0.05, p.y), yaw),
+                    Some((p, yaw)) => (Vec3::new(p.x, layout.start_height(p), p.y), yaw),
                     None => (STAND_AT, std::f32::consts::FRAC_PI_2),
                 };
                 transform.translation = at;

@@ -4,6 +4,15 @@
 use super::{Autopilot, Maxima, PASSES, SlopeFigures};
 use crate::course::Section;
 
+/// A bar's verdict: `not_measured` when it could not be measured, else met or not.
+fn verdict(measured: bool, met: bool, not_measured: &'static str) -> &'static str {
+    match (measured, met) {
+        (false, _) => not_measured,
+        (true, true) => "met",
+        (true, false) => "NOT met",
+    }
+}
+
 /// Prints the standing check; returns whether both feet are within 1 cm of their ground.
 pub(super) fn print_stand(pilot: &Autopilot) -> bool {
     println!();
@@ -30,11 +39,7 @@ pub(super) fn print_stand(pilot: &Autopilot) -> bool {
         let (float, penetration) = pilot.stand[foot];
         let within = float <= 0.01 && penetration <= 0.01;
         ok &= within;
-        let verdict = match (measured, within) {
-            (false, _) => "NOT measured: the feet's sole points or the ground were not found",
-            (true, true) => "met",
-            (true, false) => "NOT met",
-        };
+        let verdict = verdict(measured, within, "NOT measured: the feet's sole points or the ground were not found");
         println!(
             "bar: standing, {name} foot: highest gap {:.2} cm, deepest penetration {:.2} cm over {} frames (<= 1 cm: {verdict})",
             float * 100.0,
@@ -110,26 +115,23 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
     // and contacts completed with locking on.
     let walked = (1..PASSES.len()).all(|pass| bar.iter().all(|s| (0..2).all(|foot| get(pass, &[*s], foot).frames > 0)));
     let contacts = (0..2).map(|foot| get(2, &Section::ALL, foot).contacts).sum::<u32>();
-    let verdict = |ok: bool| match (walked && contacts > 0, ok) {
-        (false, _) => "NOT measured: a section was not walked or no contact ended",
-        (true, true) => "met",
-        (true, false) => "NOT met",
-    };
+    let section_verdict =
+        |ok: bool| verdict(walked && contacts > 0, ok, "NOT measured: a section was not walked or no contact ended");
     println!(
         "bar: steps/stairs/ramps, foot IK on: max penetration {:.2} cm (<= 1 cm: {})",
         pen_on * 100.0,
-        verdict(pen_on <= 0.01)
+        section_verdict(pen_on <= 0.01)
     );
     println!(
         "bar: steps/stairs/ramps, foot IK on: max planted float {:.2} cm (<= 1 cm: {})",
         float_on * 100.0,
-        verdict(float_on <= 0.01)
+        section_verdict(float_on <= 0.01)
     );
     println!(
         "bar: toe slide during contacts, whole course: {:.2} cm locking off -> {:.2} cm locking on (<= 1 cm: {})",
         slide_nolock * 100.0,
         slide_lock * 100.0,
-        verdict(slide_lock <= 0.01)
+        section_verdict(slide_lock <= 0.01)
     );
     println!(
         "rough ground max penetration: {:.2} cm IK off -> {:.2} cm IK+lock (seed lesson: 13.7 -> 2.6)",
@@ -219,11 +221,7 @@ fn print_slopes(pilot: &Autopilot, measured: bool) -> bool {
         let (penetration, float) = (worst(&|s| s.penetration), worst(&|s| s.float));
         let ramp_measured = measured && passes.len() == PASSES.len() - 1;
         all_measured &= ramp_measured;
-        let verdict = match (ramp_measured, penetration <= 0.01 && float <= 0.01) {
-            (false, _) => "NOT measured",
-            (true, true) => "met",
-            (true, false) => "NOT met",
-        };
+        let verdict = verdict(ramp_measured, penetration <= 0.01 && float <= 0.01, "NOT measured");
         println!(
             "bar: slope warping on the {degrees} deg ramp, foot IK on: lean {:+.1} deg going up, {:+.1} deg going down \
              (slope seen {:+.1} / {:+.1} deg); deepest penetration {:.2} cm, highest planted float {:.2} cm (<= 1 cm: \

@@ -5,35 +5,42 @@ use bevy_egui::{EguiContexts, egui};
 
 use super::UiState;
 
-/// Every key, with what it does; the ones from [`EVERYWHERE`] on are also shown in the labs.
-const KEYS: &[(&str, &str)] = &[
-    ("W A S D", "move (relative to the camera)"),
-    ("Shift", "jog"),
-    ("Z / C", "slower / faster (0.5 - 3 m/s; past the ends: walk and jog again)"),
-    ("X", "strafe: face the camera's aim, walk where you steer"),
-    ("V", "orientation warping on/off (turns the legs toward the movement when strafing)"),
-    ("B", "slope warping on/off (stride onto ramps, the spine leans into them)"),
-    ("N", "stride warping on/off (slow walks: shorter steps at the walk's cadence)"),
-    ("mouse drag", "orbit the camera"),
-    ("wheel", "zoom"),
-    ("F", "foot placement on/off"),
-    ("L", "foot locking on/off"),
-    ("K", "look-at on/off"),
-    ("O", "look at the orb / the camera"),
-    ("H", "right hand reaches for the orb"),
-    ("P", "orb follows you / stays"),
-    ("G", "IK gizmos"),
-    ("I", "inspector"),
-    ("M", "metrics"),
-    ("T", "IK tuning: the character's settings in cm and degrees"),
-    ("R", "game: restart the orb run"),
-    ("1 - 5", "course, two-bone, CCD vs FABRIK, look-at, caterpillar"),
-    ("drag a ball", "move a lab target or pole"),
-    ("F1", "this help"),
-];
+/// Where a key works.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// On the course only.
+    Course,
+    /// In every scene (the labs too).
+    Everywhere,
+}
+use Scope::{Course, Everywhere};
 
-/// The keys of [`KEYS`] that work in every scene (the lab ones too).
-const EVERYWHERE: &[&str] = &["mouse drag", "wheel", "G", "I", "1 - 5", "drag a ball", "F1"];
+/// Every key, what it does, and where it works.
+const KEYS: &[(&str, &str, Scope)] = &[
+    ("W A S D", "move (relative to the camera)", Course),
+    ("Shift", "jog", Course),
+    ("Z / C", "slower / faster (0.5 - 3 m/s; past the ends: walk and jog again)", Course),
+    ("X", "strafe: face the camera's aim, walk where you steer", Course),
+    ("V", "orientation warping on/off (turns the legs toward the movement when strafing)", Course),
+    ("B", "slope warping on/off (stride onto ramps, the spine leans into them)", Course),
+    ("N", "stride warping on/off (slow walks: shorter steps at the walk's cadence)", Course),
+    ("mouse drag", "orbit the camera", Everywhere),
+    ("wheel", "zoom", Everywhere),
+    ("F", "foot placement on/off", Course),
+    ("L", "foot locking on/off", Course),
+    ("K", "look-at on/off", Course),
+    ("O", "look at the orb / the camera", Course),
+    ("H", "right hand reaches for the orb", Course),
+    ("P", "orb follows you / stays", Course),
+    ("G", "IK gizmos", Everywhere),
+    ("I", "inspector", Everywhere),
+    ("M", "metrics", Course),
+    ("T", "IK tuning: the character's settings in cm and degrees", Course),
+    ("R", "gem run: start again", Course),
+    ("1 - 5", "course, two-bone, CCD vs FABRIK, look-at, caterpillar", Everywhere),
+    ("drag a ball", "move a lab target or pole", Everywhere),
+    ("F1", "this help", Everywhere),
+];
 
 /// Draws the help window: every key on the course, the ones that work there in the labs.
 pub fn help_window(
@@ -57,7 +64,7 @@ pub fn help_window(
         ctx,
         |ui| {
             egui::Grid::new("keys").num_columns(2).spacing([12.0, 2.0]).show(ui, |ui| {
-                for (key, what) in KEYS.iter().filter(|(key, _)| course || EVERYWHERE.contains(key)) {
+                for (key, what, _) in KEYS.iter().filter(|(_, _, scope)| course || *scope == Everywhere) {
                     ui.label(egui::RichText::new(*key).strong());
                     ui.label(*what);
                     ui.end_row();
