@@ -3,7 +3,7 @@
 //! Space turns the IK on and off (faded by [`IkFade`]; off, the tail stands straight up), S
 //! switches the solver between FABRIK and CCD (CCD curls the tip end more), G shows bevy_ik's
 //! gizmos. The text shows the solver's iterations and distance to the target.
-//! Run: `cargo run --example fabrik_tail`.
+//! Run: `cargo run --release --example fabrik_tail`.
 
 use bevy::light::CascadeShadowConfigBuilder;
 use bevy::prelude::*;

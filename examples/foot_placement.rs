@@ -4,7 +4,7 @@
 //! and the pelvis drops so the lower foot can reach (the upper knee bends). Keys: F turns the
 //! IK on and off (faded by [`IkFade`]; off, the feet stay flat at the character's own floor,
 //! the uphill one sunk into the slope, the downhill one floating above it), G shows bevy_ik's
-//! gizmos (foot rays, hits, the placed legs). Run: `cargo run --example foot_placement`.
+//! gizmos (foot rays, hits, the placed legs). Run: `cargo run --release --example foot_placement`.
 
 use bevy::light::CascadeShadowConfigBuilder;
 use bevy::prelude::*;

@@ -2,7 +2,7 @@
 //! the spine with a limit per joint (the lesson's 15/20/25/40 %). Keys: Space turns the look-at
 //! on and off (faded by [`IkFade`]; off, the body faces ahead), V narrows the field of view to
 //! ±80° (the ball swings to ±115°: past the field of view the character lets it go and turns
-//! back to the front). Run: `cargo run --example look_at`.
+//! back to the front). Run: `cargo run --release --example look_at`.
 
 use bevy::light::CascadeShadowConfigBuilder;
 use bevy::prelude::*;

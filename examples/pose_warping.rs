@@ -6,7 +6,7 @@
 //! keeps the feet still is the warping. Keys: W turns the warping on and off (off, the legs
 //! point straight ahead and the clip plays as authored, so the feet slide over the grid), G
 //! shows bevy_ik's gizmos. The camera follows the character.
-//! Run: `cargo run --example pose_warping`.
+//! Run: `cargo run --release --example pose_warping`.
 
 use bevy::light::CascadeShadowConfigBuilder;
 use bevy::prelude::*;

@@ -2,7 +2,7 @@
 //! toward a pole (the purple marker). Keys: Space turns the IK on and off (faded by
 //! [`IkFade`]; off, the arm stays as posed, straight out), P moves the pole above or below the
 //! arm (the elbow flips up or down), G shows bevy_ik's gizmos.
-//! Run: `cargo run --example two_bone_arm`.
+//! Run: `cargo run --release --example two_bone_arm`.
 
 use bevy::light::CascadeShadowConfigBuilder;
 use bevy::prelude::*;
