@@ -61,6 +61,8 @@ pub struct DemoCore {
     /// `--autopilot --at X,Z[,YAW]`: stand there (x, z, yaw in radians) and measure the feet
     /// instead of walking the route.
     pub stand_at: Option<(Vec2, f32)>,
+    /// `--skip-ik-off`: the autopilot starts at its first IK pass.
+    pub skip_ik_off: bool,
 }
 
 impl Plugin for DemoCore {
@@ -101,6 +103,7 @@ impl Plugin for DemoCore {
             let mut pilot = if self.autopilot { Autopilot::new(self.exit_when_done) } else { Autopilot::tour() };
             pilot.step = self.step;
             pilot.stand_at = self.stand_at;
+            pilot.pass = usize::from(self.skip_ik_off && self.autopilot);
             app.insert_resource(pilot)
                 .add_systems(Startup, hold_clock)
                 .add_systems(Update, release_clock.in_set(DemoSystems::Setup).after(after_rigging))
@@ -292,6 +295,7 @@ pub fn build_app(args: &Args) -> Result<App, String> {
         exit_when_done: args.screenshot.is_none(),
         step: args.step,
         stand_at: args.at.map(|(x, z, yaw)| (Vec2::new(x, z), yaw.to_radians())),
+        skip_ik_off: args.skip_ik_off,
     });
     if !args.headless {
         app.add_plugins(crate::view::DemoView { args: args.clone() });

@@ -104,6 +104,10 @@ pub struct Args {
     /// 0.1 checks that the walk and its figures do not depend on the frame rate).
     #[arg(long, value_name = "SECONDS", value_parser = step, default_value = "0.016666668")]
     pub step: f32,
+    /// Autopilot: leave out its first pass (foot IK off: the animation as it is), which only
+    /// gives the table its contrast columns; every bar comes from the two IK passes.
+    #[arg(long)]
+    pub skip_ik_off: bool,
     /// Initial camera orbit (degrees, degrees, metres).
     #[arg(long, value_name = "YAW,PITCH,DIST", value_parser = orbit, allow_hyphen_values = true)]
     pub orbit: Option<(f32, f32, f32)>,

@@ -106,7 +106,7 @@ const STAND_MEASURE: f32 = 1.0;
 /// The autopilot's state (present only with `--autopilot`).
 #[derive(Resource, Debug)]
 pub struct Autopilot {
-    pass: usize,
+    pub pass: usize,
     phase: Phase,
     /// Maxima per (pass, section, foot).
     pub stats: BTreeMap<(usize, Section, usize), Maxima>,
@@ -135,8 +135,8 @@ pub struct Autopilot {
     pub flat_pelvis: (f64, u32, f32),
     /// Slope warping per (pass, ramp angle in degrees).
     pub slopes: BTreeMap<(usize, u32), SlopeFigures>,
-    /// The gem run of each pass that finished the route.
-    pub games: Vec<GemRun>,
+    /// The gem run of each pass walked: (pass, run).
+    pub games: Vec<(usize, GemRun)>,
     /// Stand here (x, z, yaw) and measure the feet instead of walking (`--at`).
     pub stand_at: Option<(Vec2, f32)>,
 }
@@ -321,7 +321,7 @@ pub fn run_autopilot(
                     pilot.timed_out.push(pilot.pass);
                 }
                 if let Some(game) = game.as_deref() {
-                    pilot.games.push(game.clone());
+                    pilot.games.push((pilot.pass, game.clone()));
                 }
                 restart_game(&mut game);
                 pilot.pass += 1;

@@ -69,8 +69,9 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
     };
     let labels: Vec<&str> = PASSES.iter().map(|p| p.label()).collect();
     println!();
+    let walked_passes = (0..PASSES.len()).filter(|p| pilot.stats.keys().any(|k| k.0 == *p)).count();
     println!(
-        "Autopilot: the course walked 3 times at 1.4 m/s, fixed {:.4} s steps ({:.0} fps); figures in cm.",
+        "Autopilot: the course walked {walked_passes} times at 1.4 m/s, fixed {:.4} s steps ({:.0} fps); figures in cm.",
         pilot.step,
         1.0 / pilot.step
     );
@@ -90,7 +91,13 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
             if ms.iter().all(|m| m.frames == 0) {
                 continue;
             }
-            let col = |f: &dyn Fn(&Maxima) -> f32| ms.iter().map(|m| cm(f(m))).collect::<Vec<_>>().join(" ");
+            // A pass left out (`--skip-ik-off`) shows as "-".
+            let col = |f: &dyn Fn(&Maxima) -> f32| {
+                ms.iter()
+                    .map(|m| if m.frames == 0 { format!("{:>7}", "-") } else { cm(f(m)) })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
             println!(
                 "{name:<18} {foot_name:>4} |             {} |       {} |       {}",
                 col(&|m| m.penetration),
@@ -133,9 +140,10 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
         slide_lock * 100.0,
         section_verdict(slide_lock <= 0.01)
     );
+    let rough_off_walked = (0..2).any(|foot| get(0, &[Section::Rough], foot).frames > 0);
+    let rough_off = if rough_off_walked { format!("{:.2} cm", rough_off * 100.0) } else { "(not walked)".into() };
     println!(
-        "rough ground max penetration: {:.2} cm IK off -> {:.2} cm IK+lock (seed lesson: 13.7 -> 2.6)",
-        rough_off * 100.0,
+        "rough ground max penetration: {rough_off} IK off -> {:.2} cm IK+lock (seed lesson: 13.7 -> 2.6)",
         rough_on * 100.0
     );
     let slopes_measured = print_slopes(pilot, walked && contacts > 0);
@@ -178,8 +186,8 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
         if g.widest_reach.to_degrees() <= 90.0 { "met" } else { "NOT met" },
         crate::toggles::REACH_DECIDE_CONE
     );
-    for (pass, run) in pilot.games.iter().enumerate() {
-        let label = PASSES.get(pass).map_or("?", |p| p.label());
+    for (pass, run) in &pilot.games {
+        let label = PASSES.get(*pass).map_or("?", |p| p.label());
         println!(
             "game ({label} pass): {} of {} gems taken, {} by the hand, in {}",
             run.count(),
