@@ -19,6 +19,7 @@ mod cli;
 mod clips;
 mod course;
 mod course_mesh;
+mod course_spawn;
 mod game;
 mod headless;
 mod labs;
