@@ -14,6 +14,7 @@ mod frame_rate;
 mod lifecycle;
 mod look_at;
 mod mannequin;
+mod platforms;
 mod retarget;
 mod rig;
 mod robustness;

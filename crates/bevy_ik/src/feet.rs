@@ -7,6 +7,7 @@ use bevy::ecs::entity::MapEntities;
 use bevy::ecs::lifecycle::HookContext;
 use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
+use ik_core::Xform;
 use ik_core::foot_lock::{ContactHeuristic, FootLockSettings, FootLockState};
 use ik_core::foot_placement::{FootPlacementSettings, FootPlacementState, FootReport, FootRig, KneePole};
 
@@ -154,6 +155,12 @@ impl Default for ContactSource {
 /// the lock and unlock distances are measured on the ground plane (a root climbing stairs
 /// under a held toe does not let it go).
 ///
+/// A held toe rides what it stands on: the collider under it is looked up each frame (one ray
+/// per locked foot), and when that entity's transform moves — a moving or turning platform, a
+/// lift, a ship's deck — the held point moves with it. (The character's own body must be carried
+/// too; that is the character controller's business.) With [`crate::ground::IkGround::Plane`]
+/// there is nothing to ride.
+///
 /// ```no_run
 /// # use bevy::prelude::*;
 /// # use bevy_ik::prelude::*;
@@ -197,6 +204,12 @@ pub struct FootStatus {
     pub toe_world: Vec3,
     /// The ray's start (world), for gizmos.
     pub ray_start: Vec3,
+    /// With [`crate::footstep::FootstepPrediction`], while swinging: where the toe is predicted
+    /// to land (world), the landing shift included.
+    pub landing: Option<Vec3>,
+    /// With [`crate::footstep::FootstepPrediction`]: the shift along the stride steering this
+    /// foot now (m, world; negative: back).
+    pub landing_shift: f32,
 }
 
 /// What a [`FootPlacer`] keeps between frames and reports.
@@ -239,6 +252,13 @@ pub(crate) struct FeetScratch {
     pub locks: Vec<Option<FootLockState>>,
     /// Per leg, the horizontal shift foot locking asks for this frame (model space).
     pub shifts: Vec<Vec3>,
+    /// Per leg, what a locked toe stands on (a collider entity) and its world transform when
+    /// last seen, so the lock rides it when it moves ([`FootLockState::carry`]).
+    pub surfaces: Vec<Option<(Entity, Xform)>>,
+    /// Footstep prediction's memory.
+    pub steps: crate::footstep::StepMemory,
+    /// Per leg, the landing shift footstep prediction applies this frame (model space).
+    pub steer: Vec<Vec3>,
     pub faults: FaultLatch,
     pub dirty: bool,
 }

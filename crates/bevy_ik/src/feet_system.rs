@@ -20,6 +20,8 @@ use crate::bones::{BoneSet, GatheredBones, Hierarchy, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultSender, IkComponent, IkFault};
 use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
+use crate::feet_ride;
+use crate::footstep::{self, FootstepPrediction};
 use crate::ground::{GroundProbe, GroundRays};
 use crate::warping::{PoseWarping, PoseWarpingState, WarpGround, warp_pose};
 use ik_core::warping::MAX_LEGS;
@@ -37,8 +39,7 @@ pub fn place_feet(
     ground: GroundRays,
     mut placers: Query<(
         Entity,
-        &FootPlacer,
-        Option<&FootLock>,
+        (&FootPlacer, Option<&FootLock>, Option<&FootstepPrediction>),
         Option<&IkFade>,
         &mut FootPlacerState,
         Option<(&PoseWarping, &mut PoseWarpingState)>,
@@ -54,10 +55,9 @@ pub fn place_feet(
     {
         let hierarchy = transforms.p0();
         let notices = faults.notices();
-        let solve = |(root, placer, lock, fade, mut state, mut warping): (
+        let solve = |(root, (placer, lock, prediction), fade, mut state, mut warping): (
             Entity,
-            &FootPlacer,
-            Option<&FootLock>,
+            (&FootPlacer, Option<&FootLock>, Option<&FootstepPrediction>),
             Option<&IkFade>,
             Mut<FootPlacerState>,
             Warping,
@@ -65,7 +65,8 @@ pub fn place_feet(
             let state = &mut *state;
             state.inner.dirty = false;
             let borrowed = warping.as_mut().map(|(w, s)| (*w, &mut **s));
-            let outcome = solve_character(root, (placer, lock, fade, borrowed), state, &hierarchy, &probe, dt);
+            let components = Components { placer, lock, prediction, fade, warping: borrowed };
+            let outcome = solve_character(root, components, state, &hierarchy, &probe, dt);
             if outcome.is_err() {
                 state.inner.dirty = restore_after_fault(state.inner.bones.as_mut(), &outcome);
             }
@@ -87,7 +88,7 @@ pub fn place_feet(
     }
     faults.send();
     let mut writer = transforms.p1();
-    for (_, _, _, _, mut state, _) in &mut placers {
+    for (_, _, _, mut state, _) in &mut placers {
         let state = state.bypass_change_detection();
         if let (true, Some(bones)) = (state.inner.dirty, &mut state.inner.bones) {
             bones.write_back(&mut writer);
@@ -129,6 +130,7 @@ fn ensure_built(
     s.placement = FootPlacementState::new(legs);
     s.reports = vec![FootReport::default(); legs];
     s.locks = vec![None; legs];
+    s.surfaces = vec![None; legs];
     s.bones = Some(bones);
     s.built_for = keys;
     Ok(())
@@ -149,9 +151,18 @@ fn leg_chains(placer: &FootPlacer, bones: &BoneSet) -> Vec<LegChain> {
         .collect()
 }
 
+/// One character's components.
+struct Components<'a> {
+    placer: &'a FootPlacer,
+    lock: Option<&'a FootLock>,
+    prediction: Option<&'a FootstepPrediction>,
+    fade: Option<&'a IkFade>,
+    warping: WarpingRef<'a>,
+}
+
 fn solve_character(
     root: Entity,
-    (placer, lock, fade, warping): (&FootPlacer, Option<&FootLock>, Option<&IkFade>, WarpingRef),
+    Components { placer, lock, prediction, fade, warping }: Components,
     state: &mut FootPlacerState,
     hierarchy: &Hierarchy,
     probe: &GroundProbe,
@@ -159,8 +170,21 @@ fn solve_character(
 ) -> Result<(), IkFault> {
     ensure_built(root, placer, warping.as_ref().map(|(w, _)| *w), &mut state.inner, hierarchy)?;
     let ground_normal = warping.as_ref().map_or(Vec3::Y, |(w, _)| ground_under_feet(&state.feet, w.settings.max_slope));
-    let FeetScratch { bones: bone_set, rigs, chains, animated_toes, placement, reports, locks, shifts, dirty, .. } =
-        &mut state.inner;
+    let FeetScratch {
+        bones: bone_set,
+        rigs,
+        chains,
+        animated_toes,
+        placement,
+        reports,
+        locks,
+        shifts,
+        surfaces,
+        steps,
+        steer,
+        dirty,
+        ..
+    } = &mut state.inner;
     let Some(bones) = bone_set.as_mut() else { return Err(IkFault::MissingBone("feet".into())) };
     if let Err(e) = bones.refresh(hierarchy) {
         *bone_set = None;
@@ -214,13 +238,27 @@ fn solve_character(
     state.feet.resize(chains.len(), FootStatus::default());
     shifts.clear();
     shifts.resize(chains.len(), Vec3::ZERO);
+    steer.clear();
+    steer.resize(chains.len(), Vec3::ZERO);
+    if let Some(prediction) = prediction {
+        let scale = to_world.scale.y.abs();
+        let ray = (placer.settings.ray_start_height * scale, placer.settings.ray_length * scale);
+        let legs = footstep::Legs { toes: animated_toes, rigs, model: &bones.model };
+        footstep::steer_swings(prediction, steps, legs, (to_world, dt), &mut state.feet, (probe, root, ray), steer);
+        if lock.is_none() {
+            shifts.copy_from_slice(steer);
+        }
+    }
     if lock.is_none() {
         // A lock taken off forgets its holds: put back later, it starts from the feet as they
         // are then, not from where they were planted when it was removed.
         locks.iter_mut().for_each(|l| *l = None);
+        surfaces.iter_mut().for_each(|s| *s = None);
     }
     if let Some(lock) = lock {
-        let memory = LockMemory { locks, rigs };
+        // A held toe rides the surface it stands on, if that moved since last frame.
+        feet_ride::carry_locks(locks, surfaces, &state.feet, hierarchy);
+        let memory = LockMemory { locks, rigs, steer };
         lock_toes(lock, animated_toes, to_world, memory, &mut state.feet, shifts, dt)?;
     }
 
@@ -266,6 +304,12 @@ fn solve_character(
         }
         status.toe_world = to_world.transform_point(bones.model[chain.toe.unwrap_or(chain.ankle)].translation);
     }
+    if lock.is_some() {
+        let up = (to_world.rotation * Vec3::Y).normalize_or(Vec3::Y);
+        let scale = to_world.scale.y.abs();
+        let ray = (up, placer.settings.ray_start_height * scale, placer.settings.ray_length * scale);
+        feet_ride::find_surfaces(surfaces, &state.feet, (probe, root), ray, hierarchy);
+    }
     if !bones.changes_are_finite() {
         return Err(IkFault::NonFiniteResult);
     }
@@ -291,6 +335,8 @@ fn ground_under_feet(feet: &[FootStatus], max_slope: f32) -> Vec3 {
 struct LockMemory<'a> {
     locks: &'a mut Vec<Option<FootLockState>>,
     rigs: &'a [FootRig],
+    /// Per leg, footstep prediction's landing shift (model space): the toe the lock follows.
+    steer: &'a [Vec3],
 }
 
 /// Foot locking: for each leg with a toe, decide contact and update its lock state from the
@@ -306,11 +352,12 @@ fn lock_toes(
     shifts: &mut [Vec3],
     dt: f32,
 ) -> Result<(), IkFault> {
-    let LockMemory { locks, rigs } = memory;
+    let LockMemory { locks, rigs, steer } = memory;
     let settings = &lock.settings;
     for (i, animated) in animated_toes.iter().enumerate() {
         let Some(animated) = *animated else { continue };
-        let animated_world = to_world.transform_point(animated);
+        let steered = animated + steer.get(i).copied().unwrap_or(Vec3::ZERO);
+        let animated_world = to_world.transform_point(steered);
         // Heights are placement's business: the lock works on the ground plane (y = 0), so a
         // root climbing or descending under a held toe never reads as the leg failing to reach.
         let flat = Vec3::new(animated_world.x, 0.0, animated_world.z);

@@ -43,7 +43,9 @@ mod chain_system;
 pub mod fade;
 pub mod fault;
 pub mod feet;
+mod feet_ride;
 mod feet_system;
+pub mod footstep;
 #[cfg(feature = "gizmos")]
 pub mod gizmos;
 pub mod ground;
@@ -68,6 +70,7 @@ pub mod prelude {
     pub use crate::fade::IkFade;
     pub use crate::fault::{IkComponent, IkFault, IkFaulted, IkRecovered};
     pub use crate::feet::{ContactSource, FootLock, FootPlacer, FootPlacerState, FootStatus, LegBones, LegRest};
+    pub use crate::footstep::FootstepPrediction;
     #[cfg(feature = "gizmos")]
     pub use crate::gizmos::IkGizmos;
     pub use crate::ground::{GroundPlane, IkGround, IkGroundFilter};
@@ -144,6 +147,7 @@ impl Plugin for IkPlugin {
             .register_type::<feet::LegBones>()
             .register_type::<feet::LegRest>()
             .register_type::<feet::FootLock>()
+            .register_type::<footstep::FootstepPrediction>()
             .register_type::<feet::ContactSource>()
             .register_type::<feet::FootPlacerState>()
             .register_type::<feet::FootStatus>()

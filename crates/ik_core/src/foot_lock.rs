@@ -28,7 +28,7 @@
 
 use glam::Vec3;
 
-use crate::IkError;
+use crate::{IkError, Xform};
 
 /// Tuning of [`FootLockState::update`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -204,6 +204,39 @@ impl FootLockState {
         } else if self.locked && (!contact || self.position.distance(toe) > s.unlock_distance) {
             self.locked = false;
             self.start_blend();
+        }
+    }
+
+    /// Moves what the lock holds with the surface the foot stands on: `motion` is that
+    /// surface's rigid motion since the last frame (world, `now × last⁻¹`), `height` the
+    /// surface's height under the toe (world y; the lock itself works on a plane, the motion
+    /// acts on the real point). The locked floor point and the output follow it horizontally,
+    /// so a planted foot rides a moving or turning platform; the animated toe is not touched
+    /// (it moves with the character). Does nothing while unlocked, or for a non-finite motion.
+    ///
+    /// ```
+    /// use glam::{Quat, Vec3};
+    /// use ik_core::Xform;
+    /// use ik_core::foot_lock::{FootLockSettings, FootLockState};
+    ///
+    /// let mut lock = FootLockState::new(Vec3::new(1.0, 0.0, 0.0));
+    /// lock.update(Vec3::new(1.0, 0.0, 0.0), true, 0.0, 1.0 / 60.0, &FootLockSettings::default()).unwrap();
+    /// // The platform turns a quarter turn about the world origin.
+    /// let turn = Xform { rotation: Quat::from_rotation_y(core::f32::consts::FRAC_PI_2), ..Xform::IDENTITY };
+    /// lock.carry(turn, 0.1);
+    /// assert!((lock.contact_point - Vec3::new(0.0, 0.0, -1.0)).length() < 1e-5);
+    /// ```
+    pub fn carry(&mut self, motion: Xform, height: f32) {
+        if !self.locked || !motion.is_finite() || !height.is_finite() {
+            return;
+        }
+        let moved = |p: Vec3| {
+            let q = motion.transform_point(Vec3::new(p.x, height, p.z));
+            Vec3::new(q.x, p.y, q.z)
+        };
+        let (contact, position) = (moved(self.contact_point), moved(self.position));
+        if contact.is_finite() && position.is_finite() {
+            (self.contact_point, self.position) = (contact, position);
         }
     }
 

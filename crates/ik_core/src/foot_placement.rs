@@ -4,7 +4,9 @@
 //! **Method.** Each foot is probed at points on its sole (under the ankle and toe joints, the
 //! back of the heel, the toe tip; see [`crate::sole`]): a ray straight down (model −Y) from
 //! `ray_start_height` above each, through a caller-supplied ground query (world space;
-//! `model_to_world` converts rays and hits). Between neighbouring points an edge search finds
+//! `model_to_world` converts rays and hits); where that ray starts above something hanging over
+//! the foot (a log, a table), a ray up from the point finds its underside and the ground is
+//! looked for under it instead ([`OVERHANG_LIFT`]). Between neighbouring points an edge search finds
 //! nosings, kerbs and crests ([`crate::sole::find_edges`]). The foot keeps its animated
 //! orientation turned by the (tilt-limited, smoothed) ground normal, about its ankle — or,
 //! when [`FootPlacement::foot_shifts`] are given (foot locking; even all zero), about its
@@ -53,8 +55,10 @@ use crate::spring::Spring;
 use crate::{IkError, TwoBoneJob, Xform};
 
 mod external;
+mod probe;
 mod rig;
 mod settings;
+pub use probe::{OVERHANG_LIFT, OVERHANG_THICKNESS};
 pub use rig::{FootRest, FootRig, knee_bend_direction};
 pub use settings::{FootPlacementSettings, KneePole};
 
@@ -352,8 +356,7 @@ impl FootPlacement<'_> {
         let fresh = state.fresh;
         state.fresh = false;
         let to_world = self.model_to_world;
-        let world_down = (to_world.rotation * Vec3::NEG_Y).normalize_or(Vec3::NEG_Y);
-        let ray_scale = to_world.scale.y.abs();
+        let rays = probe::Rays { to_world, start: ray_start, length: ray_length };
 
         // 1. Ground under each foot and the correction it asks for.
         let soften = s.soften.clamp(0.0, 1.0);
@@ -383,21 +386,9 @@ impl FootPlacement<'_> {
                 sole = sole.min(t.y - floor - h);
             }
             let planted = planted_weight(sole, planted_height, s.planted_fade.clamp(0.0, MAX_LENGTH));
-            // Rays straight down from above each probe point (ankle, toe, heel, toe tip).
-            let max_distance = ray_length * ray_scale;
-            let mut cast = |point: Vec3| -> Option<(Vec3, Vec3)> {
-                let world_origin = to_world.transform_point(point + Vec3::Y * ray_start);
-                ground(world_origin, world_down, max_distance)
-                    // A hit must lie on this ray: anything further is the query's mistake.
-                    .filter(|h| h.point.is_finite() && h.normal.is_finite())
-                    .filter(|h| (h.point - world_origin).length() <= max_distance * 1.001 + 1e-4)
-                    .map(|h| {
-                        let point = to_world.inverse_transform_point(h.point);
-                        let normal = ((to_world.rotation.inverse() * h.normal) * to_world.scale).normalize_or(Vec3::Y);
-                        (point, normal)
-                    })
-                    .filter(|(p, n)| p.is_finite() && n.is_finite())
-            };
+            // Rays straight down from above each probe point (ankle, toe, heel, toe tip), past
+            // anything hanging over the foot.
+            let mut cast = |point: Vec3| rays.under(&mut ground, point);
             let hits = points.map(|p| p.and_then(|(at, _)| cast(at)));
             st.probes = hits;
             *report =

@@ -26,6 +26,7 @@
 //! - [`foot_placement`], [`sole`], [`leg`]: feet on uneven ground (probed at ankle, toe, heel
 //!   and toe tip); the heel/toe leg chain.
 //! - [`foot_lock`], [`contact`]: runtime foot locking and contact labelling.
+//! - [`footstep`]: where a swinging foot will land, and a landing fitted to one tread.
 //! - [`retarget`]: a clip of one rigged humanoid played by another, feet put back with IK.
 //! - [`rig`]: humanoid rig profiles (Unreal, Mixamo, user maps) and their detection.
 //! - [`gait`]: a procedural biped walk cycle (clip authoring and tests).
@@ -42,6 +43,7 @@ pub mod fabrik;
 pub mod follow;
 pub mod foot_lock;
 pub mod foot_placement;
+pub mod footstep;
 pub mod gait;
 pub mod leg;
 pub mod limits;

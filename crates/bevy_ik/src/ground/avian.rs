@@ -47,7 +47,7 @@ impl AvianProbe<'_, '_, '_> {
         max: f32,
         character: Entity,
         filter: Option<&IkGroundFilter>,
-    ) -> Option<GroundHit> {
+    ) -> Option<(GroundHit, Entity)> {
         let spatial = self.rays.spatial.as_ref()?;
         let dir = Dir3::new(dir).ok()?;
         // The mask only: the excluded entities are tested by the predicate, so no set is built
@@ -59,7 +59,7 @@ impl AvianProbe<'_, '_, '_> {
             !excluded(collider) && !body.is_some_and(excluded) && !self.rays.sensors.contains(collider)
         };
         let hit = spatial.cast_ray_predicate(origin, dir, max, true, &query_filter, &passes)?;
-        Some(GroundHit { point: origin + dir * hit.distance, normal: hit.normal })
+        Some((GroundHit { point: origin + dir * hit.distance, normal: hit.normal }, hit.entity))
     }
 }
 

@@ -218,26 +218,38 @@ impl GroundProbe<'_, '_, '_> {
     /// [`IkGroundFilter`], never hitting the root's own body or colliders, or sensors. `None`
     /// when nothing is hit within `max`, or for a zero or non-finite direction.
     pub fn cast(&self, origin: Vec3, dir: Vec3, max: f32, character: Entity) -> Option<GroundHit> {
+        self.cast_surface(origin, dir, max, character).map(|(hit, _)| hit)
+    }
+
+    /// [`GroundProbe::cast`], also naming the collider entity hit (`None` for
+    /// [`IkGround::Plane`]): what a planted foot rides on ([`crate::feet::FootLock`]).
+    pub fn cast_surface(
+        &self,
+        origin: Vec3,
+        dir: Vec3,
+        max: f32,
+        character: Entity,
+    ) -> Option<(GroundHit, Option<Entity>)> {
         if !origin.is_finite() || !max.is_finite() || max < 0.0 {
             return None;
         }
         let dir = dir.try_normalize()?;
         let filter = self.filters.get(character).ok();
-        let hit = match &self.backend {
+        let (hit, surface) = match &self.backend {
             #[cfg(feature = "rapier")]
-            Backend::Rapier(probe) => probe.cast(origin, dir, max, character, filter),
+            Backend::Rapier(probe) => probe.cast(origin, dir, max, character, filter).map(|(h, e)| (h, Some(e))),
             #[cfg(feature = "avian")]
-            Backend::Avian(probe) => probe.cast(origin, dir, max, character, filter),
+            Backend::Avian(probe) => probe.cast(origin, dir, max, character, filter).map(|(h, e)| (h, Some(e))),
             Backend::Plane(plane) => {
                 let _ = filter;
-                plane.cast(origin, dir, max)
+                plane.cast(origin, dir, max).map(|h| (h, None))
             }
             #[cfg(not(any(feature = "rapier", feature = "avian")))]
             Backend::Never(_) => None,
         }?;
         // Engines may answer a ray starting inside a collider with a zero normal.
         let normal = hit.normal.try_normalize().unwrap_or(Vec3::Y);
-        hit.point.is_finite().then_some(GroundHit { point: hit.point, normal })
+        hit.point.is_finite().then_some((GroundHit { point: hit.point, normal }, surface))
     }
 }
 

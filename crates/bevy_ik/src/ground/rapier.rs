@@ -114,7 +114,7 @@ impl RapierProbe<'_, '_, '_> {
         max: f32,
         character: Entity,
         filter: Option<&IkGroundFilter>,
-    ) -> Option<GroundHit> {
+    ) -> Option<(GroundHit, Entity)> {
         let context_entity = self.context_for(character, filter)?;
         let Ok((_, simulation, colliders, joints, rigidbody_set, _)) = self.rays.contexts.get(context_entity) else {
             self.rays.warned.named.warn(|| {
@@ -140,8 +140,8 @@ impl RapierProbe<'_, '_, '_> {
             exclude_collider: Some(character),
             predicate: (!exclude.is_empty()).then_some(&passes as &dyn Fn(Entity) -> bool),
         };
-        let (_, hit) = context.cast_ray_and_get_normal(origin, dir, max, true, query_filter)?;
-        Some(GroundHit { point: hit.point, normal: hit.normal })
+        let (collider, hit) = context.cast_ray_and_get_normal(origin, dir, max, true, query_filter)?;
+        Some((GroundHit { point: hit.point, normal: hit.normal }, collider))
     }
 }
 

@@ -1,0 +1,134 @@
+//! [`FootstepPrediction`]: swinging feet steered so they land on one surface — a whole tread,
+//! not across its edge — using [`ik_core::footstep`].
+//!
+//! Each frame, before foot locking, per leg with a toe: the contact label (the [`FootLock`]'s,
+//! else the placement's planted weight, as of last frame) and the animated toe in the
+//! character's frame feed the leg's [`FootstepState`]. While the foot swings and a step has
+//! been learned, the landing is predicted (the root's velocity is measured from its world
+//! position frame to frame), the ground under its footprint (heel point to toe tip, from the
+//! leg's sole points) is probed, and when it straddles an edge a shift along the stride is
+//! searched. The shift eases in over the swing and is held through the contact; it moves the
+//! toe the lock follows (so the lock holds the foot where it landed), or, without a lock, the
+//! foot itself.
+//!
+//! [`FootLock`]: crate::feet::FootLock
+
+use bevy::prelude::*;
+use ik_core::Xform;
+use ik_core::foot_placement::FootRig;
+use ik_core::footstep::{FootstepSettings, FootstepState, landing_fits, search_landing};
+
+use crate::feet::FootStatus;
+use crate::ground::GroundProbe;
+
+/// Put next to a [`crate::feet::FootPlacer`] (usually with a [`crate::feet::FootLock`]) to
+/// steer swinging feet onto whole treads. The tuning is ik_core's [`FootstepSettings`]. Costs
+/// six rays per swinging foot per frame on even ground, more while it searches for a fit.
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use bevy_ik::prelude::*;
+/// # fn f(mut commands: Commands, character: Entity) {
+/// let mut prediction = FootstepPrediction::default();
+/// prediction.settings.max_shift = 0.08; // never move a landing more than 8 cm
+/// commands.entity(character).insert(prediction);
+/// # }
+/// ```
+#[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
+#[reflect(Component, Default)]
+pub struct FootstepPrediction {
+    /// Search limits and learning.
+    pub settings: FootstepSettings,
+}
+
+/// Per-character memory of the prediction (inside the placer's state).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StepMemory {
+    /// Per leg.
+    pub steps: Vec<FootstepState>,
+    /// The root's world position last frame.
+    last_root: Option<Vec3>,
+    /// The root's smoothed world velocity, m/s.
+    velocity: Vec3,
+}
+
+/// What [`steer_swings`] reads from the placer.
+pub(crate) struct Legs<'a> {
+    /// Animated toe per leg (model space; `None` without a toe).
+    pub toes: &'a [Option<Vec3>],
+    /// The legs' rigs (sole points).
+    pub rigs: &'a [FootRig],
+    /// The animated model pose.
+    pub model: &'a [Xform],
+}
+
+/// Fills `steer` (model space, per leg) with the landing shifts that apply this frame and
+/// records the predictions in `feet`. `ray` is (start above, length) in world units.
+pub(crate) fn steer_swings(
+    prediction: &FootstepPrediction,
+    memory: &mut StepMemory,
+    legs: Legs,
+    (to_world, dt): (Xform, f32),
+    feet: &mut [FootStatus],
+    (probe, root, ray): (&GroundProbe, Entity, (f32, f32)),
+    steer: &mut [Vec3],
+) {
+    let settings = &prediction.settings;
+    memory.steps.resize(legs.toes.len(), FootstepState::default());
+    let at = to_world.translation;
+    if let (Some(last), true) = (memory.last_root, dt > 0.0) {
+        let velocity = (at - last) / dt;
+        if velocity.is_finite() {
+            memory.velocity = memory.velocity.lerp(velocity, 0.3);
+        }
+    }
+    memory.last_root = Some(at);
+    let velocity = memory.velocity;
+    // The stride's direction: where the root goes (no steering while nearly standing).
+    let forward = Vec3::new(velocity.x, 0.0, velocity.z);
+    let forward = (forward.length() > 0.2).then(|| forward.normalize());
+    let up = (to_world.rotation * Vec3::Y).normalize_or(Vec3::Y);
+    let scale = to_world.scale.y.abs();
+    let ground = |p: Vec3| probe.cast(p + up * ray.0, -up, ray.1, root).map(|h| h.point.y);
+    for (i, (step, toe)) in memory.steps.iter_mut().zip(legs.toes).enumerate() {
+        steer[i] = Vec3::ZERO;
+        let (Some(toe), Some(status)) = (*toe, feet.get_mut(i)) else { continue };
+        status.landing = None;
+        let predicted = step.update(status.contact, toe, dt, settings);
+        let mut goal = f32::NAN;
+        if let (Some(next), Some(forward)) = (predicted, forward) {
+            let landing = next.landing(to_world, velocity);
+            let footprint = footprint(&legs.rigs[i], legs.model, toe, scale);
+            let current = step.chosen_shift();
+            goal = if landing_fits(landing, forward, footprint, current, ground, settings) {
+                current
+            } else if !step.search_due() {
+                current
+            } else if current != 0.0 && landing_fits(landing, forward, footprint, 0.0, ground, settings) {
+                0.0
+            } else {
+                // Nothing fits: land where the animation lands.
+                let found = search_landing(landing, forward, footprint, ground, settings);
+                step.searched(found.is_some());
+                found.unwrap_or(0.0)
+            };
+            status.landing = Some(landing + forward * goal);
+        }
+        let applied = step.swing_shift(goal, dt, settings);
+        status.landing_shift = applied;
+        if let (Some(forward), true) = (forward, applied != 0.0) {
+            let model_forward = to_world.rotation.inverse() * forward / scale.max(1e-6);
+            steer[i] = model_forward * applied;
+        }
+    }
+}
+
+/// The footprint of a foot about its toe joint (world units): how far its heel point lies behind
+/// the toe and its toe tip ahead, horizontally (the sole's heel and tip, or 1.5 and 0.5 toe
+/// lengths without them).
+fn footprint(rig: &FootRig, model: &[Xform], toe: Vec3, scale: f32) -> (f32, f32) {
+    let flat = |p: Vec3| Vec2::new(p.x - toe.x, p.z - toe.z).length() * scale;
+    let ankle = flat(model[rig.leg.ankle].translation);
+    let point = |p: Option<ik_core::sole::SolePoint>| p.map(|p| flat(model[p.bone].transform_point(p.local)));
+    (point(rig.heel).unwrap_or(ankle * 1.5), point(rig.tip).unwrap_or(ankle * 0.5))
+}

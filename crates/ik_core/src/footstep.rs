@@ -1,0 +1,350 @@
+//! Footstep prediction: when and where a swinging foot will land, learned from its own past
+//! steps, and a landing moved along the stride so the whole foot fits on one level (a tread,
+//! not across its edge).
+//!
+//! **Method.** [`FootstepState::update`] follows one foot's contact label and its animated toe
+//! in the character's frame (root space). At each touch-down it learns the swing's length (time
+//! since lift-off) and where, relative to the root, the toe landed, each blended into what it
+//! knew by [`FootstepSettings::learning_rate`]. While the foot swings it predicts the time left
+//! and the share of the swing done ([`Footstep`]); where the foot lands in the world is the
+//! root's position then (now plus its velocity times the time left) plus the learned landing
+//! offset ([`Footstep::landing`]). [`landing_fits`] probes the ground under the predicted
+//! footprint (heel to toe tip along the stride): it fits when the ground there is one surface
+//! (within [`FootstepSettings::edge_height`] of a straight line: flat or a ramp, not a riser);
+//! [`search_landing`] looks along the stride for the nearest shift (at most
+//! [`FootstepSettings::max_shift`]) where it does. [`FootstepState::swing_shift`] eases
+//! that shift in over the swing, so the foot is steered while in the air and lands where it fits.
+//!
+//! **Inputs**: contact labels, the animated toe in root space, `dt`; for the fit, a ground
+//! query (world point → ground height under it). **Outputs**: [`Footstep`], a shift along the
+//! stride. **Invariants**: nothing is predicted before one whole step was seen; `dt ≤ 0`
+//! advances nothing; non-finite input is ignored (the state is kept); no allocation.
+
+use glam::Vec3;
+
+use crate::Xform;
+
+/// Tuning of footstep prediction and landing fitting.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+pub struct FootstepSettings {
+    /// Largest shift of a landing along the stride to make the foot fit, m. Default 0.12.
+    pub max_shift: f32,
+    /// A height change under the footprint larger than this is an edge the foot straddles, m.
+    /// Default 0.02.
+    pub edge_height: f32,
+    /// Step of the search along the stride, m. Default 0.02.
+    pub search_step: f32,
+    /// Share of each new step's measurement blended into what was learned (0..1; 1: only the
+    /// last step counts). Default 0.5.
+    pub learning_rate: f32,
+    /// Fastest a swing's chosen shift changes when a new fit is found mid-swing, m/s.
+    /// Default 1.
+    pub shift_speed: f32,
+}
+
+impl Default for FootstepSettings {
+    fn default() -> Self {
+        FootstepSettings { max_shift: 0.12, edge_height: 0.02, search_step: 0.02, learning_rate: 0.5, shift_speed: 1.0 }
+    }
+}
+
+/// A swinging foot's predicted landing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Footstep {
+    /// Seconds until it lands (0 once overdue).
+    pub remaining: f32,
+    /// Share of the swing done, 0..1.
+    pub progress: f32,
+    /// Where the toe lands relative to the root, in root space.
+    pub landing_in_root: Vec3,
+}
+
+impl Footstep {
+    /// Where the toe lands in the world: the root (`root`, its world transform now, moving at
+    /// `velocity`) where it will be then, plus the landing offset.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use ik_core::Xform;
+    /// use ik_core::footstep::Footstep;
+    ///
+    /// let step = Footstep { remaining: 0.25, progress: 0.5, landing_in_root: Vec3::new(0.1, 0.0, 0.3) };
+    /// let at = step.landing(Xform::IDENTITY, Vec3::new(0.0, 0.0, 1.4));
+    /// assert!((at - Vec3::new(0.1, 0.0, 0.65)).length() < 1e-6);
+    /// ```
+    pub fn landing(&self, root: Xform, velocity: Vec3) -> Vec3 {
+        root.transform_point(self.landing_in_root) + velocity * self.remaining
+    }
+}
+
+/// One foot's prediction state; caller-owned, one per foot.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FootstepState {
+    in_contact: bool,
+    /// Seconds since lift-off (while swinging).
+    swinging_for: f32,
+    /// A lift-off was seen, so the next touch-down measures a whole swing.
+    lifted: bool,
+    /// Learned swing length, s.
+    swing_time: Option<f32>,
+    /// Learned landing, root space.
+    landing: Option<Vec3>,
+    /// The shift along the stride chosen for this swing, m.
+    shift: f32,
+    /// The shift the foot landed with (held through its contact, eased out over the next
+    /// swing), m.
+    held: f32,
+    /// The shift applied last frame, m.
+    applied: f32,
+    /// The swing's progress at its last search that found nothing.
+    failed_search: Option<f32>,
+}
+
+impl FootstepState {
+    /// Advances one frame: `contact` is the foot's label, `toe_in_root` its animated toe in root
+    /// space. Returns the prediction while the foot swings (once a whole step was learned).
+    pub fn update(
+        &mut self,
+        contact: bool,
+        toe_in_root: Vec3,
+        dt: f32,
+        settings: &FootstepSettings,
+    ) -> Option<Footstep> {
+        if !toe_in_root.is_finite() || !dt.is_finite() {
+            return self.prediction();
+        }
+        let dt = dt.max(0.0);
+        let rate = settings.learning_rate.clamp(0.0, 1.0);
+        if !self.in_contact {
+            // Time since the lift-off frame.
+            self.swinging_for += dt;
+        }
+        match (self.in_contact, contact) {
+            (false, true) => {
+                if self.lifted && self.swinging_for > 0.0 {
+                    let blend = |old: Option<f32>, new: f32| old.map_or(new, |o| o + (new - o) * rate);
+                    self.swing_time = Some(blend(self.swing_time, self.swinging_for));
+                    self.landing = Some(self.landing.map_or(toe_in_root, |o| o.lerp(toe_in_root, rate)));
+                }
+                self.held = self.applied;
+                self.shift = 0.0;
+                self.failed_search = None;
+            }
+            (true, false) => {
+                self.swinging_for = 0.0;
+                self.lifted = true;
+            }
+            (false, false) | (true, true) => {}
+        }
+        self.in_contact = contact;
+        self.prediction()
+    }
+
+    /// The prediction now, if swinging and learned.
+    pub fn prediction(&self) -> Option<Footstep> {
+        let (swing, landing) = (self.swing_time?, self.landing?);
+        if self.in_contact || !self.lifted || swing <= 0.0 {
+            return None;
+        }
+        Some(Footstep {
+            remaining: (swing - self.swinging_for).max(0.0),
+            progress: (self.swinging_for / swing).clamp(0.0, 1.0),
+            landing_in_root: landing,
+        })
+    }
+
+    /// Keeps `shift` (m, along the stride) as this swing's landing shift; returns the shift
+    /// that applies now. Over a swing it eases (smoothstep of the swing's progress) from the
+    /// shift the foot last landed with to this one, all of it at touch-down; through a contact
+    /// the landing's shift is held (the foot stays where it landed). Without a prediction
+    /// (nothing learned yet) it eases nothing in and holds what it had.
+    /// A new `shift` moves the chosen one at most [`FootstepSettings::shift_speed`] × `dt`.
+    pub fn swing_shift(&mut self, shift: f32, dt: f32, settings: &FootstepSettings) -> f32 {
+        self.applied = match self.prediction() {
+            Some(step) => {
+                if shift.is_finite() {
+                    let most = settings.shift_speed.max(0.0) * dt.max(0.0);
+                    self.shift += (shift - self.shift).clamp(-most, most);
+                }
+                let t = step.progress;
+                self.held + (self.shift - self.held) * t * t * (3.0 - 2.0 * t)
+            }
+            None if self.in_contact => self.held,
+            None => self.applied,
+        };
+        self.applied
+    }
+
+    /// The landing shift chosen for this swing so far, m.
+    pub fn chosen_shift(&self) -> f32 {
+        self.shift
+    }
+
+    /// Whether a landing search ([`search_landing`], up to a dozen footprints of rays) is due:
+    /// not again within a fifth of the swing after one that found nothing (on rough ground
+    /// nothing may fit, and searching every frame would be wasted).
+    pub fn search_due(&self) -> bool {
+        let progress = self.prediction().map_or(0.0, |p| p.progress);
+        self.failed_search.is_none_or(|at| progress - at >= 0.2)
+    }
+
+    /// Records a search's outcome (see [`FootstepState::search_due`]).
+    pub fn searched(&mut self, found: bool) {
+        self.failed_search = (!found).then(|| self.prediction().map_or(0.0, |p| p.progress));
+    }
+}
+
+/// Whether the footprint of a toe landing at `at` (world), shifted by `shift` along `forward`
+/// (horizontal), from `back` behind the toe to `front` ahead of it, rests on one surface: the
+/// ground heights sampled along it (`ground`: height under a world point) stay within
+/// [`FootstepSettings::edge_height`] of the straight line between its ends (a ramp fits, a riser
+/// or a kerb under it does not). A sample with no ground does not fit.
+pub fn landing_fits(
+    at: Vec3,
+    forward: Vec3,
+    (back, front): (f32, f32),
+    shift: f32,
+    mut ground: impl FnMut(Vec3) -> Option<f32>,
+    settings: &FootstepSettings,
+) -> bool {
+    const SAMPLES: usize = 6;
+    let Some(forward) = Vec3::new(forward.x, 0.0, forward.z).try_normalize() else { return true };
+    let length = back + front;
+    if !(at.is_finite() && length.is_finite() && shift.is_finite()) || length <= 0.0 {
+        return true;
+    }
+    let mut heights = [0.0f32; SAMPLES];
+    for (i, h) in heights.iter_mut().enumerate() {
+        let along = -back + length * i as f32 / (SAMPLES - 1) as f32;
+        let Some(g) = ground(at + forward * (shift + along)) else { return false };
+        *h = g;
+    }
+    let (first, last) = (heights[0], heights[SAMPLES - 1]);
+    heights.iter().enumerate().all(|(i, h)| {
+        let line = first + (last - first) * i as f32 / (SAMPLES - 1) as f32;
+        (h - line).abs() <= settings.edge_height
+    })
+}
+
+/// The smallest shift (in [`FootstepSettings::search_step`]s, back before forward, at most
+/// [`FootstepSettings::max_shift`], 0 excluded) along `forward` that makes the landing
+/// [`landing_fits`]; `None` when none does.
+///
+/// ```
+/// use glam::Vec3;
+/// use ik_core::footstep::{FootstepSettings, landing_fits, search_landing};
+///
+/// // A riser at z = 1: the tread beyond is 20 cm higher. A toe landing at z = 0.95 (footprint
+/// // 0.2 m back, 0.08 m ahead) straddles it; the search moves it back until the tip is clear.
+/// let ground = |p: Vec3| Some(if p.z > 1.0 { 0.2 } else { 0.0 });
+/// let (at, settings) = (Vec3::new(0.0, 0.0, 0.95), FootstepSettings::default());
+/// assert!(!landing_fits(at, Vec3::Z, (0.2, 0.08), 0.0, ground, &settings));
+/// let shift = search_landing(at, Vec3::Z, (0.2, 0.08), ground, &settings).unwrap();
+/// assert!(0.95 + shift + 0.08 <= 1.0 && shift >= -0.12, "{shift}");
+/// ```
+pub fn search_landing(
+    at: Vec3,
+    forward: Vec3,
+    footprint: (f32, f32),
+    mut ground: impl FnMut(Vec3) -> Option<f32>,
+    settings: &FootstepSettings,
+) -> Option<f32> {
+    let (max, step) = (settings.max_shift.max(0.0), settings.search_step.max(1e-3));
+    let mut k = 1.0f32;
+    while k * step <= max + 1e-6 {
+        for shift in [-k * step, k * step] {
+            if landing_fits(at, forward, footprint, shift, &mut ground, settings) {
+                return Some(shift);
+            }
+        }
+        k += 1.0;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_is_learned_and_the_next_swing_is_predicted() {
+        let settings = FootstepSettings::default();
+        let mut foot = FootstepState::default();
+        let dt = 0.1;
+        // Contact, lift-off, 0.4 s of swing (lift-off frame to touch-down frame), touch-down
+        // at (0.1, 0, 0.35) in root space.
+        assert_eq!(foot.update(true, Vec3::ZERO, dt, &settings), None);
+        for _ in 0..4 {
+            assert_eq!(foot.update(false, Vec3::ZERO, dt, &settings), None, "nothing learned yet");
+        }
+        assert_eq!(foot.update(true, Vec3::new(0.1, 0.0, 0.35), dt, &settings), None);
+        // The next swing: predicted from the one learned.
+        let step = foot.update(false, Vec3::ZERO, dt, &settings).unwrap();
+        assert!((step.remaining - 0.4).abs() < 1e-5 && step.progress == 0.0, "{step:?}");
+        assert_eq!(step.landing_in_root, Vec3::new(0.1, 0.0, 0.35));
+        let step = foot.update(false, Vec3::ZERO, dt, &settings).unwrap();
+        assert!((step.remaining - 0.3).abs() < 1e-5 && (step.progress - 0.25).abs() < 1e-5, "{step:?}");
+        assert_eq!(foot.update(true, Vec3::ZERO, dt, &settings), None, "in contact: no prediction");
+    }
+
+    #[test]
+    fn the_shift_eases_in_over_the_swing() {
+        let settings = FootstepSettings::default();
+        let mut foot = FootstepState::default();
+        foot.update(true, Vec3::ZERO, 0.1, &settings);
+        for _ in 0..4 {
+            foot.update(false, Vec3::ZERO, 0.1, &settings);
+        }
+        foot.update(true, Vec3::ZERO, 0.1, &settings);
+        let mut applied = Vec::new();
+        for _ in 0..5 {
+            foot.update(false, Vec3::ZERO, 0.1, &settings);
+            applied.push(foot.swing_shift(-0.1, 1.0, &settings));
+        }
+        // Nothing at lift-off, all of it by the learned touch-down (0.4 s later), in between
+        // monotonic.
+        assert!(applied[0] == 0.0 && applied[1] < 0.0 && applied[1] > -0.1, "{applied:?}");
+        assert!(applied.windows(2).all(|w| w[1] <= w[0]), "{applied:?}");
+        assert!((applied[4] + 0.1).abs() < 1e-6, "all of it by touch-down: {applied:?}");
+        // Landed: the shift is held through the contact, then eased toward the next one.
+        foot.update(true, Vec3::ZERO, 0.1, &settings);
+        assert!((foot.swing_shift(0.0, 1.0, &settings) + 0.1).abs() < 1e-6, "held while planted");
+        foot.update(false, Vec3::ZERO, 0.1, &settings);
+        assert!((foot.swing_shift(0.05, 1.0, &settings) + 0.1).abs() < 1e-6, "lift-off starts from the held shift");
+        foot.update(false, Vec3::ZERO, 0.1, &settings);
+        let mid = foot.swing_shift(0.05, 1.0, &settings);
+        assert!(mid > -0.1 && mid < 0.05, "{mid}");
+    }
+
+    #[test]
+    fn a_footprint_on_one_level_needs_no_shift_and_one_across_an_edge_is_moved_off_it() {
+        let settings = FootstepSettings::default();
+        let print = (0.2, 0.08);
+        // The riser at z = 1.005 (clear of the samples' rounding).
+        let stairs = |p: Vec3| Some(if p.z > 1.005 { 0.2 } else { 0.0 });
+        let at = |z: f32| Vec3::new(0.0, 0.0, z);
+        assert!(landing_fits(at(0.5), Vec3::Z, print, 0.0, stairs, &settings));
+        // Toe 2 cm past the riser: moving forward 20 cm is too far, back 10 cm clears the tip.
+        assert!(!landing_fits(at(1.02), Vec3::Z, print, 0.0, stairs, &settings));
+        let shift = search_landing(at(1.02), Vec3::Z, print, stairs, &settings).unwrap();
+        assert!((shift + 0.1).abs() < 1e-4, "{shift}");
+        // Heel just behind the riser: a small step forward puts the whole foot up.
+        let shift = search_landing(at(1.19), Vec3::Z, print, stairs, &settings).unwrap();
+        assert!((shift - 0.02).abs() < 1e-4, "{shift}");
+        // A tread too short for the foot: nothing fits.
+        let short = |p: Vec3| {
+            Some(if p.z > 1.0 && p.z < 1.15 {
+                0.2
+            } else if p.z >= 1.15 {
+                0.4
+            } else {
+                0.0
+            })
+        };
+        assert_eq!(search_landing(at(1.1), Vec3::Z, print, short, &settings), None);
+        // A 30 degree ramp is one surface.
+        let ramp = |p: Vec3| Some(p.z * 30f32.to_radians().tan());
+        assert!(landing_fits(at(1.0), Vec3::Z, print, 0.0, ramp, &settings));
+    }
+}
