@@ -9,18 +9,17 @@
 //! `BoneSet::write_back` writes translations and rotations of every changed local.
 
 use bevy::prelude::*;
-use ik_core::foot_lock::FootLockState;
+use ik_core::IkError;
 use ik_core::foot_placement::{FootPlacement, FootPlacementState, FootReport, FootRig, knee_bend_direction};
 use ik_core::leg::LegChain;
 use ik_core::sole::SolePoint;
-use ik_core::{IkError, Xform};
 
 use crate::IkSettings;
 use crate::bones::{BoneSet, GatheredBones, Hierarchy, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultSender, IkComponent, IkFault};
-use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
-use crate::feet_ride;
+use crate::feet::{FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
+use crate::feet_lock::{self, LockMemory, lock_toes};
 use crate::footstep::{self, FootstepPrediction};
 use crate::ground::{GroundProbe, GroundRays};
 use crate::warping::{PoseWarping, PoseWarpingState, WarpGround, warp_pose};
@@ -257,7 +256,7 @@ fn solve_character(
     }
     if let Some(lock) = lock {
         // A held toe rides the surface it stands on, if that moved since last frame.
-        feet_ride::carry_locks(locks, surfaces, &state.feet, hierarchy);
+        feet_lock::carry_locks(locks, surfaces, &state.feet, hierarchy);
         let memory = LockMemory { locks, rigs, steer };
         lock_toes(lock, animated_toes, to_world, memory, &mut state.feet, shifts, dt)?;
     }
@@ -308,7 +307,7 @@ fn solve_character(
         let up = (to_world.rotation * Vec3::Y).normalize_or(Vec3::Y);
         let scale = to_world.scale.y.abs();
         let ray = (up, placer.settings.ray_start_height * scale, placer.settings.ray_length * scale);
-        feet_ride::find_surfaces(surfaces, &state.feet, (probe, root), ray, hierarchy);
+        feet_lock::find_surfaces(surfaces, &state.feet, (probe, root), ray, hierarchy);
     }
     if !bones.changes_are_finite() {
         return Err(IkFault::NonFiniteResult);
@@ -331,53 +330,6 @@ fn ground_under_feet(feet: &[FootStatus], max_slope: f32) -> Vec3 {
     sum.normalize_or(Vec3::Y)
 }
 
-/// What foot locking reads and keeps per leg.
-struct LockMemory<'a> {
-    locks: &'a mut Vec<Option<FootLockState>>,
-    rigs: &'a [FootRig],
-    /// Per leg, footstep prediction's landing shift (model space): the toe the lock follows.
-    steer: &'a [Vec3],
-}
-
-/// Foot locking: for each leg with a toe, decide contact and update its lock state from the
-/// animated toe; the horizontal distance from the animated toe to the lock's target becomes
-/// that foot's shift (model space), so placement probes and puts the foot where the lock holds
-/// it, at the height the ground there asks for.
-fn lock_toes(
-    lock: &FootLock,
-    animated_toes: &[Option<Vec3>],
-    to_world: Xform,
-    memory: LockMemory,
-    feet: &mut [FootStatus],
-    shifts: &mut [Vec3],
-    dt: f32,
-) -> Result<(), IkFault> {
-    let LockMemory { locks, rigs, steer } = memory;
-    let settings = &lock.settings;
-    for (i, animated) in animated_toes.iter().enumerate() {
-        let Some(animated) = *animated else { continue };
-        let steered = animated + steer.get(i).copied().unwrap_or(Vec3::ZERO);
-        let animated_world = to_world.transform_point(steered);
-        // Heights are placement's business: the lock works on the ground plane (y = 0), so a
-        // root climbing or descending under a held toe never reads as the leg failing to reach.
-        let flat = Vec3::new(animated_world.x, 0.0, animated_world.z);
-        let memory = locks[i].get_or_insert_with(|| FootLockState::new(flat));
-        let contact = match &lock.contacts {
-            ContactSource::Heuristic(heuristic) => {
-                heuristic.in_contact(animated.y - rigs[i].toe_height, memory.toe_speed(flat, dt))
-            }
-            ContactSource::Manual(flags) => flags.get(i).copied().unwrap_or(false),
-        };
-        let held = memory.update(flat, contact, 0.0, dt, settings).map_err(IkFault::Solver)?;
-        let target_world = Vec3::new(held.x, animated_world.y, held.z);
-        feet[i].contact = contact;
-        feet[i].locked = memory.locked;
-        let shift = to_world.inverse_transform_point(target_world) - animated;
-        shifts[i] = Vec3::new(shift.x, 0.0, shift.z);
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -386,7 +338,7 @@ mod tests {
 
     use super::*;
     use crate::IkPlugin;
-    use crate::feet::LegBones;
+    use crate::feet::{ContactSource, LegBones};
     use crate::ground::{GroundPlane, IkGround};
 
     const THIGH: f32 = 0.44;

@@ -43,7 +43,7 @@ mod chain_system;
 pub mod fade;
 pub mod fault;
 pub mod feet;
-mod feet_ride;
+mod feet_lock;
 mod feet_system;
 pub mod footstep;
 #[cfg(feature = "gizmos")]

@@ -1,4 +1,5 @@
-//! Planted feet that ride what they stand on: each locked toe remembers the collider under it
+//! Foot locking for the placer: [`lock_toes`] turns each toe's lock into a horizontal shift of
+//! its foot, and planted feet ride what they stand on: each locked toe remembers the collider under it
 //! and that collider's world transform; when the transform has moved by the next frame (a
 //! moving or turning platform), the lock's held point is moved by the same rigid motion
 //! ([`FootLockState::carry`]) before the lock is updated.
@@ -10,9 +11,11 @@
 use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::foot_lock::FootLockState;
+use ik_core::foot_placement::FootRig;
 
 use crate::bones::{Hierarchy, world_of};
-use crate::feet::FootStatus;
+use crate::fault::IkFault;
+use crate::feet::{ContactSource, FootLock, FootStatus};
 use crate::ground::GroundProbe;
 
 /// What a locked toe stands on: the collider entity and its world transform when last seen.
@@ -64,4 +67,51 @@ pub(crate) fn find_surfaces(
             *surface = world_of(entity, hierarchy).map(|at| (entity, at));
         }
     }
+}
+
+/// What foot locking reads and keeps per leg.
+pub(crate) struct LockMemory<'a> {
+    pub locks: &'a mut Vec<Option<FootLockState>>,
+    pub rigs: &'a [FootRig],
+    /// Per leg, footstep prediction's landing shift (model space): the toe the lock follows.
+    pub steer: &'a [Vec3],
+}
+
+/// Foot locking: for each leg with a toe, decide contact and update its lock state from the
+/// animated toe; the horizontal distance from the animated toe to the lock's target becomes
+/// that foot's shift (model space), so placement probes and puts the foot where the lock holds
+/// it, at the height the ground there asks for.
+pub(crate) fn lock_toes(
+    lock: &FootLock,
+    animated_toes: &[Option<Vec3>],
+    to_world: Xform,
+    memory: LockMemory,
+    feet: &mut [FootStatus],
+    shifts: &mut [Vec3],
+    dt: f32,
+) -> Result<(), IkFault> {
+    let LockMemory { locks, rigs, steer } = memory;
+    let settings = &lock.settings;
+    for (i, animated) in animated_toes.iter().enumerate() {
+        let Some(animated) = *animated else { continue };
+        let steered = animated + steer.get(i).copied().unwrap_or(Vec3::ZERO);
+        let animated_world = to_world.transform_point(steered);
+        // Heights are placement's business: the lock works on the ground plane (y = 0), so a
+        // root climbing or descending under a held toe never reads as the leg failing to reach.
+        let flat = Vec3::new(animated_world.x, 0.0, animated_world.z);
+        let memory = locks[i].get_or_insert_with(|| FootLockState::new(flat));
+        let contact = match &lock.contacts {
+            ContactSource::Heuristic(heuristic) => {
+                heuristic.in_contact(animated.y - rigs[i].toe_height, memory.toe_speed(flat, dt))
+            }
+            ContactSource::Manual(flags) => flags.get(i).copied().unwrap_or(false),
+        };
+        let held = memory.update(flat, contact, 0.0, dt, settings).map_err(IkFault::Solver)?;
+        let target_world = Vec3::new(held.x, animated_world.y, held.z);
+        feet[i].contact = contact;
+        feet[i].locked = memory.locked;
+        let shift = to_world.inverse_transform_point(target_world) - animated;
+        shifts[i] = Vec3::new(shift.x, 0.0, shift.z);
+    }
+    Ok(())
 }
