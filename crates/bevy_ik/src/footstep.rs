@@ -100,14 +100,14 @@ pub(crate) fn steer_swings(
             let landing = next.landing(to_world, velocity);
             let footprint = footprint(&legs.rigs[i], legs.model, toe, scale);
             let current = step.chosen_shift();
-            goal = if landing_fits(landing, forward, footprint, current, ground, settings) {
-                current
-            } else if !step.search_due() {
+            // Keep a shift that still fits (or, between searches, one that no longer does);
+            // else the animation's own landing if it fits, else the nearest fit (none found:
+            // the animation's landing).
+            goal = if !step.search_due() || landing_fits(landing, forward, footprint, current, ground, settings) {
                 current
             } else if current != 0.0 && landing_fits(landing, forward, footprint, 0.0, ground, settings) {
                 0.0
             } else {
-                // Nothing fits: land where the animation lands.
                 let found = search_landing(landing, forward, footprint, ground, settings);
                 step.searched(found.is_some());
                 found.unwrap_or(0.0)
