@@ -15,13 +15,15 @@ use std::time::Duration;
 
 use ik_bench::scenario::{Ground, Measurement, Scenario, measure, median_ns};
 
-const SCENARIOS: [Scenario; 9] = [
+const SCENARIOS: [Scenario; 11] = [
     Scenario::Floor,
     Scenario::FloorGather,
     Scenario::Full { ground: Ground::Plane, parallel: true },
     Scenario::Full { ground: Ground::Plane, parallel: false },
     Scenario::Full { ground: Ground::Rapier, parallel: true },
     Scenario::FullWarped,
+    Scenario::FullWalking { prediction: false },
+    Scenario::FullWalking { prediction: true },
     Scenario::OurLegs { parallel: true },
     Scenario::OurLegs { parallel: false },
     Scenario::PeerLegs,
@@ -97,8 +99,13 @@ fn main() {
                 window / n as f64,
                 if chains > 0 { format!("{:.0}", window / (n * chains) as f64) } else { "".into() },
                 match (floor, scenario) {
-                    (Some(f), Scenario::Full { .. } | Scenario::FullWarped | Scenario::FloorGather) =>
-                        format!("{:.1}", window / n as f64 / f),
+                    (
+                        Some(f),
+                        Scenario::Full { .. }
+                        | Scenario::FullWarped
+                        | Scenario::FullWalking { .. }
+                        | Scenario::FloorGather,
+                    ) => format!("{:.1}", window / n as f64 / f),
                     _ => String::new(),
                 },
                 ms(median_ns(&m.update)),
@@ -154,6 +161,16 @@ fn summary(results: &[Measurement], counts: &[usize]) {
         }
         if let (Some(w), Some(f)) = (get(Scenario::FullWarped), get(full)) {
             println!("N = {n}: full character with pose warping {w:.0} ns ({:+.0} ns for the warping)", w - f);
+        }
+        let walking = |prediction| get(Scenario::FullWalking { prediction });
+        if let (Some(p), Some(r)) = (walking(true), walking(false)) {
+            let steered =
+                find(results, Scenario::FullWalking { prediction: true }, n).map_or(0, |m| m.predicted_landings);
+            println!(
+                "N = {n}: full character with footstep prediction {p:.0} ns ({:+.0} ns for the prediction, walking on rapier ground); {steered} of {} feet had a predicted landing on the last frame",
+                p - r,
+                2 * n
+            );
         }
         if let (Some(one), Some(two)) = (get(full_serial), get(full)) {
             println!("N = {n}: full character 1 thread / all threads = {:.2}", one / two);

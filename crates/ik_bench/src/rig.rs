@@ -198,6 +198,57 @@ pub fn add_pose_warping(world: &mut World, c: &Character) {
     });
 }
 
+/// A full character ([`add_full_ik`] first) that travels: its root moves forward at
+/// [`WALK_SPEED`] ([`walk_roots`]) and its lock's contacts become the walk's labels, as a
+/// clip's would be ([`label_contacts`] sets them each frame; the heuristic reads the
+/// walk-in-place's sliding stance feet as moving, so footstep prediction would never learn a
+/// step). `prediction`: with [`FootstepPrediction`].
+pub fn add_walking(world: &mut World, c: &Character, prediction: bool) {
+    let phase = world.get::<Anim>(c.pelvis).map_or(0.0, |a| a.phase);
+    let mut root = world.entity_mut(c.root);
+    root.insert(WalkLabels { phase });
+    if prediction {
+        root.insert(FootstepPrediction::default());
+    }
+    if let Some(mut lock) = root.get_mut::<FootLock>() {
+        lock.contacts = ContactSource::Manual(vec![true; 2]);
+    }
+}
+
+/// A character whose lock contacts follow the walk ([`label_contacts`]).
+#[derive(Component, Clone, Copy, Debug)]
+pub struct WalkLabels {
+    /// The character's gait phase offset, radians (as its bones' [`Anim::phase`]).
+    pub phase: f32,
+}
+
+/// Speed at which [`walk_roots`] moves labelled characters forward (+Z), m/s.
+pub const WALK_SPEED: f32 = 1.4;
+
+/// Moves each labelled character's root forward at [`WALK_SPEED`] on the ground (prediction
+/// steers only a character that travels).
+pub fn walk_roots(time: Res<Time>, mut roots: Query<&mut Transform, With<WalkLabels>>) {
+    let step = WALK_SPEED * time.delta_secs();
+    roots.par_iter_mut().for_each(|mut transform| {
+        let at = transform.translation + Vec3::Z * step;
+        transform.translation = Vec3::new(at.x, ground_height(at.x, at.z), at.z);
+    });
+}
+
+/// Labels each foot planted during the half cycle in which [`animate`] leaves its knee
+/// unbent (left, then right), in place: nothing is allocated.
+pub fn label_contacts(time: Res<Time>, mut characters: Query<(&WalkLabels, &mut FootLock)>) {
+    let t = time.elapsed_secs_wrapped();
+    characters.par_iter_mut().for_each(|(labels, mut lock)| {
+        let theta = t * TAU / CYCLE + labels.phase;
+        if let ContactSource::Manual(flags) = &mut lock.contacts {
+            for (flag, side_theta) in flags.iter_mut().zip([theta, theta + std::f32::consts::PI]) {
+                *flag = (side_theta + 0.6).sin() <= 0.0;
+            }
+        }
+    });
+}
+
 /// Where the right hand reaches: ahead of and below its shoulder (80 % of the arm's reach).
 pub fn hand_target(shoulder: Vec3) -> Vec3 {
     shoulder + Vec3::new(0.05, -0.15, 0.40)

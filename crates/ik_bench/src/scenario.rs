@@ -15,6 +15,13 @@
 //!   hand chain), ground from the physics-free plane probe or from rapier ray casts.
 //! - [`Scenario::FullWarped`]: the full character with [`PoseWarping`] as well (stride and
 //!   orientation warping before the feet), plane probe.
+//! - [`Scenario::FullWalking`]: the full character travelling, with [`FootstepPrediction`] or
+//!   without it (the pair gives the prediction's cost: each swinging foot's landing predicted
+//!   and its footprint probed ahead), rapier ground, so the prediction's probes are real ray
+//!   casts; the lock's contacts are the walk's labels
+//!   ([`rig::label_contacts`]) and the roots travel at 1.4 m/s ([`rig::walk_roots`]): each
+//!   swinging foot's footprint is probed every frame; on the even slab it always fits, so no
+//!   shift is searched.
 //! - [`Scenario::OurLegs`] / [`Scenario::PeerLegs`]: both legs of every character solved as
 //!   two-bone chains to the same moving targets, with the same knee poles, by bevy_ik's
 //!   `IkChain` (the `IkSystems` set) or by bevy_mod_inverse_kinematics 0.12 (its solver system,
@@ -63,6 +70,9 @@ pub enum Scenario {
     /// The full character plus [`PoseWarping`] (moving at 2 m/s, 45° to the left of a clip
     /// authored at 1.4 m/s straight ahead), plane probe, all threads.
     FullWarped,
+    /// The full character travelling at 1.4 m/s with labelled contacts, rapier ground, all
+    /// threads; `prediction`: with [`FootstepPrediction`].
+    FullWalking { prediction: bool },
     /// Only the two legs, as bevy_ik two-bone `IkChain`s.
     OurLegs { parallel: bool },
     /// Only the two legs, as bevy_mod_inverse_kinematics `IkConstraint`s.
@@ -79,6 +89,10 @@ impl Scenario {
             Scenario::Full { ground: Ground::Plane, parallel } => format!("full, plane probe, {}", threads(*parallel)),
             Scenario::Full { ground: Ground::Rapier, parallel } => format!("full, rapier, {}", threads(*parallel)),
             Scenario::FullWarped => "full + pose warping, plane probe, all threads".into(),
+            Scenario::FullWalking { prediction: false } => "full walking, rapier, all threads".into(),
+            Scenario::FullWalking { prediction: true } => {
+                "full walking + footstep prediction, rapier, all threads".into()
+            }
             Scenario::OurLegs { parallel } => format!("legs: bevy_ik, {}", threads(*parallel)),
             Scenario::PeerLegs => "legs: bevy_mod_inverse_kinematics".into(),
         }
@@ -104,12 +118,17 @@ pub struct Measurement {
     pub window: Vec<Duration>,
     /// Duration of the whole `App::update`, per measured frame.
     pub update: Vec<Duration>,
-    /// Largest end-effector error after the last frame, m (legs: ankles; full: hands).
+    /// Largest end-effector error after the last frame, m (legs: ankles; full: hands; 0 for
+    /// the floors and for [`Scenario::FullWalking`], whose characters walk away from their
+    /// hands' targets).
     pub max_error: f32,
     /// Mean end-effector error after the last frame, m.
     pub mean_error: f32,
     /// Warnings bevy_ik logged (must stay 0).
     pub warnings: u32,
+    /// Feet with a predicted landing ([`FootStatus::landing`]) after the last frame: with
+    /// [`FootstepPrediction`], how many were being steered (0 elsewhere).
+    pub predicted_landings: usize,
     /// CPU time other processes used during the measured frames, as a fraction of all cores
     /// (from `/proc`; `None` where unavailable). Anything above a few % makes the run suspect.
     pub foreign_load: Option<f64>,
@@ -180,8 +199,8 @@ pub fn build(scenario: Scenario, count: usize) -> App {
     app.add_plugins((MinimalPlugins.set(task_pools()), TransformPlugin));
     app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(1.0 / 60.0)));
     app.init_resource::<Stopwatch>();
-    app.add_systems(Update, rig::animate);
-    if let Scenario::Full { ground: Ground::Rapier, .. } = scenario {
+    app.add_systems(Update, (rig::animate, rig::label_contacts, rig::walk_roots));
+    if let Scenario::Full { ground: Ground::Rapier, .. } | Scenario::FullWalking { .. } = scenario {
         app.add_plugins(RapierPhysicsPlugin::<NoUserData>::default());
     }
     let characters: Vec<Character> = (0..count).map(|i| rig::spawn_character(app.world_mut(), i, count)).collect();
@@ -211,9 +230,10 @@ pub fn build(scenario: Scenario, count: usize) -> App {
                 );
             }
         }
-        Scenario::Full { .. } | Scenario::FullWarped => {
+        Scenario::Full { .. } | Scenario::FullWarped | Scenario::FullWalking { .. } => {
             let (ground, parallel) = match scenario {
                 Scenario::Full { ground, parallel } => (ground, parallel),
+                Scenario::FullWalking { .. } => (Ground::Rapier, true),
                 _ => (Ground::Plane, true),
             };
             app.add_plugins(IkPlugin { settings: IkSettings { enabled: true, parallel } });
@@ -238,6 +258,9 @@ pub fn build(scenario: Scenario, count: usize) -> App {
                 rig::add_full_ik(app.world_mut(), c);
                 if scenario == Scenario::FullWarped {
                     rig::add_pose_warping(app.world_mut(), c);
+                }
+                if let Scenario::FullWalking { prediction } = scenario {
+                    rig::add_walking(app.world_mut(), c, prediction);
                 }
             }
             ik_window(&mut app);
@@ -323,7 +346,20 @@ pub fn measure(scenario: Scenario, count: usize, warmup: usize, frames: usize, m
     let window = std::mem::take(&mut app.world_mut().resource_mut::<Stopwatch>().samples);
     let (max_error, mean_error) = errors(&mut app, scenario);
     let warnings = count_warnings(&mut app);
-    Measurement { scenario, characters: count, window, update, max_error, mean_error, warnings, foreign_load }
+    let world = app.world_mut();
+    let predicted_landings =
+        world.query::<&FootPlacerState>().iter(world).flat_map(|s| &s.feet).filter(|f| f.landing.is_some()).count();
+    Measurement {
+        scenario,
+        characters: count,
+        window,
+        update,
+        max_error,
+        mean_error,
+        warnings,
+        predicted_landings,
+        foreign_load,
+    }
 }
 
 /// Busy CPU time of the whole machine and of this process, in clock ticks (Linux `/proc`).
@@ -371,6 +407,7 @@ fn errors(app: &mut App, scenario: Scenario) -> (f32, f32) {
                 distances.push(at.distance(target));
             }
         }
+        // The predicted scenario's characters walk away from their hands' targets.
         Scenario::Full { .. } | Scenario::FullWarped => {
             let mut chains = world.query::<(&IkChain, &GlobalTransform)>();
             for (chain, global) in chains.iter(world) {
@@ -379,7 +416,7 @@ fn errors(app: &mut App, scenario: Scenario) -> (f32, f32) {
                 }
             }
         }
-        Scenario::Floor | Scenario::FloorGather => {}
+        Scenario::Floor | Scenario::FloorGather | Scenario::FullWalking { .. } => {}
     }
     if distances.is_empty() {
         return (0.0, 0.0);
