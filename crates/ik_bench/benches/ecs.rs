@@ -113,7 +113,7 @@ fn main() {
                 m.mean_error,
                 m.foreign_load.map_or("–".into(), |l| format!("{:.0} %", l * 100.0)),
             );
-            check(&m);
+            check(&m, bench);
             results.push(m);
         }
     }
@@ -124,8 +124,9 @@ fn main() {
     );
 }
 
-/// Soundness checks (never about speed): they hold in the smoke run and in the measurement.
-fn check(m: &Measurement) {
+/// Soundness checks (never about speed): they hold in the smoke run and in the measurement;
+/// `bench`: a measurement (enough frames for footstep prediction to have learned a step).
+fn check(m: &Measurement, bench: bool) {
     assert_eq!(m.warnings, 0, "{}: bevy_ik logged warnings", m.scenario.label());
     assert!(m.max_error.is_finite() && m.mean_error.is_finite(), "{}: non-finite error", m.scenario.label());
     assert!(
@@ -138,6 +139,10 @@ fn check(m: &Measurement) {
         Scenario::OurLegs { .. } => assert!(m.max_error < 1e-3, "bevy_ik legs miss by {} m", m.max_error),
         Scenario::Full { .. } | Scenario::FullWarped => {
             assert!(m.max_error < 1e-3, "bevy_ik hands miss by {} m", m.max_error)
+        }
+        // Half the feet swing at any time; a measurement that steered none measured nothing.
+        Scenario::FullWalking { prediction: true } if bench => {
+            assert!(m.predicted_landings > 0, "footstep prediction steered no foot on the last frame")
         }
         _ => {}
     }

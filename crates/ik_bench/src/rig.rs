@@ -242,11 +242,23 @@ pub fn label_contacts(time: Res<Time>, mut characters: Query<(&WalkLabels, &mut 
     characters.par_iter_mut().for_each(|(labels, mut lock)| {
         let theta = t * TAU / CYCLE + labels.phase;
         if let ContactSource::Manual(flags) = &mut lock.contacts {
-            for (flag, side_theta) in flags.iter_mut().zip([theta, theta + std::f32::consts::PI]) {
-                *flag = (side_theta + 0.6).sin() <= 0.0;
+            for (flag, side) in flags.iter_mut().zip([1.0, -1.0]) {
+                *flag = knee_swing(leg_theta(theta, side)) <= 0.0;
             }
         }
     });
+}
+
+/// A leg's gait angle: the character's for the left leg (`side > 0`), half a cycle on for the
+/// right.
+fn leg_theta(theta: f32, side: f32) -> f32 {
+    if side > 0.0 { theta } else { theta + std::f32::consts::PI }
+}
+
+/// The knee's swing at a leg's gait angle: [`animate`] bends the knee where it is positive,
+/// [`label_contacts`] labels the foot planted where it is not.
+fn knee_swing(leg_theta: f32) -> f32 {
+    (leg_theta + 0.6).sin()
 }
 
 /// Where the right hand reaches: ahead of and below its shoulder (80 % of the arm's reach).
@@ -259,11 +271,11 @@ pub fn animate(time: Res<Time>, mut bones: Query<(&Anim, &mut Transform)>) {
     let t = time.elapsed_secs_wrapped();
     bones.par_iter_mut().for_each(|(anim, mut transform)| {
         let theta = t * TAU / CYCLE + anim.phase;
-        let side_theta = |side: f32| if side > 0.0 { theta } else { theta + std::f32::consts::PI };
+        let side_theta = |side: f32| leg_theta(theta, side);
         let (rotation, lift) = match anim.motion {
             Motion::Pelvis => (Quat::from_rotation_y(0.05 * theta.sin()), 0.015 * (2.0 * theta).sin()),
             Motion::Hip(side) => (Quat::from_rotation_x(-0.35 * side_theta(side).sin()), 0.0),
-            Motion::Knee(side) => (Quat::from_rotation_x(0.05 + 0.5 * (side_theta(side) + 0.6).sin().max(0.0)), 0.0),
+            Motion::Knee(side) => (Quat::from_rotation_x(0.05 + 0.5 * knee_swing(side_theta(side)).max(0.0)), 0.0),
             Motion::Ankle(side) => (Quat::from_rotation_x(-0.15 * side_theta(side).sin()), 0.0),
             Motion::Ball(side) => (Quat::from_rotation_x(0.2 * (-side_theta(side).sin()).max(0.0)), 0.0),
             Motion::Spine(amplitude) => (Quat::from_rotation_y(amplitude * theta.sin()), 0.0),

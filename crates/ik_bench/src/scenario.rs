@@ -407,7 +407,6 @@ fn errors(app: &mut App, scenario: Scenario) -> (f32, f32) {
                 distances.push(at.distance(target));
             }
         }
-        // The predicted scenario's characters walk away from their hands' targets.
         Scenario::Full { .. } | Scenario::FullWarped => {
             let mut chains = world.query::<(&IkChain, &GlobalTransform)>();
             for (chain, global) in chains.iter(world) {
@@ -416,6 +415,7 @@ fn errors(app: &mut App, scenario: Scenario) -> (f32, f32) {
                 }
             }
         }
+        // The walking characters leave their hands' (world) targets behind.
         Scenario::Floor | Scenario::FloorGather | Scenario::FullWalking { .. } => {}
     }
     if distances.is_empty() {
