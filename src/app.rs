@@ -108,7 +108,7 @@ impl Plugin for DemoCore {
                 .add_systems(Startup, hold_clock)
                 .add_systems(Update, release_clock.in_set(DemoSystems::Setup).after(after_rigging))
                 .add_systems(Update, run_autopilot.in_set(DemoSystems::Intent).after(keyboard_intent))
-                .add_systems(PostUpdate, record_gaze.after(TransformSystems::Propagate));
+                .add_systems(PostUpdate, record_gaze.after(TransformSystems::Propagate).after(measure_feet));
         }
     }
 }

@@ -169,6 +169,19 @@ pub struct CourseLayout {
     pub route: Vec<Vec2>,
     /// Half size of the ground slab (x, z) and its centre.
     pub ground: (Vec2, Vec2),
+    /// The staircases: where each flight is (x, z) and its rise.
+    pub flights: Vec<StairFlight>,
+}
+
+/// One staircase (up, landing, down) of lane A.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StairFlight {
+    /// Height of each step, m.
+    pub rise: f32,
+    /// Minimum corner (x, z): the first riser's foot.
+    pub min: Vec2,
+    /// Maximum corner (x, z): the last riser's foot.
+    pub max: Vec2,
 }
 
 const LANE_WIDTH: f32 = 2.4;
@@ -187,8 +200,10 @@ impl CourseLayout {
         });
         // Lane A: three staircases (up, landing, down).
         let mut ramps = Vec::new();
+        let mut flights = Vec::new();
         for (z0, rise, tread, n) in [(10.0, 0.10, 0.32, 4), (16.0, 0.15, 0.30, 4), (22.0, 0.20, 0.32, 3)] {
-            stairs(&mut boxes, &mut ramps, z0, rise, tread, n, 1.2);
+            let length = stairs(&mut boxes, &mut ramps, z0, rise, tread, n, 1.2);
+            flights.push(StairFlight { rise, min: Vec2::new(-w, z0), max: Vec2::new(w, z0 + length) });
         }
         // Lane B: ramps 10°, 20°, 30° up to 0.8 m, plateau, and down, walked toward -Z.
         let mut z = 25.5;
@@ -222,7 +237,8 @@ impl CourseLayout {
             Vec2::new(10.0, -0.5),
             Vec2::new(10.0, 22.5),
         ];
-        CourseLayout { boxes, ramps, rough, areas, route, ground: (Vec2::new(60.0, 50.0), Vec2::new(-20.0, 15.0)) }
+        let ground = (Vec2::new(60.0, 50.0), Vec2::new(-20.0, 15.0));
+        CourseLayout { boxes, ramps, rough, areas, route, ground, flights }
     }
 
     /// Height (world y) the character controller stands at over (x, z): the highest box top,
@@ -294,6 +310,11 @@ impl CourseLayout {
         self.surface_height(p, |solidity| solidity != Solidity::ControllerOnly)
     }
 
+    /// The rise of the staircase whose footprint holds (x, z), if any, m.
+    pub fn stair_rise_at(&self, p: Vec2) -> Option<f32> {
+        self.flights.iter().find(|f| p.cmpge(f.min).all() && p.cmple(f.max).all()).map(|f| f.rise)
+    }
+
     /// The section the point (x, z) belongs to.
     pub fn section_at(&self, p: Vec2) -> Section {
         self.areas
@@ -313,7 +334,7 @@ impl Default for CourseLayout {
 /// The top step, the landing and the first step down are one box (no seam at equal height).
 /// The treads are [`Solidity::Tread`]; the controller walks a ramp through the middle of each
 /// riser (from half a tread before the first step to half a tread onto the top), the landing,
-/// and the mirrored ramp.
+/// and the mirrored ramp. Returns the staircase's length along Z, m.
 fn stairs(
     boxes: &mut Vec<BoxPiece>,
     ramps: &mut Vec<RampPiece>,
@@ -322,7 +343,7 @@ fn stairs(
     tread: f32,
     n: usize,
     landing: f32,
-) {
+) -> f32 {
     let w = LANE_WIDTH * 0.5;
     let mut push = |z_a: f32, z_b: f32, top: f32, solidity: Solidity| {
         boxes.push(BoxPiece {
@@ -356,11 +377,31 @@ fn stairs(
     };
     ramps.push(ramp(z0 - half, top_start + half));
     ramps.push(ramp(top_end + n as f32 * tread - half, top_end - half));
+    top_end + (n - 1) as f32 * tread - z0
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_staircase_footprint_knows_its_rise() {
+        let layout = CourseLayout::new();
+        let rises: Vec<f32> = layout.flights.iter().map(|f| f.rise).collect();
+        assert_eq!(rises, [0.10, 0.15, 0.20]);
+        for flight in &layout.flights {
+            // The footprint runs from the first riser to the last, and the treads there are
+            // the flight's own: the highest is n rises up.
+            let (first, last) = (flight.min.y, flight.max.y);
+            assert_eq!(layout.feet_height(Vec2::new(0.0, first - 0.01)), 0.0);
+            assert!((layout.feet_height(Vec2::new(0.0, first + 0.01)) - flight.rise).abs() < 1e-5);
+            assert!((layout.feet_height(Vec2::new(0.0, last - 0.01)) - flight.rise).abs() < 1e-5);
+            assert_eq!(layout.feet_height(Vec2::new(0.0, last + 0.01)), 0.0);
+            let middle = (flight.min + flight.max) * 0.5;
+            assert_eq!(layout.stair_rise_at(middle), Some(flight.rise));
+        }
+        assert_eq!(layout.stair_rise_at(Vec2::new(0.0, 5.0)), None);
+    }
 
     #[test]
     fn ramps_have_the_stated_angles_and_meet_the_ground() {

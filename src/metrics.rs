@@ -44,7 +44,18 @@ pub struct FootFigures {
     pub finished_slide: Option<f32>,
     /// The ground was found under the foot.
     pub measured: bool,
+    /// The ground most of the sole is over this frame (the median of the ground heights under
+    /// the sole points: the tread a foot on stairs stands on), m.
+    pub ground: f32,
+    /// Share of the sole over a drop: sole points (heel to toe tip, ~1 cm apart) more than
+    /// [`OVERHANG_DROP`] above the ground under them, over all sole points with ground found,
+    /// 0–1. Read while the foot is planted, it is how much of the foot hangs off a tread's edge.
+    pub overhang: f32,
 }
+
+/// How far above the ground under it a sole point must be to count as hanging over an edge, m
+/// (less than any riser; more than a planted foot's heel or toe lifts off flat ground).
+pub const OVERHANG_DROP: f32 = 0.03;
 
 /// Per-foot figures of a character (`[left, right]`), on its avatar.
 #[derive(Component, Clone, Copy, Debug, Default)]
@@ -99,6 +110,8 @@ pub fn measure_feet(
             let mut depth: f32 = 0.0;
             let mut ball = None;
             let mut previous: Option<(Vec3, f32)> = None;
+            let mut grounds = Vec::with_capacity(points.len());
+            let mut hanging = 0;
             for (i, point) in points.iter().enumerate() {
                 let Ok(bone) = globals.get(point.bone) else { continue };
                 let p = bone.transform_point(point.local);
@@ -106,6 +119,8 @@ pub fn measure_feet(
                     ball = Some(Vec2::new(p.x, p.z));
                 }
                 let Some(ground) = ground_height(&context, p) else { continue };
+                grounds.push(ground);
+                hanging += usize::from(p.y - ground > OVERHANG_DROP);
                 let mut measure = |p: Vec3, ground: f32| {
                     min_gap = min_gap.min(p.y - ground);
                     if p.y < ground {
@@ -125,6 +140,9 @@ pub fn measure_feet(
             figures.measured = min_gap.is_finite();
             let contact = loco.is_some_and(|l| l.labelled && l.contacts[side]);
             if figures.measured {
+                grounds.sort_by(f32::total_cmp);
+                figures.ground = grounds[grounds.len() / 2];
+                figures.overhang = hanging as f32 / grounds.len() as f32;
                 figures.gap = min_gap;
                 figures.penetration = depth;
                 figures.float = if contact { min_gap.max(0.0) } else { 0.0 };

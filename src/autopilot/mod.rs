@@ -78,7 +78,33 @@ pub struct Maxima {
     pub frames: u32,
     /// Contacts ended here.
     pub contacts: u32,
+    /// Deepest penetration while the foot swings (the clip labels it off the ground), m.
+    pub swing_penetration: f32,
+    /// Largest share of a planted foot's sole over a drop (see
+    /// [`FootFigures::overhang`](crate::metrics::FootFigures::overhang)), 0–1.
+    pub overhang: f32,
 }
+
+/// The pelvis over the 20 cm stairs in one pass: how low it came against the ground the
+/// planted feet stand on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StairPelvis {
+    /// Lowest pelvis height above the stance ground (the lowest tread a planted foot is on), m.
+    pub lowest: f32,
+    /// Where that was (x, z).
+    pub at: Vec2,
+    /// Frames measured.
+    pub frames: u32,
+}
+
+impl Default for StairPelvis {
+    fn default() -> Self {
+        StairPelvis { lowest: f32::INFINITY, at: Vec2::ZERO, frames: 0 }
+    }
+}
+
+/// The staircase whose pelvis drop is a bar (its rise, m).
+pub const BAR_STAIR_RISE: f32 = 0.20;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Phase {
@@ -139,6 +165,8 @@ pub struct Autopilot {
     pub games: Vec<(usize, GemRun)>,
     /// Stand here (x, z, yaw) and measure the feet instead of walking (`--at`).
     pub stand_at: Option<(Vec2, f32)>,
+    /// The pelvis over the 20 cm stairs, per pass.
+    pub stair_pelvis: BTreeMap<usize, StairPelvis>,
 }
 
 /// Slope warping on one ramp in one pass: the worst feet and the lean going up and down.
@@ -198,6 +226,7 @@ impl Autopilot {
             slopes: BTreeMap::new(),
             games: Vec::new(),
             stand_at: None,
+            stair_pelvis: BTreeMap::new(),
         }
     }
 
@@ -372,6 +401,11 @@ pub fn run_autopilot(
                     m.penetration = m.penetration.max(f.penetration);
                     m.float = m.float.max(f.float);
                     m.slide = m.slide.max(f.slide);
+                    if f.contact {
+                        m.overhang = m.overhang.max(f.overhang);
+                    } else {
+                        m.swing_penetration = m.swing_penetration.max(f.penetration);
+                    }
                     if f.finished_slide.is_some() {
                         m.contacts += 1;
                     }
@@ -426,13 +460,13 @@ fn start_pass(pass: usize, route: &[Vec2], transform: &mut Transform, motion: &m
     motion.teleported = true;
 }
 
-/// Records [`Gaze`] and the pelvis height on the flat section while the autopilot walks (after
-/// IK, on the final pose).
+/// Records [`Gaze`], the pelvis height on the flat section and the pelvis over the 20 cm
+/// stairs while the autopilot walks (after IK, on the final pose).
 #[allow(clippy::too_many_arguments)]
 pub fn record_gaze(
     mut pilot: ResMut<Autopilot>,
     layout: Res<CourseLayout>,
-    rigged: Query<&RiggedHumanoid>,
+    rigged: Query<(&RiggedHumanoid, Option<&FootMetrics>)>,
     looks: Query<(&LookAtSpread, &LookAtState)>,
     arms: Query<(Entity, &crate::rigging::ReachArm)>,
     fades: Query<&IkFade>,
@@ -442,12 +476,27 @@ pub fn record_gaze(
     if pilot.tour || !matches!(pilot.phase, Phase::Walk { .. }) {
         return;
     }
-    if pilot.pass == 1 {
-        for humanoid in &rigged {
-            let Ok(pelvis) = globals.get(humanoid.rig.pelvis).map(|g| g.translation()) else { continue };
+    for (humanoid, metrics) in &rigged {
+        let Ok(pelvis) = globals.get(humanoid.rig.pelvis).map(|g| g.translation()) else { continue };
+        let at = Vec2::new(pelvis.x, pelvis.z);
+        // The stance ground: the lowest tread a planted foot stands on (what the legs must
+        // reach). Frames with no foot planted are not measured.
+        let stance =
+            metrics.and_then(|m| m.feet.iter().filter(|f| f.contact && f.measured).map(|f| f.ground).reduce(f32::min));
+        if pilot.pass > 0
+            && let (Some(ground), Some(rise)) = (stance, layout.stair_rise_at(at))
+            && (rise - BAR_STAIR_RISE).abs() < 1e-3
+        {
+            let pass = pilot.pass;
+            let s = pilot.stair_pelvis.entry(pass).or_default();
+            s.frames += 1;
+            if pelvis.y - ground < s.lowest {
+                (s.lowest, s.at) = (pelvis.y - ground, at);
+            }
+        }
+        if pilot.pass == 1 {
             // Flat ground under both feet: a stride's length of flat all round the pelvis (at
             // the foot of a ramp the pelvis is over flat ground while a foot is still on it).
-            let at = Vec2::new(pelvis.x, pelvis.z);
             let around = [Vec2::ZERO, Vec2::X, -Vec2::X, Vec2::Y, -Vec2::Y].map(|d| at + d * FLAT_MARGIN);
             if around.iter().all(|p| layout.section_at(*p) == Section::Flat) {
                 let (sum, count, lowest) = &mut pilot.flat_pelvis;
