@@ -44,18 +44,24 @@ pub struct FootFigures {
     pub finished_slide: Option<f32>,
     /// The ground was found under the foot.
     pub measured: bool,
-    /// The ground most of the sole is over this frame (the median of the ground heights under
-    /// the sole points: the tread a foot on stairs stands on), m.
+    /// The ground the foot rests on this frame: under its support point, the sole point
+    /// lowest above its ground (or least inside it; points more than [`RISER_DEPTH`] inside are
+    /// at a riser's face, not on what the foot stands on), m. On stairs, the tread it is on.
     pub ground: f32,
-    /// Share of the sole over a drop: sole points (heel to toe tip, ~1 cm apart) more than
-    /// [`OVERHANG_DROP`] above the ground under them, over all sole points with ground found,
-    /// 0–1. Read while the foot is planted, it is how much of the foot hangs off a tread's edge.
+    /// Share of the sole over a drop: sole points (heel to toe tip, ~1 cm apart) whose ground is
+    /// more than [`OVERHANG_DROP`] below [`Self::ground`], over all sole points with ground
+    /// found, 0–1. Read while the foot is planted, it is how much of the foot hangs off a
+    /// tread's edge (a heel lifting off flat ground does not count: its ground is the same).
     pub overhang: f32,
 }
 
-/// How far above the ground under it a sole point must be to count as hanging over an edge, m
-/// (less than any riser; more than a planted foot's heel or toe lifts off flat ground).
+/// How far below the support's ground the ground under a sole point must be for that point to
+/// count as hanging over an edge, m (less than any riser, more than the rough ground's bumps
+/// between neighbouring points).
 pub const OVERHANG_DROP: f32 = 0.03;
+/// A sole point deeper than this inside the ground is taken to be at a riser's face, not on
+/// the ground the foot stands on, m (the penetration bar's depth).
+pub const RISER_DEPTH: f32 = 0.01;
 
 /// Per-foot figures of a character (`[left, right]`), on its avatar.
 #[derive(Component, Clone, Copy, Debug, Default)]
@@ -110,8 +116,8 @@ pub fn measure_feet(
             let mut depth: f32 = 0.0;
             let mut ball = None;
             let mut previous: Option<(Vec3, f32)> = None;
-            let mut grounds = Vec::with_capacity(points.len());
-            let mut hanging = 0;
+            // (gap, ground) per sole point.
+            let mut sole = Vec::with_capacity(points.len());
             for (i, point) in points.iter().enumerate() {
                 let Ok(bone) = globals.get(point.bone) else { continue };
                 let p = bone.transform_point(point.local);
@@ -119,8 +125,7 @@ pub fn measure_feet(
                     ball = Some(Vec2::new(p.x, p.z));
                 }
                 let Some(ground) = ground_height(&context, p) else { continue };
-                grounds.push(ground);
-                hanging += usize::from(p.y - ground > OVERHANG_DROP);
+                sole.push((p.y - ground, ground));
                 let mut measure = |p: Vec3, ground: f32| {
                     min_gap = min_gap.min(p.y - ground);
                     if p.y < ground {
@@ -140,9 +145,9 @@ pub fn measure_feet(
             figures.measured = min_gap.is_finite();
             let contact = loco.is_some_and(|l| l.labelled && l.contacts[side]);
             if figures.measured {
-                grounds.sort_by(f32::total_cmp);
-                figures.ground = grounds[grounds.len() / 2];
-                figures.overhang = hanging as f32 / grounds.len() as f32;
+                if let Some((ground, overhang)) = support(&sole) {
+                    (figures.ground, figures.overhang) = (ground, overhang);
+                }
                 figures.gap = min_gap;
                 figures.penetration = depth;
                 figures.float = if contact { min_gap.max(0.0) } else { 0.0 };
@@ -168,6 +173,16 @@ pub fn measure_feet(
             }
         }
     }
+}
+
+/// The ground a foot rests on and the share of its sole hanging over a drop from it (see
+/// [`FootFigures::ground`], [`FootFigures::overhang`]), from each sole point's (gap, ground).
+fn support(sole: &[(f32, f32)]) -> Option<(f32, f32)> {
+    let lowest = |points: &mut dyn Iterator<Item = &(f32, f32)>| points.min_by(|a, b| a.0.total_cmp(&b.0)).copied();
+    let resting = lowest(&mut sole.iter().filter(|(gap, _)| *gap > -RISER_DEPTH)).or_else(|| lowest(&mut sole.iter()));
+    let (_, ground) = resting?;
+    let hanging = sole.iter().filter(|(_, g)| *g < ground - OVERHANG_DROP).count();
+    Some((ground, hanging as f32 / sole.len() as f32))
 }
 
 /// Height of the ground under `p` (a rapier ray from 1 m above it), if any.
@@ -210,4 +225,25 @@ fn edge_samples(context: &RapierContext, a: (Vec3, f32), b: (Vec3, f32)) -> impl
     };
     let (near_a, near_b) = bracket_edge(8, sample, |&(_, g): &(Vec3, f32)| (g - a.1).abs() <= (g - b.1).abs());
     near_a.into_iter().chain(near_b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_foot_hangs_over_an_edge_only_where_its_ground_drops_away() {
+        // Heel lifting off flat ground: one ground, nothing hangs.
+        let heel_off: Vec<(f32, f32)> = (0..10).map(|i| (0.08 - 0.008 * i as f32, 0.0)).collect();
+        assert_eq!(support(&heel_off), Some((0.0, 0.0)));
+        // Ball and toe on the upper tread (0.2), the heel's 4 points over the lower one.
+        let across: Vec<(f32, f32)> = (0..10).map(|i| if i < 4 { (0.2, 0.0) } else { (0.001, 0.2) }).collect();
+        assert_eq!(support(&across), Some((0.2, 0.4)));
+        // Standing on the lower tread with the toe tip 1 mm into the riser's face: the upper
+        // tread above the toe is not what the foot stands on.
+        let toe_in_riser: Vec<(f32, f32)> =
+            (0..10).map(|i| if i == 9 { (-0.199, 0.2) } else { (0.002, 0.0) }).collect();
+        assert_eq!(support(&toe_in_riser), Some((0.0, 0.0)));
+        assert_eq!(support(&[]), None);
+    }
 }

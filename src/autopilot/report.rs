@@ -249,16 +249,20 @@ fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section
         return false;
     };
     let flat = (sum / f64::from(count)) as f32;
+    // The geometry needs up to one rise: a swing foot reaching the next tread down (or a
+    // stance foot just landed one tread up) has the pelvis a rise lower over the stance tread.
     let drop = flat - lowest.lowest;
+    let beyond = drop - BAR_STAIR_RISE;
     println!(
         "goal: pelvis on the {:.0} cm stairs, foot IK on: lowest {:.2} cm above the stance tread (the lowest a planted foot \
-         is on) at z = {:.2} against {:.2} cm on flat ground: drop {:.2} cm beyond the tread (<= 5 cm: {})",
+         is on) at z = {:.2} against {:.2} cm on flat ground: largest drop {:.2} cm, {:.2} cm beyond the rise (<= 5 cm: {})",
         BAR_STAIR_RISE * 100.0,
         lowest.lowest * 100.0,
         lowest.at.y,
         flat * 100.0,
         drop * 100.0,
-        verdict(measured, drop <= 0.05, "NOT measured")
+        beyond * 100.0,
+        verdict(measured, beyond <= 0.05, "NOT measured")
     );
     measured
 }
