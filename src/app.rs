@@ -22,7 +22,7 @@ use bevy::winit::WinitPlugin;
 use bevy_ik::prelude::*;
 use bevy_rapier3d::prelude::*;
 
-use crate::autopilot::{Autopilot, record_gaze, run_autopilot};
+use crate::autopilot::{Autopilot, record_final_pose, run_autopilot};
 use crate::character::{CharacterError, CharacterSource, finish_character, read_rig_map, spawn_character, spawn_scene};
 use crate::cli::{Args, RetargetMode};
 use crate::course::{CourseLayout, Visuals, spawn_course};
@@ -108,7 +108,7 @@ impl Plugin for DemoCore {
                 .add_systems(Startup, hold_clock)
                 .add_systems(Update, release_clock.in_set(DemoSystems::Setup).after(after_rigging))
                 .add_systems(Update, run_autopilot.in_set(DemoSystems::Intent).after(keyboard_intent))
-                .add_systems(PostUpdate, record_gaze.after(TransformSystems::Propagate).after(measure_feet));
+                .add_systems(PostUpdate, record_final_pose.after(TransformSystems::Propagate).after(measure_feet));
         }
     }
 }

@@ -99,9 +99,11 @@ pub fn ik_timer_end(mut timer: ResMut<IkTimer>) {
     }
 }
 
-/// Measures every probed character's feet.
+/// Measures every probed character's feet. `sole`: each sole point's (gap, ground) for the foot
+/// being measured, kept between frames so measuring allocates nothing.
 pub fn measure_feet(
     mut commands: Commands,
+    mut sole: Local<Vec<(f32, f32)>>,
     rapier: ReadRapierContext,
     mut avatars: Query<(Entity, &FootProbe, Option<&Locomotion>, Option<&mut FootMetrics>)>,
     globals: Query<&GlobalTransform>,
@@ -116,8 +118,7 @@ pub fn measure_feet(
             let mut depth: f32 = 0.0;
             let mut ball = None;
             let mut previous: Option<(Vec3, f32)> = None;
-            // (gap, ground) per sole point.
-            let mut sole = Vec::with_capacity(points.len());
+            sole.clear();
             for (i, point) in points.iter().enumerate() {
                 let Ok(bone) = globals.get(point.bone) else { continue };
                 let p = bone.transform_point(point.local);
@@ -178,11 +179,11 @@ pub fn measure_feet(
 /// The ground a foot rests on and the share of its sole hanging over a drop from it (see
 /// [`FootFigures::ground`], [`FootFigures::overhang`]), from each sole point's (gap, ground).
 fn support(sole: &[(f32, f32)]) -> Option<(f32, f32)> {
-    let lowest = |points: &mut dyn Iterator<Item = &(f32, f32)>| points.min_by(|a, b| a.0.total_cmp(&b.0)).copied();
-    let resting = lowest(&mut sole.iter().filter(|(gap, _)| *gap > -RISER_DEPTH)).or_else(|| lowest(&mut sole.iter()));
-    let (_, ground) = resting?;
-    let hanging = sole.iter().filter(|(_, g)| *g < ground - OVERHANG_DROP).count();
-    Some((ground, hanging as f32 / sole.len() as f32))
+    // The lowest gap, points at a riser's face last.
+    let at_riser = |gap: f32| gap <= -RISER_DEPTH;
+    let (_, ground) = sole.iter().min_by(|a, b| at_riser(a.0).cmp(&at_riser(b.0)).then(a.0.total_cmp(&b.0)))?;
+    let hanging = sole.iter().filter(|(_, g)| *g < *ground - OVERHANG_DROP).count();
+    Some((*ground, hanging as f32 / sole.len() as f32))
 }
 
 /// Height of the ground under `p` (a rapier ray from 1 m above it), if any.

@@ -103,8 +103,8 @@ impl Default for StairPelvis {
     }
 }
 
-/// The staircase whose pelvis drop is a bar (its rise, m).
-pub const BAR_STAIR_RISE: f32 = 0.20;
+/// The staircase whose pelvis drop is a goal (its rise, m).
+pub const GOAL_STAIR_RISE: f32 = 0.20;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Phase {
@@ -463,7 +463,7 @@ fn start_pass(pass: usize, route: &[Vec2], transform: &mut Transform, motion: &m
 /// Records [`Gaze`], the pelvis height on the flat section and the pelvis over the 20 cm
 /// stairs while the autopilot walks (after IK, on the final pose).
 #[allow(clippy::too_many_arguments)]
-pub fn record_gaze(
+pub fn record_final_pose(
     mut pilot: ResMut<Autopilot>,
     layout: Res<CourseLayout>,
     rigged: Query<(&RiggedHumanoid, Option<&FootMetrics>)>,
@@ -485,7 +485,7 @@ pub fn record_gaze(
             metrics.and_then(|m| m.feet.iter().filter(|f| f.contact && f.measured).map(|f| f.ground).reduce(f32::min));
         if pilot.pass > 0
             && let (Some(ground), Some(rise)) = (stance, layout.stair_rise_at(at))
-            && (rise - BAR_STAIR_RISE).abs() < 1e-3
+            && (rise - GOAL_STAIR_RISE).abs() < 1e-3
         {
             let pass = pilot.pass;
             let s = pilot.stair_pelvis.entry(pass).or_default();

@@ -1,7 +1,7 @@
 //! The autopilot's printed figures: the table per section, foot and pass, the bars, the
 //! slope-warping lines per ramp, and the standing check.
 
-use super::{Autopilot, BAR_STAIR_RISE, Maxima, PASSES, SlopeFigures};
+use super::{Autopilot, GOAL_STAIR_RISE, Maxima, PASSES, SlopeFigures};
 use crate::course::Section;
 
 /// A bar's verdict: `not_measured` when it could not be measured, else met or not.
@@ -244,7 +244,7 @@ fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section
     let Some(lowest) = stairs.iter().min_by(|a, b| a.lowest.total_cmp(&b.lowest)).filter(|_| pelvis_measured) else {
         println!(
             "goal: pelvis on the {:.0} cm stairs: NOT measured (the flat section or the stairs were not walked with foot IK on and a foot planted)",
-            BAR_STAIR_RISE * 100.0
+            GOAL_STAIR_RISE * 100.0
         );
         return false;
     };
@@ -252,11 +252,11 @@ fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section
     // The geometry needs up to one rise: a swing foot reaching the next tread down (or a
     // stance foot just landed one tread up) has the pelvis a rise lower over the stance tread.
     let drop = flat - lowest.lowest;
-    let beyond = drop - BAR_STAIR_RISE;
+    let beyond = drop - GOAL_STAIR_RISE;
     println!(
         "goal: pelvis on the {:.0} cm stairs, foot IK on: lowest {:.2} cm above the stance tread (the lowest a planted foot \
          is on) at z = {:.2} against {:.2} cm on flat ground: largest drop {:.2} cm, {:.2} cm beyond the rise (<= 5 cm: {})",
-        BAR_STAIR_RISE * 100.0,
+        GOAL_STAIR_RISE * 100.0,
         lowest.lowest * 100.0,
         lowest.at.y,
         flat * 100.0,
