@@ -37,6 +37,8 @@ struct Figures {
     contacts: usize,
     extension: f32,
     jump_degrees: f32,
+    /// The bone that turned `jump_degrees` in one frame.
+    jump_bone: String,
     chest_yaw: Vec<f32>,
     speed: f32,
     scale: f32,
@@ -158,8 +160,13 @@ fn walk(character: &Character, speed: f32, degrees: f32, warping: bool) -> Figur
         figures.chest_yaw.push(forward.x.atan2(forward.z).to_degrees());
         let locals: Vec<Quat> = bones.iter().map(|&b| app.world().get::<Transform>(b).unwrap().rotation).collect();
         if let Some(previous) = &previous {
-            for (a, b) in previous.iter().zip(&locals) {
-                figures.jump_degrees = figures.jump_degrees.max(a.angle_between(*b).to_degrees());
+            for ((a, b), &bone) in previous.iter().zip(&locals).zip(&bones) {
+                let jump = a.angle_between(*b).to_degrees();
+                if jump > figures.jump_degrees {
+                    figures.jump_degrees = jump;
+                    figures.jump_bone =
+                        app.world().get::<Name>(bone).map_or_else(|| format!("{bone}"), |n| n.to_string());
+                }
             }
         }
         if let Some(state) = app.world().get::<PoseWarpingState>(root) {
@@ -176,7 +183,7 @@ fn check(name: &str, on: &Figures, off: &Figures, ahead: Option<&Figures>) -> Ve
     let chest =
         ahead.map_or(0.0, |a| on.chest_yaw.iter().zip(&a.chest_yaw).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max));
     println!(
-        "{name:>11}: slide {:5.2} cm warping on ({} contacts), {:5.2} cm off | scale {:.2} × play rate {:.2}, angle {:5.1}°, pelvis drop {:4.1} cm, leg extension {:.3}, joint jump {:4.1}° (off {:4.1}°), chest {:4.1}° off the run ahead",
+        "{name:>11}: slide {:5.2} cm warping on ({} contacts), {:5.2} cm off | scale {:.2} × play rate {:.2}, angle {:5.1}°, pelvis drop {:4.1} cm, leg extension {:.3}, joint jump {:4.1}° {} (off {:4.1}° {}), chest {:4.1}° off the run ahead",
         on.slide * 100.0,
         on.contacts,
         off.slide * 100.0,
@@ -186,7 +193,9 @@ fn check(name: &str, on: &Figures, off: &Figures, ahead: Option<&Figures>) -> Ve
         on.drop * 100.0,
         on.extension,
         on.jump_degrees,
+        on.jump_bone,
         off.jump_degrees,
+        off.jump_bone,
         chest,
     );
     let mut failures = Vec::new();
