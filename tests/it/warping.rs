@@ -214,8 +214,8 @@ fn check(name: &str, on: &Figures, off: &Figures, ahead: Option<&Figures>) -> Ve
     let allowed = 10.0 * (on.speed / CLIP_SPEED).max(1.0);
     if on.jump_degrees > allowed {
         failures.push(format!(
-            "{name}: a joint turned {:.1}° in a frame (allowed {allowed:.1}°; the clip: {:.1}°)",
-            on.jump_degrees, off.jump_degrees
+            "{name}: {} turned {:.1}° in a frame (allowed {allowed:.1}°; the clip: {:.1}° at {})",
+            on.jump_bone, on.jump_degrees, off.jump_degrees, off.jump_bone
         ));
     }
     if chest > 5.0 {
