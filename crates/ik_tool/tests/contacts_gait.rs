@@ -33,7 +33,10 @@ fn build(slide: f32, ankle_only: bool, static_pose: bool) -> Vec<u8> {
     let body = mesh::body(&rig);
     let weights = skin::bind(&rig, &body, &skin::BindParams::default());
     let walk = clips::clip_specs()[1];
-    let spec = clips::ClipSpec { gait: GaitParams { stance_fraction: 0.15, speed: SPEED, ..walk.gait }, ..walk };
+    // Legs that follow the feet's paths, as a plain IK export's do (the mannequin's planned knee
+    // is shaped for a walk's 60 % stance).
+    let gait = GaitParams { stance_fraction: 0.15, speed: SPEED, ..walk.gait };
+    let spec = clips::ClipSpec { gait, legs: clips::LegStyle::FOLLOW_PATH, ..walk };
     let mut clip = clips::build_clip(&rig, &spec).unwrap();
     let n = clip.intervals();
     for (i, p) in clip.pelvis_translation.iter_mut().enumerate() {

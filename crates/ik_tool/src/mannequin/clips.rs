@@ -8,13 +8,17 @@
 //!    counter-rotation and lean, head kept level and forward, arms swinging against the legs
 //!    with elbows bending more on the forward swing.
 //! 3. Each foot's orientation is the gait's pitch, raised where needed so the ankle stays within
-//!    99 % of the leg's reach (the heel rolls off the floor about the planted ball at toe-off,
-//!    and the jog lands on the forefoot); the ankle target is the ball target plus the rotated
-//!    bind-pose ball→ankle offset, and [`ik_core::TwoBoneJob`] bends hip and knee onto it with
-//!    the knee toward a pole in front of the leg. The foot bone then takes its orientation and
-//!    the toes (ball bone) stay flat on the floor during contact. The lifts are found for every
-//!    key first and then eased ([`LIFT_EASE_PER_KEY`]) so the heel never drops back in one
-//!    key: a walk's joints turn at most 10° from key to key.
+//!    the clip's [`LegStyle::reach_fraction`] of the leg's reach (the heel rolls off the floor
+//!    about the planted ball at toe-off, and the jog lands on the forefoot); the ankle target is
+//!    the ball target plus the rotated bind-pose ball→ankle offset, and [`ik_core::TwoBoneJob`]
+//!    bends hip and knee onto it with the knee toward a pole in front of the leg. The foot bone
+//!    then takes its orientation and the toes (ball bone) stay flat on the floor during contact.
+//!    The lifts are found for every key first and then eased
+//!    ([`LegStyle::lift_ease_per_key`]) so the heel never drops back in one key.
+//! 4. The walk's knee is planned ([`super::legs`]): kept bent at landing and in the pre-swing
+//!    by lifting the heel, and bent and straightened evenly through the swing, so no joint of
+//!    the walk turns more than 6° from key to key (a leg that only follows its foot's path
+//!    turns its knee 9.5° a key where it straightens before landing).
 //!
 //! Outputs: per keyframe, the pelvis translation and every non-root bone's local rotation, and
 //! per-foot contact labels. The root bone never moves: clips are in place, the ground moves
@@ -31,6 +35,8 @@ use glam::{Quat, Vec3};
 use ik_core::gait::{GaitFoot, GaitParams, LANDING_PHASE, sample_gait};
 use ik_core::{IkError, TwoBoneJob, Xform};
 
+pub use super::legs::LegStyle;
+use super::legs::{self, SwingPose};
 use super::skeleton::{ANKLE_L, BALL_L, Rig, forearm_dir_l};
 
 /// Keyframe rate the clips are sampled at, Hz. Each gait cycle is rounded to a whole number of
@@ -78,6 +84,8 @@ pub struct ClipSpec {
     pub ball_forward: f32,
     /// Upper body.
     pub style: Style,
+    /// Legs.
+    pub legs: LegStyle,
 }
 
 // How much lower than the gait's `pelvis_height` this rig carries its pelvis, per clip, m.
@@ -105,11 +113,17 @@ pub fn clip_specs() -> [ClipSpec; 3] {
         glance: 0.08,
     };
     [
-        ClipSpec { name: "Idle", gait: adjust(GaitParams::idle(), IDLE_DROP), ball_forward: 0.10, style: calm },
+        ClipSpec {
+            name: "Idle",
+            gait: adjust(GaitParams::idle(), IDLE_DROP),
+            ball_forward: 0.10,
+            style: calm,
+            legs: LegStyle::FOLLOW_PATH,
+        },
         ClipSpec {
             name: "Walk",
             gait: adjust(GaitParams::walk(), WALK_DROP),
-            ball_forward: 0.02,
+            ball_forward: 0.0,
             style: Style {
                 pelvis_yaw: 0.10,
                 pelvis_roll: 0.05,
@@ -122,6 +136,7 @@ pub fn clip_specs() -> [ClipSpec; 3] {
                 breath: 0.0,
                 glance: 0.0,
             },
+            legs: LegStyle::WALK,
         },
         ClipSpec {
             name: "Jog",
@@ -139,6 +154,7 @@ pub fn clip_specs() -> [ClipSpec; 3] {
                 breath: 0.0,
                 glance: 0.0,
             },
+            legs: LegStyle::FOLLOW_PATH,
         },
     ]
 }
@@ -230,15 +246,40 @@ pub fn build_clip(rig: &Rig, spec: &ClipSpec) -> Result<Clip, IkError> {
     };
     let mut locals = vec![Xform::IDENTITY; count];
     let mut model = vec![Xform::IDENTITY; count];
-    // First pass: the lift each key needs on its own; then eased so the foot never snaps.
-    let free = [f32::NEG_INFINITY; 2];
+    // First pass: the lift each key needs on its own; then eased so the heel never snaps.
+    // With a planned knee only the stances are eased, each on its own (a swing key is free:
+    // the toe-off's lift is not carried on into the landing).
+    let free = [LegPlan { lift_floor: f32::NEG_INFINITY, swing: None }; 2];
+    let planned = spec.legs.knees;
     let needed = (0..n)
-        .map(|i| pose_at(rig, &bones, spec, i as f32 / n as f32, free, &mut locals, &mut model).map(|k| k.lifts))
-        .collect::<Result<Vec<_>, _>>()?;
-    let floors = ease_lifts(&needed, LIFT_EASE_PER_KEY);
+        .map(|i| {
+            let key = pose_at(rig, &bones, spec, i as f32 / n as f32, free, &mut locals, &mut model)?;
+            let free_swing = |side: usize| planned.is_some() && !key.contacts[side];
+            Ok([0, 1].map(|side| if free_swing(side) { f32::NEG_INFINITY } else { key.lifts[side] }))
+        })
+        .collect::<Result<Vec<_>, IkError>>()?;
+    let floors = ease_lifts(&needed, spec.legs.lift_ease_per_key);
+    let mut plans: Vec<[LegPlan; 2]> =
+        floors.iter().map(|f| f.map(|lift_floor| LegPlan { lift_floor, swing: None })).collect();
+    if let Some(knees) = planned {
+        // Second pass: each ankle's distance from its hip and each foot's lift as planted; the
+        // swings are then planned from toe-off to landing.
+        let keys = (0..n)
+            .map(|i| pose_at(rig, &bones, spec, i as f32 / n as f32, plans[i], &mut locals, &mut model))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (side, leg) in bones.leg.into_iter().enumerate() {
+            let planted: Vec<(bool, SwingPose)> = keys
+                .iter()
+                .map(|k| (k.contacts[side], SwingPose { reach: k.reaches[side], lift: k.lifts[side] }))
+                .collect();
+            for (plan, swing) in plans.iter_mut().zip(legs::plan_swings(&knees, &planted, leg_lengths(rig, leg))) {
+                plan[side].swing = swing;
+            }
+        }
+    }
     for i in 0..=n {
         let phase = (i % n) as f32 / n as f32;
-        let key = pose_at(rig, &bones, spec, phase, floors[i % n], &mut locals, &mut model)?;
+        let key = pose_at(rig, &bones, spec, phase, plans[i % n], &mut locals, &mut model)?;
         let (contacts, error) = (key.contacts, key.planted_error);
         clip.max_planted_error = clip.max_planted_error.max(error);
         clip.pelvis_translation.push(locals[bones.pelvis].translation);
@@ -256,16 +297,22 @@ pub fn build_clip(rig: &Rig, spec: &ClipSpec) -> Result<Clip, IkError> {
     Ok(clip)
 }
 
-/// Largest change of a foot's lift (heel-up angle) from one key to the next where the reach
-/// alone would change it faster, radians: without it the heel drops back from its toe-off lift
-/// in one key once the swing foot leaves the floor, and the knee snaps 21° in a frame.
-pub const LIFT_EASE_PER_KEY: f32 = 2.0 * std::f32::consts::PI / 180.0;
-
-/// One posed key: contact flags, the planted balls' largest error, each foot's lift.
+/// One posed key: contact flags, the planted balls' largest error, each foot's lift and each
+/// ankle's distance from its hip.
 struct KeyPose {
     contacts: [bool; 2],
     planted_error: f32,
     lifts: [f32; 2],
+    reaches: [f32; 2],
+}
+
+/// How one leg is posed at one key.
+#[derive(Clone, Copy, Debug)]
+struct LegPlan {
+    /// The foot's lift (heel-up angle) is at least this, radians.
+    lift_floor: f32,
+    /// In the swing, the planned knee bend and foot lift; `None` follows the gait's foot path.
+    swing: Option<SwingPose>,
 }
 
 /// Per foot, the lowest lift at each key that changes at most `step` per key (cyclic: the
@@ -284,7 +331,7 @@ fn pose_at(
     bones: &Bones,
     spec: &ClipSpec,
     phase: f32,
-    lift_floors: [f32; 2],
+    plans: [LegPlan; 2],
     locals: &mut [Xform],
     model: &mut [Xform],
 ) -> Result<KeyPose, IkError> {
@@ -330,19 +377,27 @@ fn pose_at(
 
     // Legs.
     let mut worst = 0.0f32;
-    let mut lifts = [0.0; 2];
+    let (mut lifts, mut reaches) = ([0.0; 2], [0.0; 2]);
     for (side, bones) in bones.leg.into_iter().enumerate() {
         let leg = (side, bones);
-        let (error, lift) = place_leg(rig, spec, phase, leg, gait.feet[side], lift_floors[side], locals, model)?;
-        worst = worst.max(error);
-        lifts[side] = lift;
+        let placed = place_leg(rig, spec, phase, leg, gait.feet[side], plans[side], locals, model)?;
+        worst = worst.max(placed.planted_error);
+        lifts[side] = placed.lift;
+        reaches[side] = placed.reach;
     }
-    Ok(KeyPose { contacts: gait.feet.map(|f| f.contact), planted_error: worst, lifts })
+    Ok(KeyPose { contacts: gait.feet.map(|f| f.contact), planted_error: worst, lifts, reaches })
 }
 
-/// Solves one leg (`(side, [thigh, calf, foot, ball])`) onto its gait foot, with its lift at
-/// least `lift_floor`, after the upper body is posed; leaves `model` up to date. Returns the
-/// planted ball's distance from its target (0 in the swing) and the lift used.
+/// A posed leg: the planted ball's distance from its target (0 in the swing), the lift used and
+/// the ankle's distance from the hip.
+struct PlacedLeg {
+    planted_error: f32,
+    lift: f32,
+    reach: f32,
+}
+
+/// Solves one leg (`(side, [thigh, calf, foot, ball])`) onto its gait foot as `plan` says,
+/// after the upper body is posed; leaves `model` up to date.
 #[allow(clippy::too_many_arguments)]
 fn place_leg(
     rig: &Rig,
@@ -350,10 +405,10 @@ fn place_leg(
     phase: f32,
     (side, [thigh, calf, foot_bone, ball]): (usize, [usize; 4]),
     foot: GaitFoot,
-    lift_floor: f32,
+    plan: LegPlan,
     locals: &mut [Xform],
     model: &mut [Xform],
-) -> Result<(f32, f32), IkError> {
+) -> Result<PlacedLeg, IkError> {
     let ball_target = foot.position + Vec3::Z * spec.ball_forward + Vec3::Y * BALL_L.y;
     let flat = Vec3::new(foot.forward.x, 0.0, foot.forward.z);
     let heading = Quat::from_rotation_arc(Vec3::Z, flat.normalize_or(Vec3::Z));
@@ -361,13 +416,27 @@ fn place_leg(
     // Toe-up never pushes the heel through the floor.
     let heel_floor = (foot.position.y / HEEL_TO_BALL).clamp(0.0, 1.0).asin();
     let hip = model[thigh].translation;
-    let leg_length = rig.joint(calf).distance(rig.joint(thigh)) + rig.joint(foot_bone).distance(rig.joint(calf));
-    let limit = REACH_FRACTION * leg_length;
+    let lengths = leg_lengths(rig, [thigh, calf, foot_bone, ball]);
+    let stance = spec.gait.stance_fraction;
+    let local = (phase - LANDING_PHASE[side]).rem_euclid(1.0);
+    let mut limit = spec.legs.reach_fraction * (lengths.0 + lengths.1);
+    if let Some(knees) = spec.legs.knees.filter(|_| foot.contact && stance < 1.0) {
+        limit = limit.min(legs::stance_reach(&knees, lengths, local / stance));
+    }
     let ankle_offset = ANKLE_L - BALL_L;
     let ankle_at = |lift: f32| ball_target + heading * (Quat::from_rotation_x(lift) * ankle_offset);
-    let lift = reach_lift(gait_lift, -heel_floor, limit, |l| ankle_at(l).distance(hip)).max(lift_floor);
-    // Out of reach even so (late swing of the jog): pull the ankle in, keeping the knee bent.
-    let ankle_target = hip + (ankle_at(lift) - hip).clamp_length_max(limit);
+    let swing = plan.swing.filter(|_| !foot.contact);
+    let lift = match swing {
+        Some(swing) => swing.lift,
+        None => reach_lift(gait_lift, -heel_floor, limit, |l| ankle_at(l).distance(hip)).max(plan.lift_floor),
+    };
+    let along_path = ankle_at(lift) - hip;
+    let ankle_target = match swing {
+        // The planned knee bend, toward where the gait's path has the ankle.
+        Some(swing) => hip + along_path.normalize_or(Vec3::NEG_Y) * swing.reach.min(limit),
+        // Out of reach even so (late swing of the jog): pull the ankle in, keeping the knee bent.
+        _ => hip + along_path.clamp_length_max(limit),
+    };
     let pole = (hip + ankle_target) * 0.5 + heading * Vec3::Z * 0.5;
     let job = TwoBoneJob::from_model(model, [thigh, calf, foot_bone], ankle_target, Some(pole))
         .ok_or(IkError::BrokenHierarchy { bone: thigh })?;
@@ -380,11 +449,19 @@ fn place_leg(
     // Foot orientation; toes flat on the floor while planted, relaxing during the swing.
     let foot_rotation = heading * Quat::from_rotation_x(lift);
     locals[foot_bone].rotation = (model[calf].rotation.inverse() * foot_rotation).normalize();
-    let toe_flat = toe_flat_factor(spec, phase, side, foot.contact);
+    let toe_flat = match (swing, spec.legs.knees) {
+        (Some(_), Some(knees)) => legs::swing_toe_flat(&knees, (local - stance) / (1.0 - stance)),
+        _ => toe_flat_factor(spec, phase, side, foot.contact),
+    };
     locals[ball].rotation = Quat::from_rotation_x(-lift * toe_flat);
     ik_core::skeleton::forward_kinematics(rig.skeleton.parents(), locals, &Xform::IDENTITY, model)?;
-    let error = if foot.contact { model[ball].translation.distance(ball_target) } else { 0.0 };
-    Ok((error, lift))
+    let planted_error = if foot.contact { model[ball].translation.distance(ball_target) } else { 0.0 };
+    Ok(PlacedLeg { planted_error, lift, reach: ankle_target.distance(hip) })
+}
+
+/// The thigh's and the shin's lengths of a leg `[thigh, calf, foot, ball]`.
+fn leg_lengths(rig: &Rig, [thigh, calf, foot, _]: [usize; 4]) -> (f32, f32) {
+    (rig.joint(calf).distance(rig.joint(thigh)), rig.joint(foot).distance(rig.joint(calf)))
 }
 
 /// Distance from the ball to the back of the heel, m (the heel's lever when the toes lift).
@@ -437,5 +514,5 @@ fn toe_flat_factor(spec: &ClipSpec, phase: f32, side: usize, contact: bool) -> f
         let x = x.clamp(0.0, 1.0);
         x * x * (3.0 - 2.0 * x)
     };
-    (1.0 - smooth(t / 0.5)).max(smooth((t - 0.75) / 0.25))
+    (1.0 - smooth(t / 0.75)).max(smooth((t - 0.75) / 0.25))
 }

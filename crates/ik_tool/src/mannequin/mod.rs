@@ -26,6 +26,7 @@ pub mod clips;
 pub mod convention;
 pub mod convert;
 pub mod jump;
+pub mod legs;
 pub mod loft;
 pub mod mesh;
 pub mod skeleton;
