@@ -122,7 +122,7 @@ pub fn clip_specs() -> [ClipSpec; 3] {
         },
         ClipSpec {
             name: "Walk",
-            gait: adjust(GaitParams::walk(), WALK_DROP),
+            gait: adjust(GaitParams { step_height: 0.07, ..GaitParams::walk() }, WALK_DROP),
             ball_forward: 0.0,
             style: Style {
                 pelvis_yaw: 0.10,
@@ -255,7 +255,7 @@ pub fn build_clip(rig: &Rig, spec: &ClipSpec) -> Result<Clip, IkError> {
         .map(|i| {
             let key = pose_at(rig, &bones, spec, i as f32 / n as f32, free, &mut locals, &mut model)?;
             let free_swing = |side: usize| planned.is_some() && !key.contacts[side];
-            Ok([0, 1].map(|side| if free_swing(side) { f32::NEG_INFINITY } else { key.lifts[side] }))
+            Ok([0, 1].map(|side| if free_swing(side) { f32::NEG_INFINITY } else { key.legs[side].lift }))
         })
         .collect::<Result<Vec<_>, IkError>>()?;
     let floors = ease_lifts(&needed, spec.legs.lift_ease_per_key);
@@ -268,10 +268,7 @@ pub fn build_clip(rig: &Rig, spec: &ClipSpec) -> Result<Clip, IkError> {
             .map(|i| pose_at(rig, &bones, spec, i as f32 / n as f32, plans[i], &mut locals, &mut model))
             .collect::<Result<Vec<_>, _>>()?;
         for (side, leg) in bones.leg.into_iter().enumerate() {
-            let planted: Vec<(bool, SwingPose)> = keys
-                .iter()
-                .map(|k| (k.contacts[side], SwingPose { reach: k.reaches[side], lift: k.lifts[side] }))
-                .collect();
+            let planted: Vec<(bool, SwingPose)> = keys.iter().map(|k| (k.contacts[side], k.legs[side])).collect();
             for (plan, swing) in plans.iter_mut().zip(legs::plan_swings(&knees, &planted, leg_lengths(rig, leg))) {
                 plan[side].swing = swing;
             }
@@ -297,13 +294,11 @@ pub fn build_clip(rig: &Rig, spec: &ClipSpec) -> Result<Clip, IkError> {
     Ok(clip)
 }
 
-/// One posed key: contact flags, the planted balls' largest error, each foot's lift and each
-/// ankle's distance from its hip.
+/// One posed key: contact flags, the planted balls' largest error, each leg's pose.
 struct KeyPose {
     contacts: [bool; 2],
     planted_error: f32,
-    lifts: [f32; 2],
-    reaches: [f32; 2],
+    legs: [SwingPose; 2],
 }
 
 /// How one leg is posed at one key.
@@ -377,23 +372,20 @@ fn pose_at(
 
     // Legs.
     let mut worst = 0.0f32;
-    let (mut lifts, mut reaches) = ([0.0; 2], [0.0; 2]);
+    let mut legs = [SwingPose { reach: 0.0, lift: 0.0, pitch: 0.0 }; 2];
     for (side, bones) in bones.leg.into_iter().enumerate() {
         let leg = (side, bones);
         let placed = place_leg(rig, spec, phase, leg, gait.feet[side], plans[side], locals, model)?;
         worst = worst.max(placed.planted_error);
-        lifts[side] = placed.lift;
-        reaches[side] = placed.reach;
+        legs[side] = placed.pose;
     }
-    Ok(KeyPose { contacts: gait.feet.map(|f| f.contact), planted_error: worst, lifts, reaches })
+    Ok(KeyPose { contacts: gait.feet.map(|f| f.contact), planted_error: worst, legs })
 }
 
-/// A posed leg: the planted ball's distance from its target (0 in the swing), the lift used and
-/// the ankle's distance from the hip.
+/// A posed leg: the planted ball's distance from its target (0 in the swing) and the leg's pose.
 struct PlacedLeg {
     planted_error: f32,
-    lift: f32,
-    reach: f32,
+    pose: SwingPose,
 }
 
 /// Solves one leg (`(side, [thigh, calf, foot, ball])`) onto its gait foot as `plan` says,
@@ -432,8 +424,16 @@ fn place_leg(
     };
     let along_path = ankle_at(lift) - hip;
     let ankle_target = match swing {
-        // The planned knee bend, toward where the gait's path has the ankle.
-        Some(swing) => hip + along_path.normalize_or(Vec3::NEG_Y) * swing.reach.min(limit),
+        // The planned knee bend and leg pitch, sideways as the gait's path has the ankle.
+        Some(swing) => {
+            let thigh_smoothing = spec.legs.knees.map_or(0.0, |k| k.thigh_smoothing);
+            let side_share = along_path.normalize_or(Vec3::NEG_Y).x.clamp(-1.0, 1.0);
+            let sagittal = (1.0 - side_share * side_share).sqrt();
+            let path_pitch = along_path.z.atan2(-along_path.y);
+            let pitch = path_pitch + (swing.pitch - path_pitch) * thigh_smoothing;
+            let direction = Vec3::new(side_share, -pitch.cos() * sagittal, pitch.sin() * sagittal);
+            hip + direction * swing.reach.min(limit)
+        }
         // Out of reach even so (late swing of the jog): pull the ankle in, keeping the knee bent.
         _ => hip + along_path.clamp_length_max(limit),
     };
@@ -456,7 +456,9 @@ fn place_leg(
     locals[ball].rotation = Quat::from_rotation_x(-lift * toe_flat);
     ik_core::skeleton::forward_kinematics(rig.skeleton.parents(), locals, &Xform::IDENTITY, model)?;
     let planted_error = if foot.contact { model[ball].translation.distance(ball_target) } else { 0.0 };
-    Ok(PlacedLeg { planted_error, lift, reach: ankle_target.distance(hip) })
+    let to_ankle = ankle_target - hip;
+    let pitch = to_ankle.z.atan2(-to_ankle.y);
+    Ok(PlacedLeg { planted_error, pose: SwingPose { reach: to_ankle.length(), lift, pitch } })
 }
 
 /// The thigh's and the shin's lengths of a leg `[thigh, calf, foot, ball]`.

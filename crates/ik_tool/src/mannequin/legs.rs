@@ -8,9 +8,9 @@
 //! - in the stance, the knee is kept bent at least [`KneePlan::landing_bend`] at landing and
 //!   [`KneePlan::pre_swing_bend`] before toe-off, by lifting the heel off the planted ball
 //!   ([`stance_reach`]), as a walker's heel rises in the pre-swing;
-//! - in the swing, the knee's bend, and the foot's lift, are planned from the toe-off key's to
-//!   the landing key's ([`plan_swings`]) through [`KneePlan::swing_peak`], the ankle toward
-//!   where the gait's path has it.
+//! - in the swing, the knee's bend, the thigh's pitch and the foot's lift are planned from the
+//!   toe-off key's to the landing key's ([`plan_swings`]), the knee through
+//!   [`KneePlan::swing_peak`], each easing into the planted keys' own turning at both ends.
 //!
 //! Invariants: planted balls stay exactly on their gait targets (only the heel and the knee
 //! change); every planned value is finite.
@@ -38,9 +38,9 @@ impl LegStyle {
     pub const FOLLOW_PATH: LegStyle = LegStyle { reach_fraction: 0.997, lift_ease_per_key: 2.0 * DEG, knees: None };
 
     /// The walk's legs: within 98.5 % of reach (the knee never straighter than ~20°), the heel
-    /// easing 1.5° a key, the knee planned ([`KneePlan::WALK`]).
+    /// easing 1.6° a key, the knee planned ([`KneePlan::WALK`]).
     pub const WALK: LegStyle =
-        LegStyle { reach_fraction: 0.985, lift_ease_per_key: 1.5 * DEG, knees: Some(KneePlan::WALK) };
+        LegStyle { reach_fraction: 0.985, lift_ease_per_key: 1.6 * DEG, knees: Some(KneePlan::WALK) };
 }
 
 /// A planned knee (bends in radians from straight, shares of the stance or swing in `[0, 1]`).
@@ -57,20 +57,34 @@ pub struct KneePlan {
     pub pre_swing: f32,
     /// The swing's peak bend and where in the swing it is (0 = toe-off, 1 = landing).
     pub swing_peak: (f32, f32),
+    /// How far the swing's thigh turns evenly from its toe-off pitch to its landing pitch (1)
+    /// rather than pointing the leg where the gait's foot path has the ankle (0).
+    pub thigh_smoothing: f32,
+    /// Share of the swing by which the foot's lift has come from the toe-off's to the
+    /// landing's (the foot levels early, so its toes clear the floor as the leg reaches ahead).
+    pub lift_settled_at: f32,
+    /// Keys over which a swing's start and end settle into the planted keys' turning rates
+    /// (see [`plan_swings`]).
+    pub settle_keys: f32,
     /// How far the toes relax toward the foot's line at mid-swing (0: they stay level with the
     /// ground, as at toe-off and landing; 1: in line with the foot).
     pub toe_relax: f32,
 }
 
 impl KneePlan {
-    /// A walk's knee: bent 28° at landing, 50° → 32° in the pre-swing, 70° at 45 % of the
-    /// swing (a walker's peaks near 60–65° a third to a half into the swing).
+    /// A walk's knee: bent 30° at landing, 48° → 30° in the pre-swing, 68° at 43 % of the
+    /// swing (a walker's peaks near 60–65° a third to a half into the swing). Tuned so the
+    /// mannequin's Walk turns no joint more than 6° a key, keeps its mesh above the floor, and
+    /// under pose warping at 0.6–2.5 m/s turns no joint more than 10° a frame.
     pub const WALK: KneePlan = KneePlan {
-        landing_bend: 28.0 * DEG,
+        landing_bend: 30.0 * DEG,
         loading: 0.3,
-        pre_swing_bend: (50.0 * DEG, 32.0 * DEG),
+        pre_swing_bend: (48.0 * DEG, 30.0 * DEG),
         pre_swing: 0.45,
-        swing_peak: (70.0 * DEG, 0.45),
+        swing_peak: (68.0 * DEG, 0.43),
+        thigh_smoothing: 0.2,
+        lift_settled_at: 0.9,
+        settle_keys: 1.3,
         toe_relax: 0.4,
     };
 }
@@ -103,57 +117,100 @@ pub fn stance_reach(plan: &KneePlan, lengths: (f32, f32), stance_share: f32) -> 
     reach_at_bend(lengths, bend)
 }
 
-/// A swing leg's planned pose: the ankle's distance from the hip (the knee's bend), m, and the
-/// foot's lift, radians.
+/// A leg's pose: how far the ankle is from the hip (the knee's bend), which way, and the foot's
+/// lift.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SwingPose {
     /// Hip–ankle distance, m.
     pub reach: f32,
     /// Foot lift (heel-up angle), radians.
     pub lift: f32,
+    /// The hip→ankle line's pitch in the character's sagittal plane, radians forward of
+    /// straight down.
+    pub pitch: f32,
 }
 
 /// Per key of one leg (`planted`: whether the foot is planted, and its pose there; cyclic), the
 /// pose each swing key is given; `None` for planted keys (and everywhere when no key is).
 ///
-/// Between the toe-off key's knee bend and the landing key's the knee bends to the plan's peak
-/// and straightens again, each half eased half linearly (its steepest key 1.25 × the half's
-/// mean), and the foot's lift goes from the toe-off's to the landing's the same way over the
-/// whole swing, so no key turns a joint much more than its neighbours do.
+/// Each swing is planned from its toe-off key to its landing key in three angles: the knee's
+/// bend goes up to the plan's peak and back, the thigh's pitch and the foot's lift go from the
+/// toe-off's to the landing's, each half eased half linearly (its steepest key 1.25 × its
+/// mean), so no key of the swing turns a joint much more than its neighbours do. At each end a
+/// correction `Δ·k·e^(−k/τ)` (`k` keys from the end, `τ` = [`KneePlan::settle_keys`], `Δ` the
+/// planted key's turn per key less the plan's own there) makes each angle leave and arrive
+/// turning as the planted key beside it does (exactly at the end, ~40 % closer over the first
+/// key than the plan alone), so the ball leaves and meets the floor nearly moving with it: a
+/// foot arriving at another speed slides for the part of a frame it is labelled planted early.
 pub fn plan_swings(plan: &KneePlan, planted: &[(bool, SwingPose)], lengths: (f32, f32)) -> Vec<Option<SwingPose>> {
     let n = planted.len();
     let (peak, peak_at) = plan.swing_peak;
+    // [knee bend, thigh pitch (the hip→ankle line's plus the knee's share of the bend), lift].
+    let angles = |pose: SwingPose| {
+        let bend = bend_at_reach(lengths, pose.reach);
+        [bend, pose.pitch + thigh_angle(lengths, bend), pose.lift]
+    };
+    let key = |i: isize| planted[i.rem_euclid(n as isize) as usize];
     (0..n)
         .map(|i| {
             if planted[i].0 {
                 return None;
             }
-            let back = (1..n).find(|k| planted[(i + n - k) % n].0)?;
-            let ahead = (1..n).find(|k| planted[(i + k) % n].0)?;
-            let (toe_off, landing) = (planted[(i + n - back) % n].1, planted[(i + ahead) % n].1);
-            let u = back as f32 / (back + ahead) as f32;
-            let knee = if u < peak_at {
-                let from = bend_at_reach(lengths, toe_off.reach);
-                from + (peak - from) * half_eased(u / peak_at)
-            } else {
-                peak + (bend_at_reach(lengths, landing.reach) - peak) * half_eased((u - peak_at) / (1.0 - peak_at))
-            };
-            let lift = toe_off.lift + (landing.lift - toe_off.lift) * half_eased(u);
-            Some(SwingPose { reach: reach_at_bend(lengths, knee), lift })
+            let back = (1..n).find(|k| planted[(i + n - k) % n].0)? as isize;
+            let ahead = (1..n).find(|k| planted[(i + k) % n].0)? as isize;
+            let i = i as isize;
+            let (from, to) = (angles(key(i - back).1), angles(key(i + ahead).1));
+            let keys = (back + ahead) as f32;
+            let u = back as f32 / keys;
+            let (rise, fall) = (peak_at * keys, (1.0 - peak_at) * keys);
+            let mut now = [
+                if u < peak_at {
+                    from[0] + (peak - from[0]) * half_eased(u / peak_at)
+                } else {
+                    peak + (to[0] - peak) * half_eased((u - peak_at) / (1.0 - peak_at))
+                },
+                from[1] + (to[1] - from[1]) * half_eased(u),
+                from[2] + (to[2] - from[2]) * half_eased(u / plan.lift_settled_at),
+            ];
+            // The plan's own turn per key at toe-off and at landing (half_eased's end slope 0.5).
+            let lift_keys = plan.lift_settled_at * keys;
+            let leaving_plan =
+                [0.5 * (peak - from[0]) / rise, 0.5 * (to[1] - from[1]) / keys, 0.5 * (to[2] - from[2]) / lift_keys];
+            let arriving_plan = [0.5 * (to[0] - peak) / fall, leaving_plan[1], 0.0];
+            let settle = |k: isize| k as f32 * (-(k as f32) / plan.settle_keys.max(1e-3)).exp();
+            for (a, angle) in now.iter_mut().enumerate() {
+                if key(i - back - 1).0 {
+                    let planted_rate = from[a] - angles(key(i - back - 1).1)[a];
+                    *angle += (planted_rate - leaving_plan[a]) * settle(back);
+                }
+                if key(i + ahead + 1).0 {
+                    let planted_rate = angles(key(i + ahead + 1).1)[a] - to[a];
+                    *angle -= (planted_rate - arriving_plan[a]) * settle(ahead);
+                }
+            }
+            let [knee, thigh_pitch, lift] = now;
+            let pitch = thigh_pitch - thigh_angle(lengths, knee);
+            Some(SwingPose { reach: reach_at_bend(lengths, knee), lift, pitch })
         })
         .collect()
-}
-
-/// How level with the ground the toes are at `swing_share` of a planned swing (1: level,
-/// 0: in line with the foot).
-pub fn swing_toe_flat(plan: &KneePlan, swing_share: f32) -> f32 {
-    1.0 - plan.toe_relax * (PI * swing_share.clamp(0.0, 1.0)).sin().powi(2)
 }
 
 /// Half linear, half smoothstep, on `[0, 1]`: slope 0.5 at the ends, 1.25 in the middle.
 fn half_eased(x: f32) -> f32 {
     let x = x.clamp(0.0, 1.0);
     0.5 * x + 0.5 * x * x * (3.0 - 2.0 * x)
+}
+
+/// The angle at the hip between the thigh and the hip→ankle line of a two-bone leg bent `bend`
+/// (radians from straight); about half the bend when the thigh and the shin are alike.
+pub fn thigh_angle((thigh, shin): (f32, f32), bend: f32) -> f32 {
+    (shin * bend.sin()).atan2(thigh + shin * bend.cos())
+}
+
+/// How level with the ground the toes are at `swing_share` of a planned swing (1: level,
+/// 0: in line with the foot).
+pub fn swing_toe_flat(plan: &KneePlan, swing_share: f32) -> f32 {
+    1.0 - plan.toe_relax * (PI * swing_share.clamp(0.0, 1.0)).sin().powi(2)
 }
 
 #[cfg(test)]
@@ -171,31 +228,59 @@ mod tests {
         assert!((reach_at_bend(LEG, 0.0) - 0.84).abs() < 1e-6);
     }
 
-    #[test]
-    fn a_planned_swing_bends_the_knee_evenly_from_toe_off_to_landing() {
-        // 10 planted keys, 20 swing keys; the knee bent 30° at toe-off and 20° at landing.
-        let plan = KneePlan::WALK;
-        let pose = |bend: f32, lift: f32| SwingPose { reach: reach_at_bend(LEG, bend * DEG), lift };
-        let mut planted = vec![(true, pose(25.0, 0.0)); 30];
-        planted[0].1 = pose(20.0, 0.1);
+    /// Keys 0–9 planted, 10–29 swinging (cyclic): the knee straightens 2° a key into toe-off
+    /// (bent 30°) and bends 3° a key out of the landing (bent 20°); the lift rises 0.03 a key
+    /// into toe-off (1.0) and falls 0.02 a key out of the landing (0.2). Returns the swing
+    /// keys' poses and the knee's steps from toe-off to landing, degrees.
+    fn plan_one_swing(plan: &KneePlan) -> (Vec<SwingPose>, Vec<f32>) {
+        let pose = |bend: f32, lift: f32| SwingPose { reach: reach_at_bend(LEG, bend * DEG), lift, pitch: 0.0 };
+        let mut planted = vec![(true, pose(25.0, 0.5)); 30];
+        planted[0].1 = pose(20.0, 0.2);
+        planted[1].1 = pose(23.0, 0.18);
+        planted[8].1 = pose(32.0, 0.97);
         planted[9].1 = pose(30.0, 1.0);
         for key in &mut planted[10..] {
             key.0 = false;
         }
-        let swings = plan_swings(&plan, &planted, LEG);
+        let swings = plan_swings(plan, &planted, LEG);
         assert!(swings[..10].iter().all(Option::is_none));
-        let bends: Vec<f32> = [30.0]
-            .into_iter()
-            .chain(swings[10..].iter().map(|s| bend_at_reach(LEG, s.unwrap().reach) / DEG))
-            .chain([20.0])
-            .collect();
-        let peak = bends.iter().cloned().fold(0.0, f32::max);
-        assert!((peak - 70.0).abs() < 1.5, "peak {peak}°");
-        // Up 40° over 9 keys and down 50° over 11: no key turns more than 1.3 × its half's mean.
-        let worst = bends.windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0, f32::max);
-        assert!(worst <= 1.3 * 50.0 / 11.0, "largest step {worst}°");
-        let lifts: Vec<f32> = swings[10..].iter().map(|s| s.unwrap().lift).collect();
-        assert!(lifts.windows(2).all(|w| w[1] <= w[0]) && lifts[0] < 1.0 && *lifts.last().unwrap() > 0.1);
+        let swing: Vec<SwingPose> = swings[10..].iter().map(|s| s.unwrap()).collect();
+        let bends: Vec<f32> =
+            [30.0].into_iter().chain(swing.iter().map(|s| bend_at_reach(LEG, s.reach) / DEG)).chain([20.0]).collect();
+        (swing, bends.windows(2).map(|w| w[1] - w[0]).collect())
+    }
+
+    #[test]
+    fn a_planned_swing_bends_the_knee_evenly_to_its_peak_and_back() {
+        let plan = KneePlan::WALK;
+        let (swing, steps) = plan_one_swing(&plan);
+        let mut bend = 30.0f32;
+        let mut highest = bend;
+        for step in &steps {
+            bend += step;
+            highest = highest.max(bend);
+        }
+        assert!((highest - 68.0).abs() < 2.0, "peak {highest}°");
+        // Up 38° over 8.6 keys and down 48° over 11.4: no key turns more than 1.4 × the
+        // steeper half's mean.
+        let worst = steps.iter().map(|s| s.abs()).fold(0.0, f32::max);
+        assert!(worst <= 1.4 * 38.0 / 8.6, "largest step {worst}°");
+        // The lift leaves 1.0 and arrives at 0.2, within the two.
+        assert!((swing[0].lift - 1.0).abs() < 0.06 && (swing[19].lift - 0.2).abs() < 0.06);
+        assert!(swing.iter().all(|s| (0.15..=1.06).contains(&s.lift)));
+    }
+
+    #[test]
+    fn the_swing_meets_the_planted_keys_turning_closer_to_their_rate() {
+        // Planted: −2° a key into toe-off, +3° a key out of the landing.
+        let (_, settled) = plan_one_swing(&KneePlan::WALK);
+        let (_, plain) = plan_one_swing(&KneePlan { settle_keys: 1e-3, ..KneePlan::WALK });
+        let mismatch = |steps: &[f32]| ((steps[0] + 2.0).abs(), (steps[steps.len() - 1] - 3.0).abs());
+        let ((settled_off, settled_on), (plain_off, plain_on)) = (mismatch(&settled), mismatch(&plain));
+        println!(
+            "toe-off {plain_off:.2} -> {settled_off:.2}° a key off the planted turn, landing {plain_on:.2} -> {settled_on:.2}"
+        );
+        assert!(settled_off < 0.7 * plain_off && settled_on < 0.7 * plain_on);
     }
 
     #[test]
@@ -207,7 +292,9 @@ mod tests {
         assert!((stance_reach(&plan, LEG, 1.0) - reach_at_bend(LEG, plan.pre_swing_bend.1)).abs() < 1e-6);
         assert!(stance_reach(&plan, LEG, 0.8) < stance_reach(&plan, LEG, 1.0));
         assert!(
-            plan_swings(&plan, &[(false, SwingPose { reach: 0.8, lift: 0.0 }); 4], LEG).iter().all(Option::is_none)
+            plan_swings(&plan, &[(false, SwingPose { reach: 0.8, lift: 0.0, pitch: 0.0 }); 4], LEG)
+                .iter()
+                .all(Option::is_none)
         );
     }
 }
