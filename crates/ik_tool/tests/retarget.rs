@@ -8,7 +8,7 @@
 //!   contacts (contact point in the travelling frame), hip–ankle distance ≤ the leg's reach on
 //!   every frame, the output's contact labels within 1 frame of the source's, no joint's local
 //!   rotation turning more than 10° between consecutive frames (the source Walk's largest turn
-//!   is 9.5°), on every rig, other leg proportions included.
+//!   is 5.7°), on every rig, other leg proportions included.
 //! - T-pose ↔ A-pose rests and other bone axes: the retargeted pose's thigh, shin, upper arm,
 //!   forearm and spine directions (each character's own frame) within 5° of the source's, per
 //!   role, worst frame printed.
