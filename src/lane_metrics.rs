@@ -10,7 +10,8 @@
 //! riding the platform perfectly adds nothing, wherever the platform went. A foot is under the
 //! overhang when any of its sole points is inside a footprint of
 //! [`CourseLayout::overhangs`]; its height above the true floor there is `FootMetrics`' gap
-//! (whose rays do not see the overhang).
+//! (whose rays do not see the overhang). A contact that begins with the heel or the toe tip
+//! off the platform is marked as landing across its edge.
 //! Invariants: a slide is finite and ≥ 0, in metres, and restarts with every contact and
 //! whenever the foot is not planted on the same platform.
 
@@ -65,6 +66,9 @@ pub struct LaneFoot {
     pub riding: Option<(PlatformKind, f32)>,
     /// Set on the first planted frame of a contact on a platform.
     pub contact_started: bool,
+    /// The current contact on a platform began across the platform's edge: its heel or its
+    /// toe tip was not over the platform.
+    pub across_edge: bool,
     /// A sole point is under something hanging over the floor.
     pub under_overhang: bool,
 }
@@ -107,6 +111,13 @@ pub fn measure_lane_feet(
             let slide = foot.slide.step(on_platform.map(|(p, at)| (p.index, at)));
             foot.riding = on_platform.zip(slide).map(|((p, _), s)| (p.kind, s));
             foot.contact_started = !was_riding && foot.riding.is_some();
+            if foot.contact_started {
+                let over = |i: usize| {
+                    let hit = world(i).and_then(|p| context.cast_ray(p + Vec3::Y, -Vec3::Y, 3.0, true, floor));
+                    hit.is_some_and(|(e, _)| platforms.get(e).is_ok())
+                };
+                foot.across_edge = !(over(0) && over(points.len().saturating_sub(1)));
+            }
         }
         match metrics {
             Some(mut m) => *m = current,

@@ -4,8 +4,10 @@
 //! Method: every walking frame, after the feet are measured, [`LaneFigures::record`] folds each
 //! foot's [`LaneMetrics`] (its slide over the platform it is planted on, added up over the
 //! contact) and, under the board, its [`FootMetrics`] gap to the true floor (the board is not
-//! floor to those rays) into maxima per pass. [`LaneFigures::print`] prints them as `goal:`
-//! lines: with foot locking off and on for the platforms, with foot IK on for the board.
+//! floor to those rays) into maxima per pass. [`LaneFigures::print`] prints the platforms as
+//! `goal:` lines, with foot locking off and on (a foot landing across a platform's moving edge
+//! still slides over it on some characters), and the board as a `bar:` line, with foot IK on
+//! (met on every character the demo tests walk).
 //! Invariants: a figure not measured in the passes it needs prints "NOT measured" and makes
 //! `print` return false (the headless run then exits non-zero).
 
@@ -29,8 +31,14 @@ pub const GOAL_UNDER_OVERHANG: f32 = 0.01;
 pub struct PlatformFigures {
     /// Largest slide over the platform in one contact, m.
     pub slide: f32,
+    /// … of the contacts that began with the whole sole over the platform, m.
+    pub inside: f32,
+    /// … of the contacts that began across its edge (heel or toe tip off it), m.
+    pub across: f32,
     /// Contacts planted on it.
     pub contacts: u32,
+    /// Of those, the contacts that began across its edge.
+    pub across_contacts: u32,
     /// Planted frames on it.
     pub frames: u32,
 }
@@ -61,7 +69,10 @@ impl LaneFigures {
                 let p = self.platforms.entry((pass, kind)).or_default();
                 p.frames += 1;
                 p.slide = p.slide.max(slide);
+                let worst = if lane.across_edge { &mut p.across } else { &mut p.inside };
+                *worst = worst.max(slide);
                 p.contacts += u32::from(lane.contact_started);
+                p.across_contacts += u32::from(lane.contact_started && lane.across_edge);
             }
             if lane.under_overhang && foot.contact && foot.measured {
                 let o = self.overhang.entry(pass).or_default();
@@ -87,10 +98,14 @@ impl LaneFigures {
             };
             println!(
                 "goal: planted feet on the {}: largest slide over it in one contact {off} locking off -> {:.2} cm \
-                 locking on, over {} contacts (<= {:.0} cm: {})",
+                 locking on, over {} contacts ({} landed across its edge: worst {:.2} cm; the others {:.2} cm) \
+                 (<= {:.0} cm: {})",
                 kind.label(),
                 on.slide * 100.0,
                 on.contacts,
+                on.across_contacts,
+                on.across * 100.0,
+                on.inside * 100.0,
                 GOAL_SLIDE * 100.0,
                 if on.slide <= GOAL_SLIDE { "met" } else { "NOT met" }
             );
@@ -100,14 +115,14 @@ impl LaneFigures {
         let (under, top) = OVERHANG_SPAN;
         let board = format!("a board {:.0}-{:.0} cm over lane D", under * 100.0, top * 100.0);
         if ik_passes.len() != PASSES.len() - LOCK_OFF || ik_passes.iter().any(|o| o.frames == 0) {
-            println!("goal: overhang ({board}): NOT measured (no planted foot under it in both foot IK passes)");
+            println!("bar: overhang ({board}): NOT measured (no planted foot under it in both foot IK passes)");
             return false;
         }
         let highest = ik_passes.iter().map(|o| o.highest).fold(0.0f32, f32::max);
         let frames: u32 = ik_passes.iter().map(|o| o.frames).sum();
         let off = self.overhang.get(&0).map_or(String::new(), |o| format!(" (IK off: {:.2} cm)", o.highest * 100.0));
         println!(
-            "goal: overhang ({board}; the feet's rays see it, the body passes through): highest planted foot above the \
+            "bar: overhang ({board}; the feet's rays see it, the body passes through): highest planted foot above the \
              floor under it, foot IK on: {:.2} cm{off} over {frames} frames (<= {:.0} cm, not onto its top: {})",
             highest * 100.0,
             GOAL_UNDER_OVERHANG * 100.0,
@@ -129,20 +144,25 @@ mod tests {
         let planted = FootFigures { contact: true, measured: true, gap: 0.004, ..Default::default() };
         let swinging = FootFigures { contact: false, measured: true, gap: 0.3, ..Default::default() };
         let feet = FootMetrics { feet: [planted, swinging] };
-        let riding = |slide: f32, started: bool| LaneFoot {
+        let riding = |slide: f32, started: bool, across_edge: bool| LaneFoot {
             riding: Some((PlatformKind::Sliding, slide)),
             contact_started: started,
+            across_edge,
             under_overhang: true,
             ..Default::default()
         };
-        for (slide, started) in [(0.0, true), (0.002, false), (0.005, false), (0.0, true), (0.001, false)] {
-            let lanes =
-                LaneMetrics { feet: [riding(slide, started), LaneFoot { under_overhang: true, ..riding(0.0, false) }] };
+        // Two contacts of the left foot: one landed across the edge (5 mm), one inside (1 mm).
+        for (slide, started, across) in
+            [(0.0, true, true), (0.002, false, true), (0.005, false, true), (0.0, true, false), (0.001, false, false)]
+        {
+            let lanes = LaneMetrics {
+                feet: [riding(slide, started, across), LaneFoot { under_overhang: true, ..riding(0.0, false, false) }],
+            };
             figures.record(LOCK_ON, &feet, &lanes);
         }
         let p = figures.platforms[&(LOCK_ON, PlatformKind::Sliding)];
-        assert_eq!((p.contacts, p.frames), (2, 10));
-        assert!((p.slide - 0.005).abs() < 1e-7);
+        assert_eq!((p.contacts, p.across_contacts, p.frames), (2, 1, 10));
+        assert!((p.slide - 0.005).abs() < 1e-7 && (p.across - 0.005).abs() < 1e-7 && (p.inside - 0.001).abs() < 1e-7);
         assert!(!figures.platforms.contains_key(&(LOCK_ON, PlatformKind::Turning)));
         // The swinging foot, 30 cm up under the board, is not a foot raised onto it.
         let o = figures.overhang[&LOCK_ON];
