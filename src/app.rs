@@ -27,9 +27,11 @@ use crate::character::{CharacterError, CharacterSource, finish_character, read_r
 use crate::cli::{Args, RetargetMode};
 use crate::course::{CourseLayout, Visuals, spawn_course};
 use crate::game::{choose_focus, collect_gems, size_gems, spawn_gems};
+use crate::lane_metrics::measure_lane_feet;
 use crate::locomotion::drive_blend_spaces;
 use crate::metrics::{IkTimer, ik_timer_end, ik_timer_start, measure_feet};
 use crate::orb::{move_orb, spawn_orb};
+use crate::platforms::{move_platforms, ride_platforms};
 use crate::player::{DriveMode, drive_keys, keyboard_intent, move_characters};
 use crate::rigging::{RigStatus, after_rigging};
 use crate::sidecar::ClipTable;
@@ -78,7 +80,17 @@ impl Plugin for DemoCore {
             .add_systems(Update, (spawn_scene, finish_character, after_rigging).chain().in_set(DemoSystems::Setup))
             .add_systems(
                 Update,
-                (move_characters, drive_blend_spaces, move_orb, apply_toggles, apply_warping, collect_gems, size_gems)
+                (
+                    move_platforms,
+                    move_characters,
+                    ride_platforms,
+                    drive_blend_spaces,
+                    move_orb,
+                    apply_toggles,
+                    apply_warping,
+                    collect_gems,
+                    size_gems,
+                )
                     .chain()
                     .in_set(DemoSystems::Drive),
             )
@@ -91,6 +103,7 @@ impl Plugin for DemoCore {
                         .before(IkSystems::Prepare),
                     ik_timer_end.after(IkSystems::Chains).before(TransformSystems::Propagate),
                     measure_feet.after(TransformSystems::Propagate),
+                    measure_lane_feet.after(TransformSystems::Propagate),
                     (choose_focus, decide_reach).chain().after(PhysicsSet::Writeback).before(IkSystems::Prepare),
                 ),
             );
@@ -108,7 +121,10 @@ impl Plugin for DemoCore {
                 .add_systems(Startup, hold_clock)
                 .add_systems(Update, release_clock.in_set(DemoSystems::Setup).after(after_rigging))
                 .add_systems(Update, run_autopilot.in_set(DemoSystems::Intent).after(keyboard_intent))
-                .add_systems(PostUpdate, record_final_pose.after(TransformSystems::Propagate).after(measure_feet));
+                .add_systems(
+                    PostUpdate,
+                    record_final_pose.after(TransformSystems::Propagate).after(measure_feet).after(measure_lane_feet),
+                );
         }
     }
 }

@@ -11,11 +11,13 @@
 //! stairs' mean height and foot IK finds the treads.
 //! Invariants: world +Y up, ground top at y = 0; boxes never overlap (no z-fighting, no internal
 //! seams at equal heights); lanes run along Z: A (x = 0) step and stairs, B (x = 5) ramps,
-//! C (x = 10) rough ground.
+//! C (x = 10) rough ground, D (x = 16) a sliding platform, a turning disc and a board to walk
+//! under ([`crate::course_lanes`]); kerbs on the crossings A → B and B → C.
 
 use bevy::prelude::*;
 use bevy_rapier3d::prelude::*;
 
+use crate::course_lanes::{LANE_D, PlatformPiece};
 use crate::course_mesh::RoughPatch;
 
 pub use crate::course_spawn::spawn_course;
@@ -37,11 +39,26 @@ pub enum Section {
     Ramps,
     /// Rough bumpy ground.
     Rough,
+    /// The 13 cm kerbs on the crossings between lanes.
+    Kerbs,
+    /// Lane D's sliding platform and turning disc.
+    Platforms,
+    /// Lane D's board hanging over the floor.
+    Overhang,
 }
 
 impl Section {
     /// All sections in table order.
-    pub const ALL: [Section; 5] = [Section::Flat, Section::Step, Section::Stairs, Section::Ramps, Section::Rough];
+    pub const ALL: [Section; 8] = [
+        Section::Flat,
+        Section::Step,
+        Section::Stairs,
+        Section::Ramps,
+        Section::Rough,
+        Section::Kerbs,
+        Section::Platforms,
+        Section::Overhang,
+    ];
 
     /// Short label.
     pub fn label(self) -> &'static str {
@@ -51,6 +68,9 @@ impl Section {
             Section::Stairs => "stairs",
             Section::Ramps => "ramps",
             Section::Rough => "rough",
+            Section::Kerbs => "kerbs 13cm",
+            Section::Platforms => "platforms",
+            Section::Overhang => "under board",
         }
     }
 }
@@ -64,10 +84,20 @@ pub enum Paint {
     Stairs,
     /// Ramps and their plateaus.
     Ramp,
+    /// Kerbs.
+    Kerb,
+    /// The board hanging over lane D and its posts.
+    Overhang,
 }
 
 /// Collision group of stair treads: feet see them, the character controller does not.
 pub const STAIR_GROUP: Group = Group::GROUP_2;
+/// Collision group of things hanging over the floor: the feet's rays see them, the character
+/// controller and the metrics' floor rays do not.
+pub const OVERHANG_GROUP: Group = Group::GROUP_3;
+/// Collision group of the moving platforms: feet and metrics see them, the character
+/// controller does not (it walks on their still stand-ins, see [`crate::platforms`]).
+pub const PLATFORM_GROUP: Group = Group::GROUP_4;
 
 /// What the controller and the feet make of a piece.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +108,9 @@ pub enum Solidity {
     Tread,
     /// Invisible sensor seen only by the character controller (stair ramps and landings).
     ControllerOnly,
+    /// Hangs over the floor: seen by the feet's rays, not by the character controller (the
+    /// body passes through it) nor as the floor.
+    Overhang,
 }
 
 impl Solidity {
@@ -86,6 +119,7 @@ impl Solidity {
             Solidity::Solid => (CollisionGroups::default(), false),
             Solidity::Tread => (CollisionGroups::new(STAIR_GROUP, Group::ALL), false),
             Solidity::ControllerOnly => (CollisionGroups::default(), true),
+            Solidity::Overhang => (CollisionGroups::new(OVERHANG_GROUP, Group::ALL), false),
         }
     }
 }
@@ -171,6 +205,10 @@ pub struct CourseLayout {
     pub ground: (Vec2, Vec2),
     /// The staircases: where each flight is (x, z) and its rise.
     pub flights: Vec<StairFlight>,
+    /// Lane D's moving platforms.
+    pub platforms: Vec<PlatformPiece>,
+    /// Footprints (min, max corner, x and z) of what hangs over the floor.
+    pub overhangs: Vec<(Vec2, Vec2)>,
 }
 
 /// One staircase (up, landing, down) of lane A.
@@ -223,12 +261,27 @@ impl CourseLayout {
             z = down.z_low - 2.0;
         }
         let rough = RoughPatch { min: Vec2::new(8.0, 1.0), size: Vec2::new(4.0, 20.0), spacing: 0.1 };
-        let areas = vec![
+        let kerb_areas = crate::course_lanes::kerbs(&mut boxes);
+        let (platforms, board) = crate::course_lanes::lane_d(&mut boxes);
+        let mut areas = vec![
             SectionArea { section: Section::Step, min: Vec2::new(-1.5, 2.2), max: Vec2::new(1.5, 7.8) },
             SectionArea { section: Section::Stairs, min: Vec2::new(-1.5, 9.3), max: Vec2::new(1.5, 25.8) },
             SectionArea { section: Section::Ramps, min: Vec2::new(3.5, 1.6), max: Vec2::new(6.5, 26.3) },
             SectionArea { section: Section::Rough, min: Vec2::new(8.0, 0.7), max: Vec2::new(12.0, 21.3) },
+            // A contact begun on a platform is still measured as one while the body walks on
+            // 1.5 m past it (its world slide is the platform's travel, kept out of the slide bar).
+            SectionArea {
+                section: Section::Platforms,
+                min: Vec2::new(LANE_D - 3.0, 10.2),
+                max: Vec2::new(LANE_D + 3.0, 21.0),
+            },
+            SectionArea {
+                section: Section::Overhang,
+                min: board.0 - Vec2::splat(0.6),
+                max: board.1 + Vec2::splat(0.6),
+            },
         ];
+        areas.extend(kerb_areas.into_iter().map(|(min, max)| SectionArea { section: Section::Kerbs, min, max }));
         let route = vec![
             Vec2::new(0.0, -2.0),
             Vec2::new(0.0, 28.0),
@@ -236,9 +289,11 @@ impl CourseLayout {
             Vec2::new(5.0, -0.5),
             Vec2::new(10.0, -0.5),
             Vec2::new(10.0, 22.5),
+            Vec2::new(LANE_D, 22.5),
+            Vec2::new(LANE_D, 7.5),
         ];
         let ground = (Vec2::new(60.0, 50.0), Vec2::new(-20.0, 15.0));
-        CourseLayout { boxes, ramps, rough, areas, route, ground, flights }
+        CourseLayout { boxes, ramps, rough, areas, route, ground, flights, platforms, overhangs: vec![board] }
     }
 
     /// Height (world y) the character controller stands at over (x, z): the highest box top,
@@ -265,8 +320,11 @@ impl CourseLayout {
     }
 
     /// The highest box top or ramp surface over (x, z) among the pieces `sees` accepts, or the
-    /// rough patch's walkable surface (everything sees it), else 0.
+    /// rough patch's walkable surface or a platform's top where it rests at time 0 (everything
+    /// sees those), else 0. Nothing hanging over the floor counts.
     fn surface_height(&self, p: Vec2, sees: impl Fn(Solidity) -> bool) -> f32 {
+        let sees = |solidity: Solidity| solidity != Solidity::Overhang && sees(solidity);
+        let platforms = self.platforms.iter().filter(|q| q.covers(p, 0.0)).map(PlatformPiece::top);
         let boxes = self.boxes.iter().filter(|b| sees(b.solidity)).filter_map(|b| {
             let inside = (p.x - b.center.x).abs() <= b.half.x && (p.y - b.center.z).abs() <= b.half.z;
             inside.then_some(b.center.y + b.half.y)
@@ -277,7 +335,12 @@ impl CourseLayout {
             inside.then(|| r.height * ((p.y - r.z_low) / (r.z_high - r.z_low)).clamp(0.0, 1.0))
         });
         let rough = crate::course_mesh::walkable_height(&self.rough, p.x, p.y);
-        boxes.chain(ramps).fold(rough, f32::max)
+        boxes.chain(ramps).chain(platforms).fold(rough, f32::max)
+    }
+
+    /// Whether (x, z) is under something hanging over the floor.
+    pub fn under_overhang(&self, p: Vec2) -> bool {
+        self.overhangs.iter().any(|(min, max)| p.cmpge(*min).all() && p.cmple(*max).all())
     }
 
     /// The stair nosings to draw (visual only, no collider): (centre, half extents) of a strip

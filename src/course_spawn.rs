@@ -5,8 +5,10 @@
 use bevy::prelude::*;
 use bevy_rapier3d::prelude::*;
 
-use crate::course::{CourseLayout, Paint, Visuals};
+use crate::course::{CourseLayout, Paint, Solidity, Visuals};
+use crate::course_lanes::PlatformShape;
 use crate::course_mesh::{RoughPatch, rough_collider, rough_mesh};
+use crate::platforms::{controller_stand_in, platform_body};
 use crate::surfaces::{GridColors, grid_texture, metre_box, metre_plane};
 
 /// Marks course entities.
@@ -39,8 +41,13 @@ pub fn spawn_course(
     }
     for (i, b) in layout.boxes.iter().enumerate() {
         let (groups, sensor) = b.solidity.components();
+        let name = match (sensor, b.solidity) {
+            (true, _) => "Stair landing (controller)",
+            (_, Solidity::Overhang) => "Overhang (feet only)",
+            _ => "Box",
+        };
         let mut e = commands.spawn((
-            Name::new(if sensor { "Stair landing (controller)" } else { "Box" }),
+            Name::new(name),
             CoursePiece,
             Transform::from_translation(b.center),
             Collider::cuboid(b.half.x, b.half.y, b.half.z),
@@ -73,6 +80,13 @@ pub fn spawn_course(
             e.insert(look.piece(Paint::Ramp, i / 2 + 1, half, rotation.inverse() * center));
         }
     }
+    for (i, piece) in layout.platforms.iter().enumerate() {
+        commands.spawn((CoursePiece, controller_stand_in(piece)));
+        let mut e = commands.spawn((CoursePiece, platform_body(i, piece)));
+        if let Some(look) = &mut look {
+            e.insert(look.platform(piece.shape));
+        }
+    }
     let rough = layout.rough;
     let mut e = commands.spawn((Name::new("Rough ground"), CoursePiece, Transform::IDENTITY, Visibility::default()));
     match rough_collider(&rough) {
@@ -96,6 +110,9 @@ struct CourseLook<'a> {
     stairs: Handle<Image>,
     ramp: Handle<Image>,
     rough: Handle<Image>,
+    kerb: Handle<Image>,
+    platform: Handle<Image>,
+    overhang: Handle<Image>,
     nosing: Handle<StandardMaterial>,
 }
 
@@ -113,12 +130,13 @@ impl<'a> CourseLook<'a> {
             grid([104, 150, 206]),
             grid([160, 128, 92]),
         );
+        let (kerb, platform, overhang) = (grid([176, 176, 170]), grid([150, 120, 200]), grid([140, 96, 60]));
         let nosing = materials.add(StandardMaterial {
             base_color: Color::srgb(0.95, 0.76, 0.16),
             perceptual_roughness: 0.6,
             ..default()
         });
-        CourseLook { meshes, materials, ground, step, stairs, ramp, rough, nosing }
+        CourseLook { meshes, materials, ground, step, stairs, ramp, rough, kerb, platform, overhang, nosing }
     }
 
     fn material(&mut self, texture: Handle<Image>, shade: f32, roughness: f32) -> MeshMaterial3d<StandardMaterial> {
@@ -148,10 +166,23 @@ impl<'a> CourseLook<'a> {
             Paint::Step => self.step.clone(),
             Paint::Stairs => self.stairs.clone(),
             Paint::Ramp => self.ramp.clone(),
+            Paint::Kerb => self.kerb.clone(),
+            Paint::Overhang => self.overhang.clone(),
         };
         let shade = if index.is_multiple_of(2) { 1.0 } else { 0.9 };
         let mesh = Mesh3d(self.meshes.add(metre_box(half, origin)));
         (mesh, self.material(texture, shade, 0.8))
+    }
+
+    /// A moving platform's mesh (it moves with its body, so its grid moves with it).
+    fn platform(&mut self, shape: PlatformShape) -> (Mesh3d, MeshMaterial3d<StandardMaterial>) {
+        let mesh = match shape {
+            PlatformShape::Box(half) => metre_box(half, Vec3::ZERO),
+            PlatformShape::Disc { radius, half_height } => {
+                Cylinder::new(radius, half_height * 2.0).mesh().resolution(64).build()
+            }
+        };
+        (Mesh3d(self.meshes.add(mesh)), self.material(self.platform.clone(), 1.0, 0.8))
     }
 
     fn nosing(&mut self, half: Vec3) -> (Mesh3d, MeshMaterial3d<StandardMaterial>) {

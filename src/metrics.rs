@@ -186,10 +186,14 @@ fn support(sole: &[(f32, f32)]) -> Option<(f32, f32)> {
     Some((*ground, hanging as f32 / sole.len() as f32))
 }
 
-/// Height of the ground under `p` (a rapier ray from 1 m above it), if any.
+/// Height of the ground under `p` (a rapier ray from 1 m above it), if any. What hangs over
+/// the floor (a board to walk under) is not ground: the ray passes through it.
 fn ground_height(context: &RapierContext, p: Vec3) -> Option<f32> {
     let from = p + Vec3::Y;
-    context.cast_ray(from, -Vec3::Y, 3.0, true, QueryFilter::default().exclude_sensors()).map(|(_, toi)| from.y - toi)
+    let filter = QueryFilter::default()
+        .exclude_sensors()
+        .groups(CollisionGroups::new(Group::ALL, Group::ALL ^ crate::course::OVERHANG_GROUP));
+    context.cast_ray(from, -Vec3::Y, 3.0, true, filter).map(|(_, toi)| from.y - toi)
 }
 
 /// Horizontal steps (m) tried when looking for the nearest way out of the ground sideways.

@@ -98,6 +98,9 @@ pub struct Motion {
     /// Set after moving the body by hand (a teleport): the controller's last output then
     /// describes the old place and is ignored for one frame.
     pub teleported: bool,
+    /// The shift a moving platform added to the controller's step last frame (see
+    /// [`crate::platforms::ride_platforms`]), m: not the character's own travel.
+    pub carried: Vec3,
 }
 
 impl Motion {
@@ -113,6 +116,7 @@ impl Motion {
             gain: 1.0,
             requested: 0.0,
             teleported: false,
+            carried: Vec3::ZERO,
         }
     }
 }
@@ -162,10 +166,14 @@ pub fn controller(height: f32) -> KinematicCharacterController {
         // 10 fps that is 14 cm of walk lost in one frame, which the blend space reads as a stop.
         // 5 mm: 23 stuck frames of 11 551 at 60 fps (120 with the default), 1 of 1 943 at 10 fps.
         normal_nudge_factor: NORMAL_NUDGE,
-        // Sensors count (the stair ramps are sensors only the controller sees); stair treads
-        // (group 2) do not.
+        // Sensors count (the stair ramps and the platforms' stand-ins are sensors only the
+        // controller sees); stair treads (group 2), what hangs over the floor (group 3: the
+        // body passes through it) and the moving platforms (group 4) do not.
         filter_flags: QueryFilterFlags::empty(),
-        filter_groups: Some(CollisionGroups::new(Group::ALL, Group::ALL ^ crate::course::STAIR_GROUP)),
+        filter_groups: Some(CollisionGroups::new(
+            Group::ALL,
+            Group::ALL ^ crate::course::STAIR_GROUP ^ crate::course::OVERHANG_GROUP ^ crate::course::PLATFORM_GROUP,
+        )),
         ..default()
     }
 }
@@ -236,8 +244,10 @@ pub fn move_characters(
         motion.yaw = if motion.yaw.is_finite() { motion.yaw.rem_euclid(std::f32::consts::TAU) } else { 0.0 };
         let speed = motion.speed.update(goal, 0.12, dt).max(0.0);
         let grounded = output.is_none_or(|o| o.grounded);
-        // What the controller achieved last frame: the ground speed the feet must match.
-        let effective = output.map(|o| Vec2::new(o.effective_translation.x, o.effective_translation.z).length());
+        // What the controller achieved last frame: the ground speed the feet must match (over
+        // the platform it stands on, if it rides one).
+        let own = |o: &KinematicCharacterControllerOutput| o.effective_translation - motion.carried;
+        let effective = output.map(|o| Vec2::new(own(o).x, own(o).z).length());
         let achieved = motion.achieved.update(effective.map_or(speed, |e| e / dt), 0.05, dt).max(0.0);
         // Up slopes the controller keeps only part of a horizontal step; ask for more so the
         // ground speed stays what was wanted (bounded, and only while moving). The part kept

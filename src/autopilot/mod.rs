@@ -19,11 +19,13 @@ use ik_core::spring::Spring;
 use crate::character::Avatar;
 use crate::course::{CourseLayout, Section};
 use crate::game::GemRun;
+use crate::lane_metrics::LaneMetrics;
 use crate::locomotion::Locomotion;
 use crate::metrics::{FootMetrics, IkTimer};
 use crate::player::{Motion, MoveIntent, Player};
 use crate::toggles::DemoIk;
 
+mod lanes;
 mod report;
 
 use report::{print_stand, print_table};
@@ -167,6 +169,8 @@ pub struct Autopilot {
     pub stand_at: Option<(Vec2, f32)>,
     /// The pelvis over the 20 cm stairs, per pass.
     pub stair_pelvis: BTreeMap<usize, StairPelvis>,
+    /// Lane D: planted feet over the moving platforms and under the board, per pass.
+    pub lanes: lanes::LaneFigures,
 }
 
 /// Slope warping on one ramp in one pass: the worst feet and the lean going up and down.
@@ -227,6 +231,7 @@ impl Autopilot {
             games: Vec::new(),
             stand_at: None,
             stair_pelvis: BTreeMap::new(),
+            lanes: lanes::LaneFigures::default(),
         }
     }
 
@@ -460,13 +465,13 @@ fn start_pass(pass: usize, route: &[Vec2], transform: &mut Transform, motion: &m
     motion.teleported = true;
 }
 
-/// Records [`Gaze`], the pelvis height on the flat section and the pelvis over the 20 cm
-/// stairs while the autopilot walks (after IK, on the final pose).
+/// Records [`Gaze`], the pelvis height on the flat section, the pelvis over the 20 cm stairs
+/// and lane D's figures while the autopilot walks (after IK, on the final pose).
 #[allow(clippy::too_many_arguments)]
 pub fn record_final_pose(
     mut pilot: ResMut<Autopilot>,
     layout: Res<CourseLayout>,
-    rigged: Query<(&RiggedHumanoid, Option<&FootMetrics>)>,
+    rigged: Query<(&RiggedHumanoid, Option<&FootMetrics>, Option<&LaneMetrics>)>,
     looks: Query<(&LookAtSpread, &LookAtState)>,
     arms: Query<(Entity, &crate::rigging::ReachArm)>,
     fades: Query<&IkFade>,
@@ -476,7 +481,11 @@ pub fn record_final_pose(
     if pilot.tour || !matches!(pilot.phase, Phase::Walk { .. }) {
         return;
     }
-    for (humanoid, metrics) in &rigged {
+    for (humanoid, metrics, lane) in &rigged {
+        if let (Some(metrics), Some(lane)) = (metrics, lane) {
+            let pass = pilot.pass;
+            pilot.lanes.record(pass, metrics, lane);
+        }
         let Ok(pelvis) = globals.get(humanoid.rig.pelvis).map(|g| g.translation()) else { continue };
         let at = Vec2::new(pelvis.x, pelvis.z);
         // The stance ground: the lowest tread a planted foot stands on (what the legs must

@@ -115,8 +115,11 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
         worst(1, &|m| m.penetration).max(worst(2, &|m| m.penetration)),
         worst(1, &|m| m.float).max(worst(2, &|m| m.float)),
     );
-    let slide_lock = (0..2).map(|foot| get(2, &Section::ALL, foot).slide).fold(0.0f32, f32::max);
-    let slide_nolock = (0..2).map(|foot| get(1, &Section::ALL, foot).slide).fold(0.0f32, f32::max);
+    // On a moving platform a planted foot travels with it: its slide over the platform is lane
+    // D's own figure ([`super::lanes`]), not this one.
+    let grounded: Vec<Section> = Section::ALL.into_iter().filter(|s| *s != Section::Platforms).collect();
+    let slide_lock = (0..2).map(|foot| get(2, &grounded, foot).slide).fold(0.0f32, f32::max);
+    let slide_nolock = (0..2).map(|foot| get(1, &grounded, foot).slide).fold(0.0f32, f32::max);
     let rough_off = (0..2).map(|foot| get(0, &[Section::Rough], foot).penetration).fold(0.0f32, f32::max);
     let rough_on = (0..2).map(|foot| get(2, &[Section::Rough], foot).penetration).fold(0.0f32, f32::max);
     println!();
@@ -137,7 +140,8 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
         section_verdict(float_on <= 0.01)
     );
     println!(
-        "bar: toe slide during contacts, whole course: {:.2} cm locking off -> {:.2} cm locking on (<= 1 cm: {})",
+        "bar: toe slide during contacts, whole course (off the moving platforms): {:.2} cm locking off -> {:.2} cm \
+         locking on (<= 1 cm: {})",
         slide_nolock * 100.0,
         slide_lock * 100.0,
         section_verdict(slide_lock <= 0.01)
@@ -150,6 +154,7 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
     );
     let measured = walked && contacts > 0;
     let stairs_measured = print_stairs(pilot, measured, &get);
+    let lanes_measured = pilot.lanes.print();
     let slopes_measured = print_slopes(pilot, measured);
     let mut ik = pilot.ik_ms.clone();
     ik.sort_by(f32::total_cmp);
@@ -210,7 +215,7 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
     for p in &pilot.timed_out {
         println!("warning: pass {} ({}) did not reach the end of the route", p + 1, PASSES[*p].label());
     }
-    measured && stairs_measured && slopes_measured
+    measured && stairs_measured && slopes_measured && lanes_measured
 }
 
 /// The goals of walking like a person over the course with foot IK on (both IK passes): the
@@ -224,11 +229,11 @@ fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section
             .flat_map(|pass| (0..2).map(move |foot| (pass, foot)))
             .fold(0.0f32, |w, (pass, foot)| w.max(f(&get(pass, sections, foot))))
     };
-    let swing = [Section::Step, Section::Stairs, Section::Ramps, Section::Rough];
+    let swing = [Section::Step, Section::Stairs, Section::Ramps, Section::Rough, Section::Kerbs];
     let clearance = worst(&swing, &|m| m.swing_penetration);
     println!(
-        "goal: swing-foot clearance on steps/stairs/ramps/rough, foot IK on: deepest sole point inside geometry while \
-         the foot swings {:.2} cm (<= 0.5 cm: {})",
+        "goal: swing-foot clearance on steps/stairs/ramps/rough/kerbs, foot IK on: deepest sole point inside geometry \
+         while the foot swings {:.2} cm (<= 0.5 cm: {})",
         clearance * 100.0,
         verdict(measured, clearance <= 0.005, "NOT measured: a section was not walked or no contact ended")
     );

@@ -7,9 +7,12 @@
 //! goes up from just above the point ([`OVERHANG_LIFT`]) to that hit. If it meets an underside
 //! more than [`OVERHANG_THICKNESS`] below the top hit, that top belongs to an overhang: the
 //! ground is looked for again from just under the underside. A ray up that starts inside the
-//! ground (a point sunk into a tread: the query answers at its origin) or meets the same surface
-//! from below (a height field or a mesh, with no inside) finds no overhang, so a foot below a
-//! tread is still lifted onto it.
+//! ground (the query answers at its origin) is tried again from higher up, in doubling steps,
+//! until one starts outside or above the top hit: a point sunk into a tread is inside it all the
+//! way up to the top, so that is no overhang and the foot is still lifted onto the tread, while
+//! a point sunk a little into the floor under a log finds the log's underside from just above
+//! the floor. A ray up that meets the same surface from below (a height field or a mesh, with
+//! no inside) finds no overhang either.
 
 use glam::Vec3;
 
@@ -22,6 +25,9 @@ pub const OVERHANG_LIFT: f32 = 0.01;
 /// Least thickness of an overhang, model units: an underside closer to the top hit than this is
 /// the same surface seen from below.
 pub const OVERHANG_THICKNESS: f32 = 0.005;
+/// Most rays up tried from a point inside the ground (each starting twice as high as the last,
+/// from [`OVERHANG_LIFT`]: up to 2¹⁵ lifts, far past any ray start).
+const MAX_LIFTS: usize = 16;
 
 /// Everything a probe ray needs: the frame and the ray's extent.
 #[derive(Clone, Copy, Debug)]
@@ -67,17 +73,71 @@ impl Rays {
         let top_of_ray = point.y + self.start;
         let bottom_of_ray = top_of_ray - self.length;
         let top = self.ray(ground, point + Vec3::Y * self.start, true, self.length)?;
-        let from = point + Vec3::Y * OVERHANG_LIFT;
-        if top.0.y <= from.y + OVERHANG_THICKNESS {
-            return Some(top);
+        let mut lift = OVERHANG_LIFT;
+        for _ in 0..MAX_LIFTS {
+            let from = point + Vec3::Y * lift;
+            if top.0.y <= from.y + OVERHANG_THICKNESS {
+                return Some(top);
+            }
+            let Some(ceiling) = self.ray(ground, from, false, top.0.y - from.y) else { return Some(top) };
+            let underside = ceiling.0.y;
+            if underside - from.y <= 1e-4 {
+                // Starting inside the ground: look again from higher up.
+                lift *= 2.0;
+                continue;
+            }
+            if top.0.y - underside <= OVERHANG_THICKNESS {
+                // The top's own surface from below: no overhang.
+                return Some(top);
+            }
+            let below = Vec3::new(point.x, underside - 1e-3, point.z);
+            return self.ray(ground, below, true, below.y - bottom_of_ray);
         }
-        let Some(ceiling) = self.ray(ground, from, false, top.0.y - from.y) else { return Some(top) };
-        let underside = ceiling.0.y;
-        if underside - from.y <= 1e-4 || top.0.y - underside <= OVERHANG_THICKNESS {
-            // Inside the ground, or the top's own surface from below: no overhang.
-            return Some(top);
+        Some(top)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The floor (a slab whose top is y = 0) and a board 41–45 cm up, as a physics engine casts
+    /// against solids: a ray starting inside one hits at its origin.
+    fn floor_and_board(origin: Vec3, dir: Vec3, max: f32) -> Option<GroundHit> {
+        let slabs = [(-1.0f32, 0.0f32), (0.41, 0.45)];
+        slabs
+            .iter()
+            .filter_map(|&(bottom, top)| {
+                if origin.y >= bottom && origin.y <= top {
+                    return Some(0.0);
+                }
+                let t =
+                    if dir.y < 0.0 && origin.y > top { (origin.y - top) / -dir.y } else { (bottom - origin.y) / dir.y };
+                (t >= 0.0 && t <= max && ((dir.y < 0.0 && origin.y > top) || (dir.y > 0.0 && origin.y < bottom)))
+                    .then_some(t)
+            })
+            .min_by(f32::total_cmp)
+            .map(|t| GroundHit { point: origin + dir * t, normal: if t == 0.0 { Vec3::ZERO } else { -dir } })
+    }
+
+    #[test]
+    fn a_point_sunk_into_the_floor_under_a_board_finds_the_floor() {
+        let rays = Rays { to_world: Xform::IDENTITY, start: 0.5, length: 1.5 };
+        let mut ground = floor_and_board;
+        // On the floor, and sunk 1.5 to 10 cm into it (a toe rolling off, a blend): the ray down
+        // from 50 cm up lands on the board; the ray up from just above the point starts inside
+        // the floor and must look again from higher up, not take the board's top for ground.
+        for sink in [0.0, 0.015, 0.03, 0.06, 0.1] {
+            let (hit, _) = rays.under(&mut ground, Vec3::new(0.0, -sink, 0.0)).unwrap();
+            assert!(hit.y.abs() < 1e-4, "sunk {sink}: ground found at {}", hit.y);
         }
-        let below = Vec3::new(point.x, underside - 1e-3, point.z);
-        self.ray(ground, below, true, below.y - bottom_of_ray)
+        // Sunk into a solid 20 cm tread (no board): the tread's top is the ground.
+        let mut tread = |o: Vec3, d: Vec3, m: f32| {
+            let inside = o.y <= 0.2;
+            let t = if inside { 0.0 } else { (o.y - 0.2) / -d.y };
+            (inside || (d.y < 0.0 && t <= m)).then(|| GroundHit { point: o + d * t, normal: Vec3::Y })
+        };
+        let (hit, _) = rays.under(&mut tread, Vec3::new(0.0, 0.0, 0.0)).unwrap();
+        assert!((hit.y - 0.2).abs() < 1e-4, "tread top: {}", hit.y);
     }
 }
