@@ -36,7 +36,7 @@ use ik_core::gait::{GaitFoot, GaitParams, LANDING_PHASE, sample_gait};
 use ik_core::{IkError, TwoBoneJob, Xform};
 
 pub use super::legs::LegStyle;
-use super::legs::{self, SwingPose};
+use super::legs::{self, LegPose};
 use super::skeleton::{ANKLE_L, BALL_L, Rig, forearm_dir_l};
 
 /// Keyframe rate the clips are sampled at, Hz. Each gait cycle is rounded to a whole number of
@@ -122,6 +122,9 @@ pub fn clip_specs() -> [ClipSpec; 3] {
         },
         ClipSpec {
             name: "Walk",
+            // The ball's path lifts 7 cm (the gait's 9 less): the planned knee (legs::KneePlan::WALK,
+            // tuned with it) already lifts the foot clear, and a lower path turns the swing's
+            // thigh less.
             gait: adjust(GaitParams { step_height: 0.07, ..GaitParams::walk() }, WALK_DROP),
             ball_forward: 0.0,
             style: Style {
@@ -268,7 +271,7 @@ pub fn build_clip(rig: &Rig, spec: &ClipSpec) -> Result<Clip, IkError> {
             .map(|i| pose_at(rig, &bones, spec, i as f32 / n as f32, plans[i], &mut locals, &mut model))
             .collect::<Result<Vec<_>, _>>()?;
         for (side, leg) in bones.leg.into_iter().enumerate() {
-            let planted: Vec<(bool, SwingPose)> = keys.iter().map(|k| (k.contacts[side], k.legs[side])).collect();
+            let planted: Vec<(bool, LegPose)> = keys.iter().map(|k| (k.contacts[side], k.legs[side])).collect();
             for (plan, swing) in plans.iter_mut().zip(legs::plan_swings(&knees, &planted, leg_lengths(rig, leg))) {
                 plan[side].swing = swing;
             }
@@ -298,7 +301,7 @@ pub fn build_clip(rig: &Rig, spec: &ClipSpec) -> Result<Clip, IkError> {
 struct KeyPose {
     contacts: [bool; 2],
     planted_error: f32,
-    legs: [SwingPose; 2],
+    legs: [LegPose; 2],
 }
 
 /// How one leg is posed at one key.
@@ -307,7 +310,7 @@ struct LegPlan {
     /// The foot's lift (heel-up angle) is at least this, radians.
     lift_floor: f32,
     /// In the swing, the planned knee bend and foot lift; `None` follows the gait's foot path.
-    swing: Option<SwingPose>,
+    swing: Option<LegPose>,
 }
 
 /// Per foot, the lowest lift at each key that changes at most `step` per key (cyclic: the
@@ -372,7 +375,7 @@ fn pose_at(
 
     // Legs.
     let mut worst = 0.0f32;
-    let mut legs = [SwingPose { reach: 0.0, lift: 0.0, pitch: 0.0 }; 2];
+    let mut legs = [LegPose { reach: 0.0, lift: 0.0, pitch: 0.0 }; 2];
     for (side, bones) in bones.leg.into_iter().enumerate() {
         let leg = (side, bones);
         let placed = place_leg(rig, spec, phase, leg, gait.feet[side], plans[side], locals, model)?;
@@ -385,7 +388,7 @@ fn pose_at(
 /// A posed leg: the planted ball's distance from its target (0 in the swing) and the leg's pose.
 struct PlacedLeg {
     planted_error: f32,
-    pose: SwingPose,
+    pose: LegPose,
 }
 
 /// Solves one leg (`(side, [thigh, calf, foot, ball])`) onto its gait foot as `plan` says,
@@ -458,7 +461,7 @@ fn place_leg(
     let planted_error = if foot.contact { model[ball].translation.distance(ball_target) } else { 0.0 };
     let to_ankle = ankle_target - hip;
     let pitch = to_ankle.z.atan2(-to_ankle.y);
-    Ok(PlacedLeg { planted_error, pose: SwingPose { reach: to_ankle.length(), lift, pitch } })
+    Ok(PlacedLeg { planted_error, pose: LegPose { reach: to_ankle.length(), lift, pitch } })
 }
 
 /// The thigh's and the shin's lengths of a leg `[thigh, calf, foot, ball]`.

@@ -117,10 +117,10 @@ pub fn stance_reach(plan: &KneePlan, lengths: (f32, f32), stance_share: f32) -> 
     reach_at_bend(lengths, bend)
 }
 
-/// A leg's pose: how far the ankle is from the hip (the knee's bend), which way, and the foot's
-/// lift.
+/// A leg's pose, planted or planned: how far the ankle is from the hip (the knee's bend),
+/// which way, and the foot's lift.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SwingPose {
+pub struct LegPose {
     /// Hip–ankle distance, m.
     pub reach: f32,
     /// Foot lift (heel-up angle), radians.
@@ -142,11 +142,11 @@ pub struct SwingPose {
 /// turning as the planted key beside it does (exactly at the end, ~40 % closer over the first
 /// key than the plan alone), so the ball leaves and meets the floor nearly moving with it: a
 /// foot arriving at another speed slides for the part of a frame it is labelled planted early.
-pub fn plan_swings(plan: &KneePlan, planted: &[(bool, SwingPose)], lengths: (f32, f32)) -> Vec<Option<SwingPose>> {
+pub fn plan_swings(plan: &KneePlan, planted: &[(bool, LegPose)], lengths: (f32, f32)) -> Vec<Option<LegPose>> {
     let n = planted.len();
     let (peak, peak_at) = plan.swing_peak;
     // [knee bend, thigh pitch (the hip→ankle line's plus the knee's share of the bend), lift].
-    let angles = |pose: SwingPose| {
+    let angles = |pose: LegPose| {
         let bend = bend_at_reach(lengths, pose.reach);
         [bend, pose.pitch + thigh_angle(lengths, bend), pose.lift]
     };
@@ -190,7 +190,7 @@ pub fn plan_swings(plan: &KneePlan, planted: &[(bool, SwingPose)], lengths: (f32
             }
             let [knee, thigh_pitch, lift] = now;
             let pitch = thigh_pitch - thigh_angle(lengths, knee);
-            Some(SwingPose { reach: reach_at_bend(lengths, knee), lift, pitch })
+            Some(LegPose { reach: reach_at_bend(lengths, knee), lift, pitch })
         })
         .collect()
 }
@@ -232,8 +232,8 @@ mod tests {
     /// (bent 30°) and bends 3° a key out of the landing (bent 20°); the lift rises 0.03 a key
     /// into toe-off (1.0) and falls 0.02 a key out of the landing (0.2). Returns the swing
     /// keys' poses and the knee's steps from toe-off to landing, degrees.
-    fn plan_one_swing(plan: &KneePlan) -> (Vec<SwingPose>, Vec<f32>) {
-        let pose = |bend: f32, lift: f32| SwingPose { reach: reach_at_bend(LEG, bend * DEG), lift, pitch: 0.0 };
+    fn plan_one_swing(plan: &KneePlan) -> (Vec<LegPose>, Vec<f32>) {
+        let pose = |bend: f32, lift: f32| LegPose { reach: reach_at_bend(LEG, bend * DEG), lift, pitch: 0.0 };
         let mut planted = vec![(true, pose(25.0, 0.5)); 30];
         planted[0].1 = pose(20.0, 0.2);
         planted[1].1 = pose(23.0, 0.18);
@@ -244,7 +244,7 @@ mod tests {
         }
         let swings = plan_swings(plan, &planted, LEG);
         assert!(swings[..10].iter().all(Option::is_none));
-        let swing: Vec<SwingPose> = swings[10..].iter().map(|s| s.unwrap()).collect();
+        let swing: Vec<LegPose> = swings[10..].iter().map(|s| s.unwrap()).collect();
         let bends: Vec<f32> =
             [30.0].into_iter().chain(swing.iter().map(|s| bend_at_reach(LEG, s.reach) / DEG)).chain([20.0]).collect();
         (swing, bends.windows(2).map(|w| w[1] - w[0]).collect())
@@ -292,7 +292,7 @@ mod tests {
         assert!((stance_reach(&plan, LEG, 1.0) - reach_at_bend(LEG, plan.pre_swing_bend.1)).abs() < 1e-6);
         assert!(stance_reach(&plan, LEG, 0.8) < stance_reach(&plan, LEG, 1.0));
         assert!(
-            plan_swings(&plan, &[(false, SwingPose { reach: 0.8, lift: 0.0, pitch: 0.0 }); 4], LEG)
+            plan_swings(&plan, &[(false, LegPose { reach: 0.8, lift: 0.0, pitch: 0.0 }); 4], LEG)
                 .iter()
                 .all(Option::is_none)
         );
