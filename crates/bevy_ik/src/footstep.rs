@@ -6,9 +6,11 @@
 //! character's frame feed the leg's [`FootstepState`]. While the foot swings and a step has
 //! been learned, the landing is predicted (the root's velocity is measured from its world
 //! position frame to frame), the ground under its footprint (heel point to toe tip, from the
-//! leg's sole points) is probed, and when it straddles an edge a shift along the stride is
-//! searched. The shift eases in over the swing and is held through the contact; it moves the
-//! toe the lock follows (so the lock holds the foot where it landed), or, without a lock, the
+//! leg's sole points, its length that of the flat foot) is probed, and when it straddles an
+//! edge a shift along the stride is chosen ([`choose_landing`]: with room to spare beyond heel
+//! and tip where a shift gives it, else the middle of a tread barely longer than the foot). The
+//! shift eases in over the swing and is held through the contact; it moves the toe the lock
+//! follows (so the lock holds the foot where it landed), or, without a lock, the
 //! foot itself.
 //!
 //! [`FootLock`]: crate::feet::FootLock
@@ -16,7 +18,7 @@
 use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::foot_placement::FootRig;
-use ik_core::footstep::{FootstepSettings, FootstepState, landing_fits, search_landing};
+use ik_core::footstep::{FootstepSettings, FootstepState, choose_landing};
 
 use crate::feet::FootStatus;
 use crate::ground::GroundProbe;
@@ -99,18 +101,14 @@ pub(crate) fn steer_swings(
         if let (Some(next), Some(forward)) = (predicted, forward) {
             let landing = next.landing(to_world, velocity);
             let footprint = footprint(&legs.rigs[i], legs.model, toe, scale);
-            let current = step.chosen_shift();
-            // Keep a shift that still fits (or, between searches, one that no longer does);
-            // else the animation's own landing if it fits, else the nearest fit (none found:
-            // the animation's landing).
-            goal = if !step.search_due() || landing_fits(landing, forward, footprint, current, ground, settings) {
-                current
-            } else if current != 0.0 && landing_fits(landing, forward, footprint, 0.0, ground, settings) {
-                0.0
+            let current = step.target_shift();
+            // Between searches that found no landing with room to spare, keep the shift.
+            goal = if step.search_due() {
+                let choice = choose_landing(landing, forward, footprint, current, ground, settings);
+                step.searched(choice.roomy);
+                choice.shift
             } else {
-                let found = search_landing(landing, forward, footprint, ground, settings);
-                step.searched(found.is_some());
-                found.unwrap_or(0.0)
+                current
             };
             status.landing = Some(landing + forward * goal);
         }
@@ -124,11 +122,12 @@ pub(crate) fn steer_swings(
 }
 
 /// The footprint of a foot about its toe joint (world units): how far its heel point lies behind
-/// the toe and its toe tip ahead, horizontally (the sole's heel and tip, or 1.5 and 0.5 toe
-/// lengths without them).
+/// the toe and its toe tip ahead once the foot is flat (the sole's heel and tip, or 1.5 and 0.5
+/// toe lengths without them). Measured as straight distances, so a foot pitched in its swing
+/// has the footprint it will land with.
 fn footprint(rig: &FootRig, model: &[Xform], toe: Vec3, scale: f32) -> (f32, f32) {
-    let flat = |p: Vec3| Vec2::new(p.x - toe.x, p.z - toe.z).length() * scale;
-    let ankle = flat(model[rig.leg.ankle].translation);
-    let point = |p: Option<ik_core::sole::SolePoint>| p.map(|p| flat(model[p.bone].transform_point(p.local)));
+    let from_toe = |p: Vec3| p.distance(toe) * scale;
+    let ankle = from_toe(model[rig.leg.ankle].translation);
+    let point = |p: Option<ik_core::sole::SolePoint>| p.map(|p| from_toe(model[p.bone].transform_point(p.local)));
     (point(rig.heel).unwrap_or(ankle * 1.5), point(rig.tip).unwrap_or(ankle * 0.5))
 }

@@ -1,7 +1,8 @@
 //! [`HumanoidIk`]: rig a humanoid in one call. Put it on the entity that holds a character's
 //! spawned scene; once its bones exist they are matched ([`ik_core::rig`]: the name profiles of
 //! the common conventions — Unreal, Mixamo, Blender, asset packs, VRM — else the skeleton's
-//! shape alone, or your own map) and the character gets a [`FootPlacer`] (+ [`FootLock`]), a
+//! shape alone, or your own map) and the character gets a [`FootPlacer`] (+ [`FootLock`] and
+//! [`FootstepPrediction`]), a
 //! [`LookAtSpread`] down the spine and a reaching right arm ([`IkChain`] + [`Pole`] +
 //! [`IkFade`]), measured from its rest pose.
 //!
@@ -29,6 +30,7 @@ use crate::bones::{Hierarchy, world_of};
 use crate::chain::{IkChain, Pole};
 use crate::fade::IkFade;
 use crate::feet::{FootLock, FootPlacer, FootPlacerState, LegBones, LegRest};
+use crate::footstep::FootstepPrediction;
 use crate::look_at::{LookAtJoint, LookAtSpread, LookAtState};
 use crate::target::IkTarget;
 
@@ -79,6 +81,9 @@ pub struct HumanoidIk {
     pub hand_target: Option<IkTarget>,
     /// Add a [`FootLock`] to the foot placer.
     pub foot_lock: bool,
+    /// Add a [`FootstepPrediction`] (swinging feet steered onto whole treads; six rays per
+    /// swinging foot per frame). Default on.
+    pub footstep_prediction: bool,
     /// Give up (and report [`RigFailed`]) after this many frames without a match.
     pub patience_frames: u32,
     /// The most the look-at may turn spine, chest, neck and head in all, radians (the joints
@@ -96,6 +101,7 @@ impl Default for HumanoidIk {
             look_target: None,
             hand_target: None,
             foot_lock: true,
+            footstep_prediction: true,
             patience_frames: 120,
             look_limit: 70f32.to_radians(),
             look_field_of_view: 100f32.to_radians(),
@@ -338,7 +344,7 @@ pub(crate) fn watch_rigs(
         }
         commands
             .entity(root)
-            .remove::<(RiggedHumanoid, FootPlacer, FootPlacerState, FootLock, LookAtSpread, LookAtState)>()
+            .remove::<(RiggedHumanoid, FootPlacer, FootPlacerState, FootLock, FootstepPrediction, LookAtSpread, LookAtState)>()
             .insert(RigPending);
     }
     for (root, attempts) in &failed {
@@ -389,6 +395,9 @@ fn attach(
     root_commands.insert(placer);
     if humanoid.foot_lock && rig.legs.iter().all(|l| l.ball.is_some()) {
         root_commands.insert(FootLock::default());
+    }
+    if humanoid.footstep_prediction && rig.legs.iter().all(|l| l.ball.is_some()) {
+        root_commands.insert(FootstepPrediction::default());
     }
     if let Some(target) = humanoid.look_target {
         let mut joints: Vec<Entity> = rig.spine.iter().rev().take(2).rev().copied().collect();

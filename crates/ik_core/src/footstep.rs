@@ -28,7 +28,7 @@ use crate::Xform;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 pub struct FootstepSettings {
-    /// Largest shift of a landing along the stride to make the foot fit, m. Default 0.12.
+    /// Largest shift of a landing along the stride to make the foot fit, m. Default 0.15 (half a 30 cm tread: any landing on such stairs can be moved onto a whole tread).
     pub max_shift: f32,
     /// A height change under the footprint larger than this is an edge the foot straddles, m.
     /// Default 0.02.
@@ -41,11 +41,22 @@ pub struct FootstepSettings {
     /// Fastest a swing's chosen shift changes when a new fit is found mid-swing, m/s.
     /// Default 1.
     pub shift_speed: f32,
+    /// Room looked for beyond the heel and the toe tip, m: a prediction is off by a centimetre
+    /// or two, so a landing that fits with this room to spare is preferred; only when none
+    /// does is one that fits exactly taken. Default 0.03.
+    pub edge_margin: f32,
 }
 
 impl Default for FootstepSettings {
     fn default() -> Self {
-        FootstepSettings { max_shift: 0.12, edge_height: 0.02, search_step: 0.02, learning_rate: 0.5, shift_speed: 1.0 }
+        FootstepSettings {
+            max_shift: 0.15,
+            edge_height: 0.02,
+            search_step: 0.02,
+            learning_rate: 0.5,
+            shift_speed: 1.0,
+            edge_margin: 0.03,
+        }
     }
 }
 
@@ -90,8 +101,10 @@ pub struct FootstepState {
     swing_time: Option<f32>,
     /// Learned landing, root space.
     landing: Option<Vec3>,
-    /// The shift along the stride chosen for this swing, m.
+    /// The shift along the stride chosen for this swing, m (moving toward `target`).
     shift: f32,
+    /// The shift last asked for in this swing, m.
+    target: f32,
     /// The shift the foot landed with (held through its contact, eased out over the next
     /// swing), m.
     held: f32,
@@ -128,7 +141,7 @@ impl FootstepState {
                     self.landing = Some(self.landing.map_or(toe_in_root, |o| o.lerp(toe_in_root, rate)));
                 }
                 self.held = self.applied;
-                self.shift = 0.0;
+                (self.shift, self.target) = (0.0, 0.0);
                 self.failed_search = None;
             }
             (true, false) => {
@@ -164,6 +177,7 @@ impl FootstepState {
         self.applied = match self.prediction() {
             Some(step) => {
                 if shift.is_finite() {
+                    self.target = shift;
                     let most = settings.shift_speed.max(0.0) * dt.max(0.0);
                     self.shift += (shift - self.shift).clamp(-most, most);
                 }
@@ -176,9 +190,15 @@ impl FootstepState {
         self.applied
     }
 
-    /// The landing shift chosen for this swing so far, m.
+    /// The landing shift chosen for this swing so far, m (on its way to
+    /// [`FootstepState::target_shift`]).
     pub fn chosen_shift(&self) -> f32 {
         self.shift
+    }
+
+    /// The landing shift last asked for in this swing ([`FootstepState::swing_shift`]), m.
+    pub fn target_shift(&self) -> f32 {
+        self.target
     }
 
     /// Whether a landing search ([`search_landing`], up to a dozen footprints of rays) is due:
@@ -241,7 +261,7 @@ pub fn landing_fits(
 /// let (at, settings) = (Vec3::new(0.0, 0.0, 0.95), FootstepSettings::default());
 /// assert!(!landing_fits(at, Vec3::Z, (0.2, 0.08), 0.0, ground, &settings));
 /// let shift = search_landing(at, Vec3::Z, (0.2, 0.08), ground, &settings).unwrap();
-/// assert!(0.95 + shift + 0.08 <= 1.0 && shift >= -0.12, "{shift}");
+/// assert!(0.95 + shift + 0.08 <= 1.0 && shift >= -0.15, "{shift}");
 /// ```
 pub fn search_landing(
     at: Vec3,
@@ -261,6 +281,93 @@ pub fn search_landing(
         k += 1.0;
     }
     None
+}
+
+/// What [`choose_landing`] decided for a swing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LandingChoice {
+    /// The shift along the stride, m (0: the animation's own landing).
+    pub shift: f32,
+    /// The footprint fits there with [`FootstepSettings::edge_margin`] to spare beyond its heel
+    /// and its toe tip.
+    pub roomy: bool,
+    /// It fits there at all; false when nothing within [`FootstepSettings::max_shift`] does
+    /// (the shift is then 0: the animation's landing).
+    pub fits: bool,
+}
+
+/// Chooses where a swing lands along the stride (see [`landing_fits`] for the arguments):
+/// `current` (the shift chosen so far) while it fits with room to spare, else the animation's
+/// own landing if that does, else the nearest shift that does ([`search_landing`]); when
+/// nothing fits with room, the middle of the run of shifts that fit exactly nearest the
+/// animation's landing (a tread barely longer than the foot: the foot in its middle).
+///
+/// ```
+/// use glam::Vec3;
+/// use ik_core::footstep::{FootstepSettings, choose_landing};
+///
+/// // A riser at z = 1. A toe landing at z = 0.93 with a footprint 0.2 m back, 0.08 m ahead
+/// // would put its tip 1 cm onto the upper tread; with 3 cm to spare, it moves back 4 cm.
+/// let ground = |p: Vec3| Some(if p.z > 1.0 { 0.2 } else { 0.0 });
+/// let at = Vec3::new(0.0, 0.0, 0.93);
+/// let choice = choose_landing(at, Vec3::Z, (0.2, 0.08), 0.0, ground, &FootstepSettings::default());
+/// assert!(choice.roomy && choice.fits && (choice.shift + 0.04).abs() < 1e-5, "{choice:?}");
+/// ```
+pub fn choose_landing(
+    at: Vec3,
+    forward: Vec3,
+    (back, front): (f32, f32),
+    current: f32,
+    mut ground: impl FnMut(Vec3) -> Option<f32>,
+    settings: &FootstepSettings,
+) -> LandingChoice {
+    let margin = settings.edge_margin.max(0.0);
+    let roomy = (back + margin, front + margin);
+    let mut fits = |print: (f32, f32), shift: f32| landing_fits(at, forward, print, shift, &mut ground, settings);
+    let found = |shift: f32, roomy: bool| LandingChoice { shift, roomy, fits: true };
+    if fits(roomy, current) {
+        return found(current, true);
+    }
+    if current != 0.0 && fits(roomy, 0.0) {
+        return found(0.0, true);
+    }
+    if let Some(shift) = search_landing(at, forward, roomy, &mut ground, settings) {
+        return found(shift, true);
+    }
+    // No room to spare anywhere: the middle of the run of exact fits nearest the animation's
+    // landing (shifts half a search step apart), so the landing's error is least likely to
+    // tip the foot over either edge.
+    let exact = (back, front);
+    let half_step = 0.5 * settings.search_step.max(1e-3);
+    let steps = (settings.max_shift.max(0.0) / half_step + 1e-3) as i32;
+    let mut best: Option<(i32, i32)> = None;
+    let mut run: Option<i32> = None;
+    for k in -steps..=steps + 1 {
+        let fit = k <= steps && landing_fits(at, forward, exact, k as f32 * half_step, &mut ground, settings);
+        match (fit, run) {
+            (true, None) => run = Some(k),
+            (false, Some(start)) => {
+                let (end, distance) = (k - 1, |(a, b): (i32, i32)| {
+                    if a > 0 {
+                        a
+                    } else if b < 0 {
+                        -b
+                    } else {
+                        0
+                    }
+                });
+                if best.is_none_or(|b| distance((start, end)) < distance(b)) {
+                    best = Some((start, end));
+                }
+                run = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some((start, end)) = best {
+        return found((start + end) as f32 * 0.5 * half_step, false);
+    }
+    LandingChoice { shift: 0.0, roomy: false, fits: false }
 }
 
 #[cfg(test)]
@@ -315,6 +422,10 @@ mod tests {
         foot.update(false, Vec3::ZERO, 0.1, &settings);
         let mid = foot.swing_shift(0.05, 1.0, &settings);
         assert!(mid > -0.1 && mid < 0.05, "{mid}");
+        // A new shift is moved toward at most `shift_speed`; the target is what was asked.
+        foot.swing_shift(-0.05, 0.01, &settings);
+        assert!((foot.chosen_shift() - 0.04).abs() < 1e-6, "{}", foot.chosen_shift());
+        assert_eq!(foot.target_shift(), -0.05);
     }
 
     #[test]
@@ -343,6 +454,23 @@ mod tests {
             })
         };
         assert_eq!(search_landing(at(1.1), Vec3::Z, print, short, &settings), None);
+        // A 30 cm tread for a 28 cm foot: no room to spare, but it fits exactly.
+        let tread = |p: Vec3| {
+            Some(if p.z > 1.0 && p.z < 1.3 {
+                0.2
+            } else if p.z >= 1.3 {
+                0.4
+            } else {
+                0.0
+            })
+        };
+        let choice = choose_landing(at(1.25), Vec3::Z, print, 0.0, tread, &settings);
+        assert!(!choice.roomy && choice.fits, "{choice:?}");
+        // In the middle: heel 1 cm past the lower riser, tip 1 cm short of the upper one.
+        assert!((1.25 + choice.shift - 1.21).abs() < 0.006, "{choice:?}");
+        assert!(landing_fits(at(1.25), Vec3::Z, print, choice.shift, tread, &settings), "{choice:?}");
+        let short = choose_landing(at(1.1), Vec3::Z, print, 0.0, short, &settings);
+        assert_eq!(short, LandingChoice { shift: 0.0, roomy: false, fits: false });
         // A 30 degree ramp is one surface.
         let ramp = |p: Vec3| Some(p.z * 30f32.to_radians().tan());
         assert!(landing_fits(at(1.0), Vec3::Z, print, 0.0, ramp, &settings));
