@@ -243,9 +243,15 @@ fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section
         verdict(measured, clearance <= 0.005, "NOT measured: a section was not walked or no contact ended")
     );
     let overhang = worst(&Section::STAIRS, &|m| m.overhang);
+    let kinds: Vec<String> = Section::STAIRS
+        .iter()
+        .map(|s| format!("{} {:.0} %", s.label(), worst(&[*s], &|m| m.overhang) * 100.0))
+        .collect();
     println!(
-        "goal: planted feet on stairs, foot IK on: largest share of a planted sole over a tread edge {:.0} % (<= 20 %: {})",
+        "goal: planted feet on stairs, foot IK on: largest share of a planted sole over a tread edge {:.0} % ({}) \
+         (<= 20 %: {})",
         overhang * 100.0,
+        kinds.join(", "),
         verdict(measured, overhang <= 0.2, "NOT measured: a section was not walked or no contact ended")
     );
     let (sum, count, _) = pilot.flat_pelvis;
