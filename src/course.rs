@@ -1,5 +1,6 @@
 //! The obstacle course: flat ground, a single 15 cm step, three staircases (10, 15 and 20 cm
-//! rises), ramps of 10°, 20° and 30°, and a patch of rough bumpy ground.
+//! rises), ramps of 10°, 20° and 30°, a patch of rough bumpy ground, moving platforms, a long
+//! flight and a turning stair.
 //!
 //! Method: [`CourseLayout::new`] describes every piece as plain data (boxes, ramps, the rough
 //! patch), the metric sections as rectangles and the autopilot route as a polyline;
@@ -12,13 +13,15 @@
 //! Invariants: world +Y up, ground top at y = 0; boxes never overlap (no z-fighting, no internal
 //! seams at equal heights); lanes run along Z: A (x = 0) step and stairs, B (x = 5) ramps,
 //! C (x = 10) rough ground, D (x = 16) a sliding platform, a turning disc and a board to walk
-//! under ([`crate::course_lanes`]); kerbs on the crossings A → B and B → C.
+//! under ([`crate::course_lanes`]), E (x = 22) a long flight and a turning stair
+//! ([`crate::course_stairs`]); kerbs on the crossings A → B and B → C.
 
 use bevy::prelude::*;
 use bevy_rapier3d::prelude::*;
 
 use crate::course_lanes::{LANE_D, PlatformPiece};
 use crate::course_mesh::RoughPatch;
+use crate::course_stairs::{Flight, Run, stairs};
 
 pub use crate::course_spawn::spawn_course;
 
@@ -33,8 +36,13 @@ pub enum Section {
     Flat,
     /// The single 15 cm step (up and down).
     Step,
-    /// The staircases.
+    /// Lane A's three short staircases.
     Stairs,
+    /// Lane E's long straight flight (17 cm rises), up and down.
+    LongStairs,
+    /// Lane E's turning stair: up along Z, a quarter turn on a landing, over a flight along X,
+    /// a quarter turn on a landing, down along Z.
+    TurningStairs,
     /// The 10°, 20° and 30° ramps.
     Ramps,
     /// Rough bumpy ground.
@@ -49,10 +57,12 @@ pub enum Section {
 
 impl Section {
     /// All sections in table order.
-    pub const ALL: [Section; 8] = [
+    pub const ALL: [Section; 10] = [
         Section::Flat,
         Section::Step,
         Section::Stairs,
+        Section::LongStairs,
+        Section::TurningStairs,
         Section::Ramps,
         Section::Rough,
         Section::Kerbs,
@@ -60,12 +70,17 @@ impl Section {
         Section::Overhang,
     ];
 
+    /// Every kind of stairs.
+    pub const STAIRS: [Section; 3] = [Section::Stairs, Section::LongStairs, Section::TurningStairs];
+
     /// Short label.
     pub fn label(self) -> &'static str {
         match self {
             Section::Flat => "flat",
             Section::Step => "step 15cm",
             Section::Stairs => "stairs",
+            Section::LongStairs => "long stairs",
+            Section::TurningStairs => "turning stairs",
             Section::Ramps => "ramps",
             Section::Rough => "rough",
             Section::Kerbs => "kerbs 13cm",
@@ -137,43 +152,100 @@ pub struct BoxPiece {
     pub solidity: Solidity,
 }
 
-/// A slab whose top face rises from the ground at `z_low` to `height` at `z_high`.
+/// Which horizontal axis a ramp climbs (or a flight of stairs runs) along.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    /// Along world X.
+    X,
+    /// Along world Z (the lanes' direction).
+    Z,
+}
+
+impl Axis {
+    /// (across, along) coordinates of the point (x, z).
+    pub fn split(self, p: Vec2) -> (f32, f32) {
+        match self {
+            Axis::X => (p.y, p.x),
+            Axis::Z => (p.x, p.y),
+        }
+    }
+
+    /// The point (x, z) at `across` and `along`.
+    pub fn join(self, across: f32, along: f32) -> Vec2 {
+        match self {
+            Axis::X => Vec2::new(along, across),
+            Axis::Z => Vec2::new(across, along),
+        }
+    }
+}
+
+/// A slab whose top face rises along `axis` from `base` at `low` to `base + height` at `high`.
 #[derive(Clone, Copy, Debug)]
 pub struct RampPiece {
-    /// Lane centre x.
-    pub x: f32,
-    /// Where the slope meets the ground.
-    pub z_low: f32,
-    /// Where the slope meets its plateau (may be less than `z_low`).
-    pub z_high: f32,
-    /// Plateau height.
+    /// Which way the slope runs.
+    pub axis: Axis,
+    /// Centre across the slope (x for a ramp along Z, z for one along X).
+    pub across: f32,
+    /// Where the slope meets its base, along `axis`.
+    pub low: f32,
+    /// Where the slope meets its plateau, along `axis` (may be less than `low`).
+    pub high: f32,
+    /// Height of its base: 0 on the floor, a landing's top for a flight starting there, m.
+    pub base: f32,
+    /// Rise from the base to the plateau, m.
     pub height: f32,
-    /// Lane width.
+    /// Width across the slope.
     pub width: f32,
     /// Who collides with it.
     pub solidity: Solidity,
 }
 
 impl RampPiece {
-    /// A ramp of `degrees` up to `height`, starting at `z_low` and rising toward `dir` (±1).
-    pub fn with_angle(x: f32, z_low: f32, dir: f32, degrees: f32, height: f32, width: f32) -> Self {
+    /// A ramp along Z of `degrees` up to `height`, starting at `low` and rising toward `dir` (±1).
+    pub fn with_angle(x: f32, low: f32, dir: f32, degrees: f32, height: f32, width: f32) -> Self {
         let run = height / degrees.to_radians().tan();
-        RampPiece { x, z_low, z_high: z_low + dir.signum() * run, height, width, solidity: Solidity::Solid }
+        RampPiece {
+            axis: Axis::Z,
+            across: x,
+            low,
+            high: low + dir.signum() * run,
+            base: 0.0,
+            height,
+            width,
+            solidity: Solidity::Solid,
+        }
     }
 
     /// Slab thickness (its lower part hides under the ground and the plateau).
     pub const THICKNESS: f32 = 0.3;
 
+    /// The slope's top height over (x, z), if the point is on its footprint.
+    pub fn surface(&self, p: Vec2) -> Option<f32> {
+        let (across, along) = self.axis.split(p);
+        let (lo, hi) = (self.low.min(self.high), self.low.max(self.high));
+        let inside = (across - self.across).abs() <= self.width * 0.5 && along >= lo && along <= hi;
+        inside.then(|| self.base + self.height * ((along - self.low) / (self.high - self.low)).clamp(0.0, 1.0))
+    }
+
+    /// The slope's angle, degrees.
+    pub fn degrees(&self) -> f32 {
+        (self.height / (self.high - self.low).abs()).atan().to_degrees()
+    }
+
     /// The slab's centre, rotation and half extents.
     pub fn slab(&self) -> (Vec3, Quat, Vec3) {
-        let run = self.z_high - self.z_low;
+        let run = self.high - self.low;
         let s = run.signum();
         let angle = (self.height / run.abs()).atan();
         let len = (run * run + self.height * self.height).sqrt();
-        let rotation = Quat::from_rotation_x(-s * angle);
+        let mid = self.axis.join(self.across, (self.low + self.high) * 0.5);
+        let mid = Vec3::new(mid.x, self.base + self.height * 0.5, mid.y);
+        let (rotation, half) = match self.axis {
+            Axis::Z => (Quat::from_rotation_x(-s * angle), Vec3::new(self.width, Self::THICKNESS, len) * 0.5),
+            Axis::X => (Quat::from_rotation_z(s * angle), Vec3::new(len, Self::THICKNESS, self.width) * 0.5),
+        };
         let up = rotation * Vec3::Y;
-        let mid = Vec3::new(self.x, self.height * 0.5, (self.z_low + self.z_high) * 0.5);
-        (mid - up * Self::THICKNESS * 0.5, rotation, Vec3::new(self.width * 0.5, Self::THICKNESS * 0.5, len * 0.5))
+        (mid - up * Self::THICKNESS * 0.5, rotation, half)
     }
 }
 
@@ -211,14 +283,15 @@ pub struct CourseLayout {
     pub overhangs: Vec<(Vec2, Vec2)>,
 }
 
-/// One staircase (up, landing, down) of lane A.
+/// The footprint of a staircase (lane A's up, landing, down; lane E's long flight; each part of
+/// lane E's turning stair) and its rise.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StairFlight {
     /// Height of each step, m.
     pub rise: f32,
-    /// Minimum corner (x, z): the first riser's foot.
+    /// Minimum corner (x, z) (lane A: the first riser's foot).
     pub min: Vec2,
-    /// Maximum corner (x, z): the last riser's foot.
+    /// Maximum corner (x, z) (lane A: the last riser's foot).
     pub max: Vec2,
 }
 
@@ -239,17 +312,19 @@ impl CourseLayout {
         // Lane A: three staircases (up, landing, down).
         let mut ramps = Vec::new();
         let mut flights = Vec::new();
-        for (z0, rise, tread, n) in [(10.0, 0.10, 0.32, 4), (16.0, 0.15, 0.30, 4), (22.0, 0.20, 0.32, 3)] {
-            let length = stairs(&mut boxes, &mut ramps, z0, rise, tread, n, 1.2);
+        let lane_a = Run { axis: Axis::Z, across: 0.0, width: LANE_WIDTH };
+        for (z0, rise, tread, steps) in [(10.0, 0.10, 0.32, 4), (16.0, 0.15, 0.30, 4), (22.0, 0.20, 0.32, 3)] {
+            let up = Flight { run: lane_a, start: z0, dir: 1.0, base: 0.0, rise, tread, steps };
+            let length = stairs(&mut boxes, &mut ramps, up, 1.2);
             flights.push(StairFlight { rise, min: Vec2::new(-w, z0), max: Vec2::new(w, z0 + length) });
         }
         // Lane B: ramps 10°, 20°, 30° up to 0.8 m, plateau, and down, walked toward -Z.
         let mut z = 25.5;
         for degrees in [10.0f32, 20.0, 30.0] {
             let up = RampPiece::with_angle(5.0, z, -1.0, degrees, 0.8, LANE_WIDTH);
-            let plateau_start = up.z_high;
+            let plateau_start = up.high;
             let plateau_end = plateau_start - 1.2;
-            let down = RampPiece::with_angle(5.0, plateau_end - (up.z_low - up.z_high), 1.0, degrees, 0.8, LANE_WIDTH);
+            let down = RampPiece::with_angle(5.0, plateau_end - (up.low - up.high), 1.0, degrees, 0.8, LANE_WIDTH);
             boxes.push(BoxPiece {
                 center: Vec3::new(5.0, 0.4, (plateau_start + plateau_end) * 0.5),
                 half: Vec3::new(w, 0.4, 0.6),
@@ -258,11 +333,14 @@ impl CourseLayout {
             });
             ramps.push(up);
             ramps.push(down);
-            z = down.z_low - 2.0;
+            z = down.low - 2.0;
         }
         let rough = RoughPatch { min: Vec2::new(8.0, 1.0), size: Vec2::new(4.0, 20.0), spacing: 0.1 };
         let kerb_areas = crate::course_lanes::kerbs(&mut boxes);
         let (platforms, board) = crate::course_lanes::lane_d(&mut boxes);
+        // Out of lane D past the board, across to lane E and along it.
+        let lane_e = crate::course_stairs::lane_e(&mut boxes, &mut ramps, LANE_WIDTH, 6.5);
+        flights.extend(lane_e.flights);
         let mut areas = vec![
             SectionArea { section: Section::Step, min: Vec2::new(-1.5, 2.2), max: Vec2::new(1.5, 7.8) },
             SectionArea { section: Section::Stairs, min: Vec2::new(-1.5, 9.3), max: Vec2::new(1.5, 25.8) },
@@ -282,7 +360,8 @@ impl CourseLayout {
             },
         ];
         areas.extend(kerb_areas.into_iter().map(|(min, max)| SectionArea { section: Section::Kerbs, min, max }));
-        let route = vec![
+        areas.extend(lane_e.areas);
+        let mut route = vec![
             Vec2::new(0.0, -2.0),
             Vec2::new(0.0, 28.0),
             Vec2::new(5.0, 28.0),
@@ -290,8 +369,9 @@ impl CourseLayout {
             Vec2::new(10.0, -0.5),
             Vec2::new(10.0, 22.5),
             Vec2::new(LANE_D, 22.5),
-            Vec2::new(LANE_D, 7.5),
+            Vec2::new(LANE_D, 6.5),
         ];
+        route.extend(lane_e.route);
         let ground = (Vec2::new(60.0, 50.0), Vec2::new(-20.0, 15.0));
         CourseLayout { boxes, ramps, rough, areas, route, ground, flights, platforms, overhangs: vec![board] }
     }
@@ -312,11 +392,8 @@ impl CourseLayout {
     /// The angle (whole degrees) of the walkable ramp slab under (x, z), if any (not the
     /// stairs' controller ramps, not the plateaus).
     pub fn ramp_at(&self, p: Vec2) -> Option<u32> {
-        self.ramps.iter().filter(|r| r.solidity == Solidity::Solid).find_map(|r| {
-            let (lo, hi) = (r.z_low.min(r.z_high), r.z_low.max(r.z_high));
-            let inside = (p.x - r.x).abs() <= r.width * 0.5 && p.y >= lo && p.y <= hi;
-            inside.then(|| (r.height / (hi - lo)).atan().to_degrees().round() as u32)
-        })
+        let mut solid = self.ramps.iter().filter(|r| r.solidity == Solidity::Solid);
+        solid.find_map(|r| r.surface(p).map(|_| r.degrees().round() as u32))
     }
 
     /// The highest box top or ramp surface over (x, z) among the pieces `sees` accepts, or the
@@ -329,11 +406,7 @@ impl CourseLayout {
             let inside = (p.x - b.center.x).abs() <= b.half.x && (p.y - b.center.z).abs() <= b.half.z;
             inside.then_some(b.center.y + b.half.y)
         });
-        let ramps = self.ramps.iter().filter(|r| sees(r.solidity)).filter_map(|r| {
-            let (lo, hi) = (r.z_low.min(r.z_high), r.z_low.max(r.z_high));
-            let inside = (p.x - r.x).abs() <= r.width * 0.5 && p.y >= lo && p.y <= hi;
-            inside.then(|| r.height * ((p.y - r.z_low) / (r.z_high - r.z_low)).clamp(0.0, 1.0))
-        });
+        let ramps = self.ramps.iter().filter(|r| sees(r.solidity)).filter_map(|r| r.surface(p));
         let rough = crate::course_mesh::walkable_height(&self.rough, p.x, p.y);
         boxes.chain(ramps).chain(platforms).fold(rough, f32::max)
     }
@@ -344,7 +417,7 @@ impl CourseLayout {
     }
 
     /// The stair nosings to draw (visual only, no collider): (centre, half extents) of a strip
-    /// along every tread edge with a drop below it, wrapping the edge 3 mm proud of the tread and
+    /// along every tread edge across the way it is walked with a drop below it, wrapping the edge 3 mm proud of the tread and
     /// the riser, so the edges read from above and from the front.
     pub fn nosings(&self) -> Vec<(Vec3, Vec3)> {
         const DEPTH: f32 = 0.04;
@@ -354,13 +427,17 @@ impl CourseLayout {
         let mut strips = Vec::new();
         for b in self.boxes.iter().filter(|b| b.solidity == Solidity::Tread) {
             let top = b.center.y + b.half.y;
+            // A tread is walked across its shorter side (a square landing along Z).
+            let axis = if b.half.x < b.half.z { Axis::X } else { Axis::Z };
+            let (across, along) = axis.split(Vec2::new(b.center.x, b.center.z));
+            let (half_across, half_along) = axis.split(Vec2::new(b.half.x, b.half.z));
             for side in [-1.0f32, 1.0] {
-                let edge = b.center.z + side * b.half.z;
-                let beyond = Vec2::new(b.center.x, edge + side * 0.01);
-                if self.surface_height(beyond, feet) < top - 0.01 {
-                    let z = edge - side * (DEPTH * 0.5 - PROUD);
-                    let center = Vec3::new(b.center.x, top + PROUD - HEIGHT * 0.5, z);
-                    strips.push((center, Vec3::new(b.half.x + PROUD, HEIGHT * 0.5, DEPTH * 0.5)));
+                let edge = along + side * half_along;
+                if self.surface_height(axis.join(across, edge + side * 0.01), feet) < top - 0.01 {
+                    let at = axis.join(across, edge - side * (DEPTH * 0.5 - PROUD));
+                    let half = axis.join(half_across + PROUD, DEPTH * 0.5);
+                    let center = Vec3::new(at.x, top + PROUD - HEIGHT * 0.5, at.y);
+                    strips.push((center, Vec3::new(half.x, HEIGHT * 0.5, half.y)));
                 }
             }
         }
@@ -393,56 +470,6 @@ impl Default for CourseLayout {
     }
 }
 
-/// A staircase of `n` steps up, a landing, and `n` steps down, starting at `z0` (toward +Z).
-/// The top step, the landing and the first step down are one box (no seam at equal height).
-/// The treads are [`Solidity::Tread`]; the controller walks a ramp through the middle of each
-/// riser (from half a tread before the first step to half a tread onto the top), the landing,
-/// and the mirrored ramp. Returns the staircase's length along Z, m.
-fn stairs(
-    boxes: &mut Vec<BoxPiece>,
-    ramps: &mut Vec<RampPiece>,
-    z0: f32,
-    rise: f32,
-    tread: f32,
-    n: usize,
-    landing: f32,
-) -> f32 {
-    let w = LANE_WIDTH * 0.5;
-    let mut push = |z_a: f32, z_b: f32, top: f32, solidity: Solidity| {
-        boxes.push(BoxPiece {
-            center: Vec3::new(0.0, top * 0.5, (z_a + z_b) * 0.5),
-            half: Vec3::new(w, top * 0.5, (z_b - z_a) * 0.5),
-            paint: Paint::Stairs,
-            solidity,
-        });
-    };
-    let top_start = z0 + (n - 1) as f32 * tread;
-    let top_end = top_start + 2.0 * tread + landing;
-    for i in 0..n - 1 {
-        let top = (i + 1) as f32 * rise;
-        push(z0 + i as f32 * tread, z0 + (i + 1) as f32 * tread, top, Solidity::Tread);
-        push(top_end + (n - 2 - i) as f32 * tread, top_end + (n - 1 - i) as f32 * tread, top, Solidity::Tread);
-    }
-    let height = n as f32 * rise;
-    push(top_start, top_end, height, Solidity::Tread);
-    // The controller's ramp runs half a tread behind the nosings, through the middle of each
-    // riser: the body rides the stairs' mean height, so planted feet ask the pelvis for half a
-    // rise less (and the foot on the upper tread for up to half a rise up).
-    let half = 0.5 * tread;
-    push(top_start + half, top_end - half, height, Solidity::ControllerOnly);
-    let ramp = |z_low: f32, z_high: f32| RampPiece {
-        x: 0.0,
-        z_low,
-        z_high,
-        height,
-        width: LANE_WIDTH,
-        solidity: Solidity::ControllerOnly,
-    };
-    ramps.push(ramp(z0 - half, top_start + half));
-    ramps.push(ramp(top_end + n as f32 * tread - half, top_end - half));
-    top_end + (n - 1) as f32 * tread - z0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -451,8 +478,9 @@ mod tests {
     fn each_staircase_footprint_knows_its_rise() {
         let layout = CourseLayout::new();
         let rises: Vec<f32> = layout.flights.iter().map(|f| f.rise).collect();
-        assert_eq!(rises, [0.10, 0.15, 0.20]);
-        for flight in &layout.flights {
+        // Lane A's three, lane E's long flight and the three parts of its turning stair.
+        assert_eq!(rises, [0.10, 0.15, 0.20, 0.17, 0.17, 0.17, 0.17]);
+        for flight in &layout.flights[..3] {
             // The footprint runs from the first riser to the last, and the treads there are
             // the flight's own: the highest is n rises up.
             let (first, last) = (flight.min.y, flight.max.y);
@@ -469,24 +497,29 @@ mod tests {
     #[test]
     fn ramps_have_the_stated_angles_and_meet_the_ground() {
         let layout = CourseLayout::new();
-        let mut angles: Vec<i32> = layout
-            .ramps
-            .iter()
-            .filter(|r| r.solidity == Solidity::Solid)
-            .map(|r| (r.height / (r.z_high - r.z_low).abs()).atan().to_degrees().round() as i32)
-            .collect();
+        let mut angles: Vec<i32> =
+            layout.ramps.iter().filter(|r| r.solidity == Solidity::Solid).map(|r| r.degrees().round() as i32).collect();
         angles.sort();
         angles.dedup();
         assert_eq!(angles, vec![10, 20, 30]);
+        let mut along_x = 0;
         for r in &layout.ramps {
             let (c, q, h) = r.slab();
-            // The slab's top face passes through (z_low, 0) and (z_high, height) within 1 mm.
-            let top_low = c + q * Vec3::new(0.0, h.y, -h.z);
-            let top_high = c + q * Vec3::new(0.0, h.y, h.z);
-            let (lo, hi) = if top_low.y < top_high.y { (top_low, top_high) } else { (top_high, top_low) };
-            assert!(lo.y.abs() < 1e-3 && (lo.z - r.z_low).abs() < 1e-3, "{lo:?} vs {}", r.z_low);
-            assert!((hi.y - r.height).abs() < 1e-3 && (hi.z - r.z_high).abs() < 1e-3, "{hi:?}");
+            // The slab's top face passes through (low, base) and (high, base + height) within
+            // 1 mm, along its axis (Z for the ramps and lane A's stairs, X on the turning stair).
+            let end = match r.axis {
+                Axis::X => Vec3::X * h.x,
+                Axis::Z => Vec3::Z * h.z,
+            };
+            let top = |sign: f32| c + q * (Vec3::Y * h.y + end * sign);
+            let (a, b) = (top(-1.0), top(1.0));
+            let (lo, hi) = if a.y < b.y { (a, b) } else { (b, a) };
+            let along = |p: Vec3| r.axis.split(Vec2::new(p.x, p.z)).1;
+            assert!((lo.y - r.base).abs() < 1e-3 && (along(lo) - r.low).abs() < 1e-3, "{lo:?} vs {}", r.low);
+            assert!((hi.y - r.base - r.height).abs() < 1e-3 && (along(hi) - r.high).abs() < 1e-3, "{hi:?}");
+            along_x += usize::from(r.axis == Axis::X);
         }
+        assert_eq!(along_x, 2, "the turning stair's flight along X: up and down");
     }
 
     #[test]
@@ -506,13 +539,13 @@ mod tests {
         for expected in [10, 20, 30, 40, 15, 45, 60] {
             assert!(tops.contains(&expected), "{tops:?} lacks {expected}");
         }
-        // Every stair ramp follows its stairs (through the middle of each riser): 10/15/20 cm
-        // rises give 17°, 27° and 32°.
+        // Every stair ramp of lane A follows its stairs (through the middle of each riser):
+        // 10/15/20 cm rises give 17°, 27° and 32°.
         let mut stair_angles: Vec<i32> = layout
             .ramps
             .iter()
-            .filter(|r| r.solidity == Solidity::ControllerOnly)
-            .map(|r| (r.height / (r.z_high - r.z_low).abs()).atan().to_degrees().round() as i32)
+            .filter(|r| r.solidity == Solidity::ControllerOnly && r.axis == Axis::Z && r.across == 0.0)
+            .map(|r| r.degrees().round() as i32)
             .collect();
         stair_angles.sort();
         assert_eq!(stair_angles, vec![17, 17, 27, 27, 32, 32]);
@@ -536,7 +569,7 @@ mod tests {
         }
         assert!(treads > 10);
         for r in layout.ramps.iter().filter(|r| r.solidity == Solidity::Solid) {
-            let mid = Vec2::new(r.x, (r.z_low + r.z_high) * 0.5);
+            let mid = r.axis.join(r.across, (r.low + r.high) * 0.5);
             for h in [layout.surface_height(mid, feet), layout.controller_height(mid)] {
                 assert!((h - r.height * 0.5).abs() < 1e-4, "ramp middle {h} vs half of {}", r.height);
             }

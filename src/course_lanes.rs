@@ -219,9 +219,11 @@ mod tests {
         let layout = CourseLayout::new();
         let route = &layout.route;
         let length = |points: &[Vec2]| points.windows(2).map(|w| w[0].distance(w[1])).sum::<f32>();
-        // Lanes A–C end at (10, 22.5); lane D adds at most a quarter to the walk.
+        // Lanes A–C end at (10, 22.5), lane D where the route turns out of it toward lane E;
+        // lane D adds at most a quarter to the walk of lanes A–C.
         let lanes_a_to_c = route.iter().position(|p| *p == Vec2::new(10.0, 22.5)).unwrap();
-        let extra = length(route) / length(&route[..=lanes_a_to_c]) - 1.0;
+        let lane_d_end = route.iter().rposition(|p| p.x == LANE_D).unwrap();
+        let extra = length(&route[lanes_a_to_c..=lane_d_end]) / length(&route[..=lanes_a_to_c]);
         assert!(extra > 0.1 && extra <= 0.25, "lane D adds {:.0} %", extra * 100.0);
         let (mut sections, mut kerbs_up, mut last, mut under) = (Vec::new(), 0, 0.0, 0);
         for w in route.windows(2) {

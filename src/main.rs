@@ -21,6 +21,7 @@ mod course;
 mod course_lanes;
 mod course_mesh;
 mod course_spawn;
+mod course_stairs;
 mod game;
 mod headless;
 mod labs;

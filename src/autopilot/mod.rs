@@ -556,4 +556,43 @@ mod tests {
         assert!((g - Vec2::new(5.0, 10.0)).length() < 1e-4);
         assert_eq!(seg, 1);
     }
+
+    #[test]
+    fn the_path_the_autopilot_steers_over_the_stairs_has_no_lip_for_the_controller() {
+        // The path pure pursuit takes (cutting the corners, e.g. on the turning stair's
+        // landings), 1 cm at a time: on every kind of stairs the controller's ground never
+        // changes by more than 1 cm per cm (no slope past 45°, no edge to step) and stays
+        // within half a rise of the tread under it.
+        let layout = CourseLayout::new();
+        let route = &layout.route;
+        let end = route[route.len() - 1];
+        let (mut p, mut segment, mut last) = (route[0], 0, None::<f32>);
+        let mut walked = BTreeMap::new();
+        for _ in 0..100_000 {
+            let Some(goal) = pursuit(route, &mut segment, p) else { break };
+            if p.distance(end) < 0.05 {
+                break;
+            }
+            p += (goal - p).normalize_or_zero() * 0.01;
+            let section = layout.section_at(p);
+            if !Section::STAIRS.contains(&section) {
+                last = None;
+                continue;
+            }
+            let body = layout.controller_height(p);
+            if let Some(last) = last {
+                assert!((body - last).abs() <= 0.01 + 1e-4, "controller {last} -> {body} at {p}");
+            }
+            if let Some(rise) = layout.stair_rise_at(p) {
+                let tread = layout.feet_height(p);
+                assert!((body - tread).abs() <= 0.5 * rise + 1e-4, "controller {body}, tread {tread} at {p}");
+            }
+            *walked.entry(section).or_insert(0) += 1;
+            last = Some(body);
+        }
+        assert!(p.distance(end) < 0.05, "the path ends at {p}, not {end}");
+        for section in Section::STAIRS {
+            assert!(walked.get(&section).is_some_and(|cm| *cm > 500), "{section:?}: {walked:?}");
+        }
+    }
 }

@@ -50,6 +50,11 @@ pub(super) fn print_stand(pilot: &Autopilot) -> bool {
     ok
 }
 
+/// The sections of the penetration and float bars: the step, every kind of stairs, the ramps.
+fn bar_sections() -> Vec<Section> {
+    [&[Section::Step][..], &Section::STAIRS, &[Section::Ramps]].concat()
+}
+
 /// Prints the table: per section and foot, max penetration, max planted float and max toe slide
 /// for each pass, then the bar summary over steps, stairs and ramps. Returns whether the bars
 /// could be measured (every section walked, contacts completed).
@@ -85,7 +90,7 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
     println!("{:<18} {:>4} | penetration {head} | float {head} | slide {head}", "section", "foot", head = head);
     let mut rows: Vec<(String, Vec<Section>)> =
         Section::ALL.iter().map(|s| (s.label().to_string(), vec![*s])).collect();
-    rows.push(("step+stairs+ramps".into(), vec![Section::Step, Section::Stairs, Section::Ramps]));
+    rows.push(("step+stairs+ramps".into(), bar_sections()));
     rows.push(("all".into(), Section::ALL.to_vec()));
     for (name, sections) in &rows {
         for (foot, foot_name) in ["L", "R"].iter().enumerate() {
@@ -108,7 +113,7 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
             );
         }
     }
-    let bar = [Section::Step, Section::Stairs, Section::Ramps];
+    let bar = bar_sections();
     let worst =
         |pass: usize, f: &dyn Fn(&Maxima) -> f32| (0..2).map(|foot| f(&get(pass, &bar, foot))).fold(0.0f32, f32::max);
     let (pen_on, float_on) = (
@@ -229,7 +234,7 @@ fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section
             .flat_map(|pass| (0..2).map(move |foot| (pass, foot)))
             .fold(0.0f32, |w, (pass, foot)| w.max(f(&get(pass, sections, foot))))
     };
-    let swing = [Section::Step, Section::Stairs, Section::Ramps, Section::Rough, Section::Kerbs];
+    let swing = [bar_sections(), vec![Section::Rough, Section::Kerbs]].concat();
     let clearance = worst(&swing, &|m| m.swing_penetration);
     println!(
         "goal: swing-foot clearance on steps/stairs/ramps/rough/kerbs, foot IK on: deepest sole point inside geometry \
@@ -238,14 +243,18 @@ fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section
         verdict(measured, clearance <= 0.005, "NOT measured: a section was not walked or no contact ended")
     );
     // Without a lock a planted foot slides with the animation (the toe-slide bar), off its
-    // tread as well; the bar is the full stack's: foot IK with locking and footstep prediction.
-    let overhang = |pass: usize| (0..2).fold(0.0f32, |w, foot| w.max(get(pass, &[Section::Stairs], foot).overhang));
-    let (unlocked, locked) = (overhang(1), overhang(2));
+    // tread as well; the goal is the full stack's: foot IK with locking and footstep prediction.
+    let in_pass =
+        |pass: usize, sections: &[Section]| (0..2).fold(0.0f32, |w, foot| w.max(get(pass, sections, foot).overhang));
+    let (unlocked, locked) = (in_pass(1, &Section::STAIRS), in_pass(2, &Section::STAIRS));
+    let kinds: Vec<String> =
+        Section::STAIRS.iter().map(|s| format!("{} {:.0} %", s.label(), in_pass(2, &[*s]) * 100.0)).collect();
     println!(
         "goal: planted feet on stairs, foot IK on: largest share of a planted sole over a tread edge {:.0} % locking off \
-         -> {:.0} % locking on (<= 20 % locking on: {})",
+         -> {:.0} % locking on ({}) (<= 20 % locking on: {})",
         unlocked * 100.0,
         locked * 100.0,
+        kinds.join(", "),
         verdict(measured, locked <= 0.2, "NOT measured: a section was not walked or no contact ended")
     );
     let (sum, count, _) = pilot.flat_pelvis;
