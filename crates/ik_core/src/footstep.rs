@@ -43,8 +43,14 @@ pub struct FootstepSettings {
     pub shift_speed: f32,
     /// Room looked for beyond the heel and the toe tip, m: a prediction is off by a centimetre
     /// or two, so a landing that fits with this room to spare is preferred; only when none
-    /// does is one that fits exactly taken. Default 0.03.
+    /// does is one that fits exactly taken (with [`FootstepSettings::tight_fit`]). Default 0.02.
     pub edge_margin: f32,
+    /// Where no landing fits with [`FootstepSettings::edge_margin`] to spare, take the middle
+    /// of a tread barely longer than the foot, if that leaves half the margin on both sides
+    /// (fewer feet across edges on such treads; the toe then lifts off close to the next riser,
+    /// and nothing shapes the swing's path over it yet). Off: no room to spare, the animation's
+    /// own landing. Default on.
+    pub tight_fit: bool,
 }
 
 impl Default for FootstepSettings {
@@ -55,7 +61,8 @@ impl Default for FootstepSettings {
             search_step: 0.02,
             learning_rate: 0.5,
             shift_speed: 1.0,
-            edge_margin: 0.03,
+            edge_margin: 0.02,
+            tight_fit: true,
         }
     }
 }
@@ -299,15 +306,17 @@ pub struct LandingChoice {
 /// Chooses where a swing lands along the stride (see [`landing_fits`] for the arguments):
 /// `current` (the shift chosen so far) while it fits with room to spare, else the animation's
 /// own landing if that does, else the nearest shift that does ([`search_landing`]); when
-/// nothing fits with room, the middle of the run of shifts that fit exactly nearest the
-/// animation's landing (a tread barely longer than the foot: the foot in its middle).
+/// nothing fits with room, with [`FootstepSettings::tight_fit`] the middle of the run of shifts
+/// nearest the animation's landing that fit with half the room (a tread barely longer than the
+/// foot: the foot in its middle), else the animation's landing.
 ///
 /// ```
 /// use glam::Vec3;
 /// use ik_core::footstep::{FootstepSettings, choose_landing};
 ///
 /// // A riser at z = 1. A toe landing at z = 0.93 with a footprint 0.2 m back, 0.08 m ahead
-/// // would put its tip 1 cm onto the upper tread; with 3 cm to spare, it moves back 4 cm.
+/// // would put its tip 1 cm onto the upper tread; with 2 cm to spare, it moves back 4 cm (the
+/// // search's 2 cm steps).
 /// let ground = |p: Vec3| Some(if p.z > 1.0 { 0.2 } else { 0.0 });
 /// let at = Vec3::new(0.0, 0.0, 0.93);
 /// let choice = choose_landing(at, Vec3::Z, (0.2, 0.08), 0.0, ground, &FootstepSettings::default());
@@ -334,10 +343,13 @@ pub fn choose_landing(
     if let Some(shift) = search_landing(at, forward, roomy, &mut ground, settings) {
         return found(shift, true);
     }
+    if !settings.tight_fit {
+        return LandingChoice { shift: 0.0, roomy: false, fits: false };
+    }
     // No room to spare anywhere: the middle of the run of exact fits nearest the animation's
     // landing (shifts half a search step apart), so the landing's error is least likely to
     // tip the foot over either edge.
-    let exact = (back, front);
+    let exact = (back + 0.5 * margin, front + 0.5 * margin);
     let half_step = 0.5 * settings.search_step.max(1e-3);
     let steps = (settings.max_shift.max(0.0) / half_step + 1e-3) as i32;
     let mut best: Option<(i32, i32)> = None;
@@ -454,23 +466,36 @@ mod tests {
             })
         };
         assert_eq!(search_landing(at(1.1), Vec3::Z, print, short, &settings), None);
-        // A 30 cm tread for a 28 cm foot: no room to spare, but it fits exactly.
+        // A 32 cm tread for a 28 cm foot: not 2 cm to spare at both ends, but 1 cm.
         let tread = |p: Vec3| {
-            Some(if p.z > 1.0 && p.z < 1.3 {
+            Some(if p.z > 1.0 && p.z < 1.32 {
                 0.2
-            } else if p.z >= 1.3 {
+            } else if p.z >= 1.32 {
                 0.4
             } else {
                 0.0
             })
         };
+        let none = LandingChoice { shift: 0.0, roomy: false, fits: false };
+        let strict = FootstepSettings { tight_fit: false, ..settings };
+        assert_eq!(choose_landing(at(1.25), Vec3::Z, print, 0.0, tread, &strict), none, "no room: as animated");
         let choice = choose_landing(at(1.25), Vec3::Z, print, 0.0, tread, &settings);
         assert!(!choice.roomy && choice.fits, "{choice:?}");
-        // In the middle: heel 1 cm past the lower riser, tip 1 cm short of the upper one.
-        assert!((1.25 + choice.shift - 1.21).abs() < 0.006, "{choice:?}");
+        // In the middle: heel 2 cm past the lower riser, tip 2 cm short of the upper one.
+        assert!((1.25 + choice.shift - 1.22).abs() < 0.006, "{choice:?}");
+        // A 29 cm tread: not 1 cm to spare either, so as animated.
+        let tight = |p: Vec3| {
+            Some(if p.z > 1.0 && p.z < 1.29 {
+                0.2
+            } else if p.z >= 1.29 {
+                0.4
+            } else {
+                0.0
+            })
+        };
+        assert_eq!(choose_landing(at(1.25), Vec3::Z, print, 0.0, tight, &settings), none);
         assert!(landing_fits(at(1.25), Vec3::Z, print, choice.shift, tread, &settings), "{choice:?}");
-        let short = choose_landing(at(1.1), Vec3::Z, print, 0.0, short, &settings);
-        assert_eq!(short, LandingChoice { shift: 0.0, roomy: false, fits: false });
+        assert_eq!(choose_landing(at(1.1), Vec3::Z, print, 0.0, short, &settings), none);
         // A 30 degree ramp is one surface.
         let ramp = |p: Vec3| Some(p.z * 30f32.to_radians().tan());
         assert!(landing_fits(at(1.0), Vec3::Z, print, 0.0, ramp, &settings));
