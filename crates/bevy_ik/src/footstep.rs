@@ -52,6 +52,10 @@ pub(crate) struct StepMemory {
     last_root: Option<Vec3>,
     /// The root's smoothed world velocity, m/s.
     velocity: Vec3,
+    /// The root's heading (about world +Y) last frame, rad.
+    last_heading: Option<f32>,
+    /// The root's smoothed turning rate about world +Y, rad/s.
+    yaw_rate: f32,
 }
 
 /// What [`steer_swings`] reads from the placer.
@@ -85,7 +89,14 @@ pub(crate) fn steer_swings(
         }
     }
     memory.last_root = Some(at);
-    let velocity = memory.velocity;
+    let facing = to_world.rotation * Vec3::Z;
+    let heading = facing.x.atan2(facing.z);
+    if let (Some(last), true) = (memory.last_heading, dt > 0.0 && heading.is_finite()) {
+        let turned = (heading - last + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI;
+        memory.yaw_rate += (turned / dt - memory.yaw_rate) * 0.3;
+    }
+    memory.last_heading = heading.is_finite().then_some(heading);
+    let (velocity, yaw_rate) = (memory.velocity, memory.yaw_rate);
     // The stride's direction: where the root goes (no steering while nearly standing).
     let forward = Vec3::new(velocity.x, 0.0, velocity.z);
     let forward = (forward.length() > 0.2).then(|| forward.normalize());
@@ -98,8 +109,9 @@ pub(crate) fn steer_swings(
         status.landing = None;
         let predicted = step.update(status.contact, toe, dt, settings);
         let mut goal = f32::NAN;
-        if let (Some(next), Some(forward)) = (predicted, forward) {
-            let landing = next.landing(to_world, velocity);
+        if let (Some(next), Some(_)) = (predicted, forward) {
+            // Where and along which line the foot lands, the body's turning included.
+            let (landing, forward) = next.landing_turning(to_world, velocity, yaw_rate);
             let footprint = footprint(&legs.rigs[i], legs.model, toe, scale);
             let current = step.target_shift();
             // Between searches that found no landing with room to spare, keep the shift.

@@ -20,7 +20,7 @@
 //! stride. **Invariants**: nothing is predicted before one whole step was seen; `dt ≤ 0`
 //! advances nothing; non-finite input is ignored (the state is kept); no allocation.
 
-use glam::Vec3;
+use glam::{Quat, Vec3};
 
 use crate::Xform;
 
@@ -93,6 +93,40 @@ impl Footstep {
     /// ```
     pub fn landing(&self, root: Xform, velocity: Vec3) -> Vec3 {
         root.transform_point(self.landing_in_root) + velocity * self.remaining
+    }
+
+    /// [`Footstep::landing`] for a root that also turns about world +Y at `yaw_rate` (rad/s):
+    /// the body travels along an arc (its velocity turning with it) and the landing offset
+    /// turns with the root. Returns the landing and the stride's direction then (`velocity`'s
+    /// horizontal direction turned; +Z without one).
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use ik_core::Xform;
+    /// use ik_core::footstep::Footstep;
+    ///
+    /// // Turning at 90°/s about +Y (from +Z toward +X) for 0.5 s at 1 m/s: the landing 0.4 m
+    /// // ahead ends up toward +X as well.
+    /// let step = Footstep { remaining: 0.5, progress: 0.5, landing_in_root: Vec3::new(0.0, 0.0, 0.4) };
+    /// let (at, forward) = step.landing_turning(Xform::IDENTITY, Vec3::Z, 90f32.to_radians());
+    /// assert!((forward - Vec3::new(0.7071, 0.0, 0.7071)).length() < 1e-3, "{forward}");
+    /// assert!(at.x > 0.4 && at.z > 0.4, "{at}");
+    /// let straight = step.landing_turning(Xform::IDENTITY, Vec3::Z, 0.0).0;
+    /// assert!((straight - step.landing(Xform::IDENTITY, Vec3::Z)).length() < 1e-5);
+    /// ```
+    pub fn landing_turning(&self, root: Xform, velocity: Vec3, yaw_rate: f32) -> (Vec3, Vec3) {
+        let forward = Vec3::new(velocity.x, 0.0, velocity.z).normalize_or(Vec3::Z);
+        let yaw = if yaw_rate.is_finite() { yaw_rate * self.remaining } else { 0.0 };
+        if yaw.abs() < 1e-4 {
+            return (self.landing(root, velocity), forward);
+        }
+        let turn = Quat::from_rotation_y(yaw);
+        // Travel along the arc: the chord of a circle turned through `yaw` at this speed.
+        let distance = velocity.length() * self.remaining;
+        let chord = 2.0 * (distance / yaw) * (0.5 * yaw).sin();
+        let travel = Quat::from_rotation_y(0.5 * yaw) * velocity.normalize_or_zero() * chord.abs();
+        let offset = turn * (root.rotation * (self.landing_in_root * root.scale));
+        (root.translation + travel + offset, turn * forward)
     }
 }
 
