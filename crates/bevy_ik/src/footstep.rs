@@ -18,7 +18,7 @@
 use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::foot_placement::FootRig;
-use ik_core::footstep::{FootstepSettings, FootstepState, choose_landing};
+use ik_core::footstep::{FootstepSettings, FootstepState, choose_landing, landing_still_fits};
 
 use crate::feet::FootStatus;
 use crate::ground::GroundProbe;
@@ -114,8 +114,11 @@ pub(crate) fn steer_swings(
             let (landing, forward) = next.landing_turning(to_world, velocity, yaw_rate);
             let footprint = footprint(&legs.rigs[i], legs.model, toe, scale);
             let current = step.target_shift();
-            // Between searches that found no landing with room to spare, keep the shift.
-            goal = if step.search_due() {
+            // Between searches that found no landing with room to spare, keep the shift while
+            // it still fits (a late landing moves on with the body).
+            let search = step.search_due()
+                || (current != 0.0 && !landing_still_fits(landing, forward, footprint, current, ground, settings));
+            goal = if search {
                 let choice = choose_landing(landing, forward, footprint, current, ground, settings);
                 step.searched(choice.roomy);
                 choice.shift

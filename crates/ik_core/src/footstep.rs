@@ -324,6 +324,22 @@ pub fn search_landing(
     None
 }
 
+/// Whether a landing `shift` chosen by [`choose_landing`] still fits where the foot is now
+/// predicted to land: with half of [`FootstepSettings::edge_margin`] to spare at both ends (the
+/// least [`choose_landing`] takes). Cheap (one footprint of rays), so a caller between searches
+/// can tell that its shift no longer does.
+pub fn landing_still_fits(
+    at: Vec3,
+    forward: Vec3,
+    (back, front): (f32, f32),
+    shift: f32,
+    ground: impl FnMut(Vec3) -> Option<f32>,
+    settings: &FootstepSettings,
+) -> bool {
+    let half = 0.5 * settings.edge_margin.max(0.0);
+    landing_fits(at, forward, (back + half, front + half), shift, ground, settings)
+}
+
 /// What [`choose_landing`] decided for a swing.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LandingChoice {
