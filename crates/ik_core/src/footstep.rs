@@ -45,11 +45,11 @@ pub struct FootstepSettings {
     /// or two, so a landing that fits with this room to spare is preferred; only when none
     /// does is one that fits exactly taken (with [`FootstepSettings::tight_fit`]). Default 0.02.
     pub edge_margin: f32,
-    /// Where no landing fits with [`FootstepSettings::edge_margin`] to spare, take the middle
-    /// of a tread barely longer than the foot, if that leaves half the margin on both sides
-    /// (fewer feet across edges on such treads; the toe then lifts off close to the next riser,
-    /// and nothing shapes the swing's path over it yet). Off: no room to spare, the animation's
-    /// own landing. Default on.
+    /// Where no landing fits with [`FootstepSettings::edge_margin`] to spare at both ends, take
+    /// the middle of a tread barely longer than the foot, if that leaves half the margin behind
+    /// the heel and all of it ahead of the tip (the toe lifts off toward the next riser, and
+    /// nothing shapes the swing's path over it yet). Off: the animation's own landing. Default
+    /// on.
     pub tight_fit: bool,
 }
 
@@ -325,8 +325,8 @@ pub fn search_landing(
 }
 
 /// Whether a landing `shift` chosen by [`choose_landing`] still fits where the foot is now
-/// predicted to land: with half of [`FootstepSettings::edge_margin`] to spare at both ends (the
-/// least [`choose_landing`] takes). Cheap (one footprint of rays), so a caller between searches
+/// predicted to land: with half of [`FootstepSettings::edge_margin`] to spare behind the heel
+/// and all of it ahead of the tip (the least [`choose_landing`] takes). Cheap (one footprint of rays), so a caller between searches
 /// can tell that its shift no longer does.
 pub fn landing_still_fits(
     at: Vec3,
@@ -336,8 +336,8 @@ pub fn landing_still_fits(
     ground: impl FnMut(Vec3) -> Option<f32>,
     settings: &FootstepSettings,
 ) -> bool {
-    let half = 0.5 * settings.edge_margin.max(0.0);
-    landing_fits(at, forward, (back + half, front + half), shift, ground, settings)
+    let margin = settings.edge_margin.max(0.0);
+    landing_fits(at, forward, (back + 0.5 * margin, front + margin), shift, ground, settings)
 }
 
 /// What [`choose_landing`] decided for a swing.
@@ -357,8 +357,8 @@ pub struct LandingChoice {
 /// `current` (the shift chosen so far) while it fits with room to spare, else the animation's
 /// own landing if that does, else the nearest shift that does ([`search_landing`]); when
 /// nothing fits with room, with [`FootstepSettings::tight_fit`] the middle of the run of shifts
-/// nearest the animation's landing that fit with half the room (a tread barely longer than the
-/// foot: the foot in its middle), else the animation's landing.
+/// nearest the animation's landing that fit with half the room behind the heel (a tread barely
+/// longer than the foot), else the animation's landing.
 ///
 /// ```
 /// use glam::Vec3;
@@ -399,7 +399,10 @@ pub fn choose_landing(
     // No room to spare anywhere: the middle of the run of exact fits nearest the animation's
     // landing (shifts half a search step apart), so the landing's error is least likely to
     // tip the foot over either edge.
-    let exact = (back + 0.5 * margin, front + 0.5 * margin);
+    // Half the room behind the heel, all of it ahead of the tip: the toe lifts off toward what
+    // lies ahead (a long-legged character's toe caught the next riser's face lifting off a
+    // tread with 1 cm to spare).
+    let exact = (back + 0.5 * margin, front + margin);
     let half_step = 0.5 * settings.search_step.max(1e-3);
     let steps = (settings.max_shift.max(0.0) / half_step + 1e-3) as i32;
     let mut best: Option<(i32, i32)> = None;
@@ -516,11 +519,12 @@ mod tests {
             })
         };
         assert_eq!(search_landing(at(1.1), Vec3::Z, print, short, &settings), None);
-        // A 32 cm tread for a 28 cm foot: not 2 cm to spare at both ends, but 1 cm.
+        // A 33 cm tread for a 28 cm foot: not 2 cm to spare at both ends, but 1 cm behind
+        // and 2 cm ahead.
         let tread = |p: Vec3| {
-            Some(if p.z > 1.0 && p.z < 1.32 {
+            Some(if p.z > 1.0 && p.z < 1.33 {
                 0.2
-            } else if p.z >= 1.32 {
+            } else if p.z >= 1.33 {
                 0.4
             } else {
                 0.0
@@ -531,7 +535,8 @@ mod tests {
         assert_eq!(choose_landing(at(1.25), Vec3::Z, print, 0.0, tread, &strict), none, "no room: as animated");
         let choice = choose_landing(at(1.25), Vec3::Z, print, 0.0, tread, &settings);
         assert!(!choice.roomy && choice.fits, "{choice:?}");
-        // In the middle: heel 2 cm past the lower riser, tip 2 cm short of the upper one.
+        // In the middle of where it fits: heel 2 cm past the lower riser, tip 3 cm short of the
+        // upper one.
         assert!((1.25 + choice.shift - 1.22).abs() < 0.006, "{choice:?}");
         // A 29 cm tread: not 1 cm to spare either, so as animated.
         let tight = |p: Vec3| {
