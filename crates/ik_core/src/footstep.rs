@@ -8,12 +8,18 @@
 //! knew by [`FootstepSettings::learning_rate`]. While the foot swings it predicts the time left
 //! and the share of the swing done ([`Footstep`]); where the foot lands in the world is the
 //! root's position then (now plus its velocity times the time left) plus the learned landing
-//! offset ([`Footstep::landing`]). [`landing_fits`] probes the ground under the predicted
-//! footprint (heel to toe tip along the stride): it fits when the ground there is one surface
-//! (within [`FootstepSettings::edge_height`] of a straight line: flat or a ramp, not a riser);
-//! [`search_landing`] looks along the stride for the nearest shift (at most
-//! [`FootstepSettings::max_shift`]) where it does. [`FootstepState::swing_shift`] eases
-//! that shift in over the swing, so the foot is steered while in the air and lands where it fits.
+//! offset ([`Footstep::landing`]; [`Footstep::landing_turning`] for a body that also turns: it
+//! travels an arc and the offset turns with it). [`landing_fits`] probes the ground under the
+//! predicted footprint (heel to toe tip along the stride): it fits when the ground there is one
+//! surface (within [`FootstepSettings::edge_height`] of a straight line: flat or a ramp, not a
+//! riser). [`choose_landing`] picks the shift along the stride (at most
+//! [`FootstepSettings::max_shift`]): one with [`FootstepSettings::edge_margin`] to spare beyond
+//! heel and tip ([`search_landing`]: the nearest), else, with [`FootstepSettings::tight_fit`],
+//! the middle of a tread barely longer than the foot that leaves half the margin behind the
+//! heel and all of it ahead of the tip, else none (the landing as animated);
+//! [`landing_still_fits`] tells, between searches, that a chosen shift no longer does.
+//! [`FootstepState::swing_shift`] eases that shift in over the swing, so the foot is steered
+//! while in the air and lands where it fits.
 //!
 //! **Inputs**: contact labels, the animated toe in root space, `dt`; for the fit, a ground
 //! query (world point → ground height under it). **Outputs**: [`Footstep`], a shift along the
