@@ -18,7 +18,7 @@
 use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::foot_placement::FootRig;
-use ik_core::footstep::{FootstepSettings, FootstepState, choose_landing, landing_still_fits};
+use ik_core::footstep::{FootstepSettings, FootstepState, choose_landing, landing_still_fits, turn_about_y};
 
 use crate::feet::FootStatus;
 use crate::ground::GroundProbe;
@@ -52,8 +52,8 @@ pub(crate) struct StepMemory {
     last_root: Option<Vec3>,
     /// The root's smoothed world velocity, m/s.
     velocity: Vec3,
-    /// The root's heading (about world +Y) last frame, rad.
-    last_heading: Option<f32>,
+    /// The root's world rotation last frame.
+    last_rotation: Option<Quat>,
     /// The root's smoothed turning rate about world +Y, rad/s.
     yaw_rate: f32,
 }
@@ -89,13 +89,13 @@ pub(crate) fn steer_swings(
         }
     }
     memory.last_root = Some(at);
-    let facing = to_world.rotation * Vec3::Z;
-    let heading = facing.x.atan2(facing.z);
-    if let (Some(last), true) = (memory.last_heading, dt > 0.0 && heading.is_finite()) {
-        let turned = (heading - last + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI;
-        memory.yaw_rate += (turned / dt - memory.yaw_rate) * 0.3;
+    if let (Some(last), true) = (memory.last_rotation, dt > 0.0) {
+        let turned = turn_about_y(last, to_world.rotation);
+        if turned.is_finite() {
+            memory.yaw_rate += (turned / dt - memory.yaw_rate) * 0.3;
+        }
     }
-    memory.last_heading = heading.is_finite().then_some(heading);
+    memory.last_rotation = to_world.rotation.is_finite().then_some(to_world.rotation);
     let (velocity, yaw_rate) = (memory.velocity, memory.yaw_rate);
     // The stride's direction: where the root goes (no steering while nearly standing).
     let forward = Vec3::new(velocity.x, 0.0, velocity.z);

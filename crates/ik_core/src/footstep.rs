@@ -346,6 +346,25 @@ pub fn landing_still_fits(
     landing_fits(at, forward, (back + 0.5 * margin, front + margin), shift, ground, settings)
 }
 
+/// The turn about world +Y from a body's rotation `from` to `to` (how far its +Z swung),
+/// wrapped to ±π rad; what footprint prediction's turning rate is measured from.
+///
+/// ```
+/// use glam::Quat;
+/// use ik_core::footstep::turn_about_y;
+///
+/// let (a, b) = (Quat::from_rotation_y(3.0), Quat::from_rotation_y(-3.0));
+/// assert!((turn_about_y(a, b) - (std::f32::consts::TAU - 6.0)).abs() < 1e-5, "the short way round");
+/// ```
+pub fn turn_about_y(from: Quat, to: Quat) -> f32 {
+    let heading = |q: Quat| {
+        let facing = q * Vec3::Z;
+        facing.x.atan2(facing.z)
+    };
+    let turned = heading(to) - heading(from);
+    (turned + core::f32::consts::PI).rem_euclid(core::f32::consts::TAU) - core::f32::consts::PI
+}
+
 /// What [`choose_landing`] decided for a swing.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LandingChoice {
@@ -402,12 +421,10 @@ pub fn choose_landing(
     if !settings.tight_fit {
         return LandingChoice { shift: 0.0, roomy: false, fits: false };
     }
-    // No room to spare anywhere: the middle of the run of exact fits nearest the animation's
-    // landing (shifts half a search step apart), so the landing's error is least likely to
-    // tip the foot over either edge.
-    // Half the room behind the heel, all of it ahead of the tip: the toe lifts off toward what
-    // lies ahead (a long-legged character's toe caught the next riser's face lifting off a
-    // tread with 1 cm to spare).
+    // No room to spare at both ends: the middle of the run of fits nearest the animation's
+    // landing (shifts half a search step apart) with half the room behind the heel and all of
+    // it ahead of the tip, where the toe lifts off toward the next riser (a long-legged
+    // character's toe caught one lifting off a tread with 1 cm to spare).
     let exact = (back + 0.5 * margin, front + margin);
     let half_step = 0.5 * settings.search_step.max(1e-3);
     let steps = (settings.max_shift.max(0.0) / half_step + 1e-3) as i32;
