@@ -32,7 +32,7 @@ use crate::locomotion::drive_blend_spaces;
 use crate::metrics::{IkTimer, ik_timer_end, ik_timer_start, measure_feet};
 use crate::orb::{move_orb, spawn_orb};
 use crate::platforms::{move_platforms, ride_platforms};
-use crate::player::{DriveMode, drive_keys, keyboard_intent, move_characters};
+use crate::player::{DriveMode, drive_keys, keyboard_intent, move_characters, slow_on_stairs};
 use crate::rigging::{RigStatus, after_rigging};
 use crate::sidecar::ClipTable;
 use crate::toggles::{DemoIk, apply_toggles, apply_warping, decide_reach, toggle_keys};
@@ -82,6 +82,7 @@ impl Plugin for DemoCore {
                 Update,
                 (
                     move_platforms,
+                    slow_on_stairs,
                     move_characters,
                     ride_platforms,
                     drive_blend_spaces,

@@ -289,6 +289,8 @@ pub struct CourseLayout {
 pub struct StairFlight {
     /// Height of each step, m.
     pub rise: f32,
+    /// Depth of each tread along the way it is walked, m.
+    pub tread: f32,
     /// Minimum corner (x, z) (lane A: the first riser's foot).
     pub min: Vec2,
     /// Maximum corner (x, z) (lane A: the last riser's foot).
@@ -316,7 +318,7 @@ impl CourseLayout {
         for (z0, rise, tread, steps) in [(10.0, 0.10, 0.32, 4), (16.0, 0.15, 0.30, 4), (22.0, 0.20, 0.32, 3)] {
             let up = Flight { run: lane_a, start: z0, dir: 1.0, base: 0.0, rise, tread, steps };
             let length = stairs(&mut boxes, &mut ramps, up, 1.2);
-            flights.push(StairFlight { rise, min: Vec2::new(-w, z0), max: Vec2::new(w, z0 + length) });
+            flights.push(StairFlight { rise, tread, min: Vec2::new(-w, z0), max: Vec2::new(w, z0 + length) });
         }
         // Lane B: ramps 10°, 20°, 30° up to 0.8 m, plateau, and down, walked toward -Z.
         let mut z = 25.5;
@@ -452,7 +454,12 @@ impl CourseLayout {
 
     /// The rise of the staircase whose footprint holds (x, z), if any, m.
     pub fn stair_rise_at(&self, p: Vec2) -> Option<f32> {
-        self.flights.iter().find(|f| p.cmpge(f.min).all() && p.cmple(f.max).all()).map(|f| f.rise)
+        self.stair_at(p).map(|f| f.rise)
+    }
+
+    /// The staircase whose footprint holds (x, z), if any.
+    pub fn stair_at(&self, p: Vec2) -> Option<&StairFlight> {
+        self.flights.iter().find(|f| p.cmpge(f.min).all() && p.cmple(f.max).all())
     }
 
     /// The section the point (x, z) belongs to.

@@ -157,7 +157,7 @@ pub fn lane_e(boxes: &mut Vec<BoxPiece>, ramps: &mut Vec<RampPiece>, lane_width:
     let long = Flight { run: lane, start: 10.0, dir: 1.0, base: 0.0, rise, tread, steps: LONG_STEPS };
     let length = stairs(boxes, ramps, long, 1.2);
     let (min, max) = lane.footprint(long.start, long.start + length);
-    let mut flights = vec![StairFlight { rise, min, max }];
+    let mut flights = vec![StairFlight { rise, tread, min, max }];
     let area = |section, (min, max): (Vec2, Vec2)| SectionArea {
         section,
         min: min - Vec2::splat(MARGIN),
@@ -180,20 +180,20 @@ pub fn lane_e(boxes: &mut Vec<BoxPiece>, ramps: &mut Vec<RampPiece>, lane_width:
         run.footprint(z1, z1 + w)
     };
     let first_landing = landing(boxes, LANE_E);
-    flights.push(StairFlight { rise, min: first.run.footprint(first.start, z1).0, max: first_landing.1 });
+    flights.push(StairFlight { rise, tread, min: first.run.footprint(first.start, z1).0, max: first_landing.1 });
     // A quarter turn onto a flight along +X, standing on the landing: up, a landing, down.
     let across_run = Run { axis: Axis::X, across: z1 + 0.5 * w, width: w };
     let x_start = LANE_E + 0.5 * w;
     let along_x = Flight { run: across_run, start: x_start, base: h1, ..first };
     let x_end = x_start + stairs(boxes, ramps, along_x, 1.2);
     let (min, max) = across_run.footprint(x_start, x_end);
-    flights.push(StairFlight { rise, min, max });
+    flights.push(StairFlight { rise, tread, min, max });
     // A square landing, a quarter turn toward −Z and down: the mirror of the first flight.
     let last_x = x_end + 0.5 * w;
     let last_landing = landing(boxes, last_x);
     let last = Flight { run: Run { across: last_x, ..first.run }, ..first };
     last.build(boxes, ramps);
-    flights.push(StairFlight { rise, min: last.run.footprint(last.start, z1).0, max: last_landing.1 });
+    flights.push(StairFlight { rise, tread, min: last.run.footprint(last.start, z1).0, max: last_landing.1 });
     let (min, max) = (first.run.footprint(first.start, z1).0, last_landing.1);
     areas.push(area(Section::TurningStairs, (min, max)));
 

@@ -56,6 +56,8 @@ pub struct Locomotion {
     pub contacts: [bool; 2],
     /// Whether the clips carry contact labels.
     pub labelled: bool,
+    /// Contacts come from the moving clips (see [`STEPPING_FROM`]).
+    pub stepping: bool,
 }
 
 impl Locomotion {
@@ -75,6 +77,7 @@ impl Locomotion {
             phase: 0.0,
             idle_phase: 0.0,
             start_phase: 0.0,
+            stepping: false,
             weights,
             contacts: [true, true],
             labelled,
@@ -119,6 +122,13 @@ impl Locomotion {
     /// Whether the blend space has a standing clip (its slowest clip does not travel).
     pub fn has_idle(&self) -> bool {
         self.clips.first().is_some_and(|c| c.info.nominal_speed <= 1e-3)
+    }
+
+    /// The slowest moving clip's nominal speed and step (half its stride), m/s and m; `None`
+    /// without a moving clip.
+    pub fn walk_step(&self) -> Option<(f32, f32)> {
+        let walk = self.clips.iter().find(|c| c.info.nominal_speed > 1e-3)?;
+        Some((walk.info.nominal_speed, 0.5 * walk.info.stride()))
     }
 
     /// Walk and run speeds for the controller: the clips' own, or the mannequin's defaults.
@@ -171,18 +181,27 @@ impl Locomotion {
                 *phase = 0.0;
             }
         }
-        // Contacts come from the heaviest clip; once the moving clips weigh more than a quarter,
-        // from the heaviest moving one (a blend of idle and walk steps like the walk).
+        // Contacts come from the heaviest clip; once the moving clips weigh more than
+        // STEPPING_FROM, from the heaviest moving one (a blend of idle and walk steps like the
+        // walk) until they weigh less than STEPPING_UNTIL: a dip in speed mid-swing (the body
+        // meeting a stair's first riser) must not plant a swinging foot for a frame.
         let heaviest = |skip: usize| {
             self.weights.iter().enumerate().skip(skip).max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i)
         };
-        let dominant = if self.has_idle() && self.moving_weight() > 0.25 { heaviest(1) } else { heaviest(0) };
+        let moving = self.moving_weight();
+        self.stepping = self.has_idle() && moving > if self.stepping { STEPPING_UNTIL } else { STEPPING_FROM };
+        let dominant = if self.stepping { heaviest(1) } else { heaviest(0) };
         if let Some(clip) = self.clips.get(dominant).filter(|c| c.info.has_contacts()) {
             let phase = self.clip_phase(dominant);
             self.contacts = [clip.info.contact_at(0, phase), clip.info.contact_at(1, phase)];
         }
     }
 }
+
+/// Above this total weight of the moving clips, contacts come from them.
+pub const STEPPING_FROM: f32 = 0.25;
+/// Once they do, until the moving clips weigh less than this.
+pub const STEPPING_UNTIL: f32 = 0.1;
 
 /// Below this total weight of the moving clips their phase waits at the start phase.
 const START_WEIGHT: f32 = 0.01;
@@ -299,6 +318,16 @@ mod tests {
         l.advance(1.0 / 60.0);
         assert_eq!(l.contacts, [true, false]);
         assert!((l.phase - l.start_phase).abs() < 0.05);
+        // Walking slowly, a dip below a quarter of the walk's weight (the body meeting a
+        // stair's first riser) keeps the walk's labels: the right foot still swings.
+        l.speed = 0.3;
+        l.advance(1.0 / 60.0);
+        assert!(l.moving_weight() < STEPPING_FROM && l.moving_weight() > STEPPING_UNTIL);
+        assert_eq!(l.contacts, [true, false]);
+        // Stopping: the idle's labels again.
+        l.speed = 0.05;
+        l.advance(1.0 / 60.0);
+        assert_eq!(l.contacts, [true, true]);
     }
 
     #[test]

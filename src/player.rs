@@ -18,6 +18,7 @@ use bevy_rapier3d::prelude::*;
 use ik_core::spring::Spring;
 
 use crate::camera::OrbitCamera;
+use crate::course::CourseLayout;
 use crate::locomotion::Locomotion;
 
 /// Most the character turns per second, radians.
@@ -204,6 +205,42 @@ pub fn keyboard_intent(
     }
 }
 
+/// How far ahead along its way a walking body looks for stairs to slow down for, m (the
+/// stride's speed eases down over about half a metre).
+pub const STAIR_LOOKAHEAD: f32 = 2.0;
+
+/// Walking speed on stairs, m/s: one tread per step, like a person. The walk's step (half its
+/// stride, `walk_step`) shortens to the tread (`tread`) at the walk's cadence: the walk's speed
+/// (`walk_speed`) scaled by their ratio, never faster than the walk. The blend space then
+/// blends toward its idle (or stride warping shortens the step), so a 0.75 m step does not
+/// span two treads, which needs the pelvis to drop two rises.
+pub fn stair_speed(walk_speed: f32, walk_step: f32, tread: f32) -> f32 {
+    if walk_step > 1e-3 && tread > 0.0 { walk_speed * (tread / walk_step).min(1.0) } else { walk_speed }
+}
+
+/// Slows a walking body (not jogging) down to [`stair_speed`] while stairs are under it or
+/// within [`STAIR_LOOKAHEAD`] along its way; speeds chosen below that are kept.
+pub fn slow_on_stairs(
+    layout: Res<CourseLayout>,
+    mut bodies: Query<(&Transform, &Motion, &mut MoveIntent), With<Player>>,
+    spaces: Query<&Locomotion>,
+) {
+    for (transform, motion, mut intent) in &mut bodies {
+        let p = Vec2::new(transform.translation.x, transform.translation.z);
+        let ahead = p + intent.direction.normalize_or_zero() * STAIR_LOOKAHEAD;
+        let Some(flight) = layout.stair_at(p).or_else(|| layout.stair_at(ahead)) else { continue };
+        let Some((walk_speed, walk_step)) = motion.avatar.and_then(|a| spaces.get(a).ok()).and_then(|l| l.walk_step())
+        else {
+            continue;
+        };
+        if intent.jog || intent.direction.length() < 1e-3 {
+            continue;
+        }
+        let slow = stair_speed(walk_speed, walk_step, flight.tread);
+        intent.speed = Some(intent.speed.map_or(slow, |s| s.min(slow)));
+    }
+}
+
 /// Turns intents into facing, speed and a controller step.
 pub fn move_characters(
     time: Res<Time>,
@@ -256,7 +293,7 @@ pub fn move_characters(
         // asks for nothing more.
         let wanted_gain = match effective {
             Some(e) if speed > 0.2 && motion.requested > 1e-4 && e > BLOCKED_SHARE * motion.requested => {
-                (motion.requested / e).clamp(1.0, 3.0)
+                (motion.requested / e).clamp(0.5, 3.0)
             }
             _ => 1.0,
         };
@@ -278,5 +315,32 @@ pub fn move_characters(
         if let Some(mut loco) = motion.avatar.and_then(|a| spaces.get_mut(a).ok()) {
             loco.speed = crate::toggles::blend_speed(achieved, motion.speeds.0, stride_warping);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stairs_are_walked_one_tread_per_step() {
+        // The mannequin's walk: 1.4 m/s, 0.735 m steps; lane A's 32 cm treads.
+        let speed = stair_speed(1.4, 0.735, 0.32);
+        assert!((speed / 1.4 * 0.735 - 0.32).abs() < 1e-5, "{speed}");
+        // Steps already shorter than the tread, or no step known: the walk's speed.
+        assert_eq!(stair_speed(1.4, 0.3, 0.32), 1.4);
+        assert_eq!(stair_speed(1.4, 0.0, 0.32), 1.4);
+    }
+
+    #[test]
+    fn stairs_are_seen_within_the_lookahead_and_not_before() {
+        let layout = CourseLayout::new();
+        let flight = layout.flights[0];
+        let first_riser = Vec2::new(0.5 * (flight.min.x + flight.max.x), flight.min.y);
+        let way = Vec2::Y;
+        let seen = |p: Vec2| layout.stair_at(p).or_else(|| layout.stair_at(p + way * STAIR_LOOKAHEAD)).is_some();
+        assert!(seen(first_riser - way * (STAIR_LOOKAHEAD - 0.1)));
+        assert!(seen(first_riser + way * 0.5), "on the flight");
+        assert!(!seen(first_riser - way * (STAIR_LOOKAHEAD + 0.1)));
     }
 }

@@ -16,7 +16,8 @@
 //! [`FootstepSettings::max_shift`]): one with [`FootstepSettings::edge_margin`] to spare beyond
 //! heel and tip ([`search_landing`]: the nearest), else, with [`FootstepSettings::tight_fit`],
 //! the middle of a tread barely longer than the foot that leaves half the margin behind the
-//! heel and all of it ahead of the tip, else none (the landing as animated);
+//! heel and all of it ahead of the tip (else a quarter and a half), else none (the landing as
+//! animated);
 //! [`landing_still_fits`] tells, between searches, that a chosen shift no longer does.
 //! [`FootstepState::swing_shift`] eases that shift in over the swing, so the foot is steered
 //! while in the air and lands where it fits.
@@ -54,8 +55,8 @@ pub struct FootstepSettings {
     /// Where no landing fits with [`FootstepSettings::edge_margin`] to spare at both ends, take
     /// the middle of a tread barely longer than the foot, if that leaves half the margin behind
     /// the heel and all of it ahead of the tip (the toe lifts off toward the next riser, and
-    /// nothing shapes the swing's path over it yet). Off: the animation's own landing. Default
-    /// on.
+    /// nothing shapes the swing's path over it yet), else half of each (a 27 cm foot on a 30 cm
+    /// tread). Off: the animation's own landing. Default on.
     pub tight_fit: bool,
 }
 
@@ -331,9 +332,9 @@ pub fn search_landing(
 }
 
 /// Whether a landing `shift` chosen by [`choose_landing`] still fits where the foot is now
-/// predicted to land: with half of [`FootstepSettings::edge_margin`] to spare behind the heel
-/// and all of it ahead of the tip (the least [`choose_landing`] takes). Cheap (one footprint of rays), so a caller between searches
-/// can tell that its shift no longer does.
+/// predicted to land: with a quarter of [`FootstepSettings::edge_margin`] to spare behind the
+/// heel and half of it ahead of the tip (the least [`choose_landing`] takes). Cheap (one
+/// footprint of rays), so a caller between searches can tell that its shift no longer does.
 pub fn landing_still_fits(
     at: Vec3,
     forward: Vec3,
@@ -343,7 +344,7 @@ pub fn landing_still_fits(
     settings: &FootstepSettings,
 ) -> bool {
     let margin = settings.edge_margin.max(0.0);
-    landing_fits(at, forward, (back + 0.5 * margin, front + margin), shift, ground, settings)
+    landing_fits(at, forward, (back + 0.25 * margin, front + 0.5 * margin), shift, ground, settings)
 }
 
 /// The turn about world +Y from a body's rotation `from` to `to` (how far its +Z swung),
@@ -422,40 +423,53 @@ pub fn choose_landing(
         return LandingChoice { shift: 0.0, roomy: false, fits: false };
     }
     // No room to spare at both ends: the middle of the run of fits nearest the animation's
-    // landing (shifts half a search step apart) with half the room behind the heel and all of
-    // it ahead of the tip, where the toe lifts off toward the next riser (a long-legged
-    // character's toe caught one lifting off a tread with 1 cm to spare).
-    let exact = (back + 0.5 * margin, front + margin);
+    // landing with half the room behind the heel and all of it ahead of the tip, where the toe
+    // lifts off toward the next riser (a long-legged character's toe caught one lifting off a
+    // tread with 1 cm to spare). A tread too short for that (a 27 cm foot on a 30 cm tread)
+    // gets half of each.
+    // The run nearest the shift the swing already has, so a prediction moving by a centimetre
+    // does not flip the landing to the other side of an edge late in the swing.
+    for (behind, ahead) in [(0.5 * margin, margin), (0.25 * margin, 0.5 * margin)] {
+        let print = (back + behind, front + ahead);
+        if let Some(shift) = middle_of_fits(at, forward, print, current, &mut ground, settings) {
+            return found(shift, false);
+        }
+    }
+    LandingChoice { shift: 0.0, roomy: false, fits: false }
+}
+
+/// The middle of the run of shifts (half a search step apart, within
+/// [`FootstepSettings::max_shift`]) at which `print` [`landing_fits`], the run nearest the shift
+/// `near`; `None` when none fits.
+fn middle_of_fits(
+    at: Vec3,
+    forward: Vec3,
+    print: (f32, f32),
+    near: f32,
+    mut ground: impl FnMut(Vec3) -> Option<f32>,
+    settings: &FootstepSettings,
+) -> Option<f32> {
     let half_step = 0.5 * settings.search_step.max(1e-3);
     let steps = (settings.max_shift.max(0.0) / half_step + 1e-3) as i32;
+    let near = if near.is_finite() { near / half_step } else { 0.0 };
+    // How far a run of fits (first, last step) lies from `near`, in steps.
+    let distance = |(a, b): (i32, i32)| (a as f32 - near).max(near - b as f32).max(0.0);
     let mut best: Option<(i32, i32)> = None;
     let mut run: Option<i32> = None;
     for k in -steps..=steps + 1 {
-        let fit = k <= steps && landing_fits(at, forward, exact, k as f32 * half_step, &mut ground, settings);
+        let fit = k <= steps && landing_fits(at, forward, print, k as f32 * half_step, &mut ground, settings);
         match (fit, run) {
             (true, None) => run = Some(k),
             (false, Some(start)) => {
-                let (end, distance) = (k - 1, |(a, b): (i32, i32)| {
-                    if a > 0 {
-                        a
-                    } else if b < 0 {
-                        -b
-                    } else {
-                        0
-                    }
-                });
-                if best.is_none_or(|b| distance((start, end)) < distance(b)) {
-                    best = Some((start, end));
+                if best.is_none_or(|b| distance((start, k - 1)) < distance(b)) {
+                    best = Some((start, k - 1));
                 }
                 run = None;
             }
             _ => {}
         }
     }
-    if let Some((start, end)) = best {
-        return found((start + end) as f32 * 0.5 * half_step, false);
-    }
-    LandingChoice { shift: 0.0, roomy: false, fits: false }
+    best.map(|(start, end)| (start + end) as f32 * 0.5 * half_step)
 }
 
 #[cfg(test)]
@@ -574,6 +588,20 @@ mod tests {
         assert_eq!(choose_landing(at(1.25), Vec3::Z, print, 0.0, tight, &settings), none);
         assert!(landing_fits(at(1.25), Vec3::Z, print, choice.shift, tread, &settings), "{choice:?}");
         assert_eq!(choose_landing(at(1.1), Vec3::Z, print, 0.0, short, &settings), none);
+        // 30 cm treads for the 28 cm foot: only a quarter of the margin behind the heel and
+        // half of it ahead of the tip fit, in the middle of the run of fits.
+        let flight = |p: Vec3| Some(if p.z > 1.0 { ((p.z - 1.0) / 0.3).ceil() * 0.17 } else { 0.0 });
+        let choice = choose_landing(at(1.3), Vec3::Z, print, 0.0, flight, &settings);
+        assert!(choice.fits && !choice.roomy, "{choice:?}");
+        assert!((1.3 + choice.shift - 1.2075).abs() < 0.006, "heel 0.5 cm, tip 1 cm clear: {choice:?}");
+        // Halfway between two treads, the one nearer the shift the swing already has wins (a
+        // prediction moving by a centimetre does not flip the landing across the edge).
+        let far = FootstepSettings { max_shift: 0.3, ..settings };
+        for current in [-0.1, 0.1] {
+            let choice = choose_landing(at(1.3575), Vec3::Z, print, current, flight, &far);
+            assert!(choice.fits && choice.shift.signum() == current.signum(), "from {current}: {choice:?}");
+            assert!((choice.shift.abs() - 0.15).abs() < 0.006, "from {current}: {choice:?}");
+        }
         // A 30 degree ramp is one surface.
         let ramp = |p: Vec3| Some(p.z * 30f32.to_radians().tan());
         assert!(landing_fits(at(1.0), Vec3::Z, print, 0.0, ramp, &settings));
