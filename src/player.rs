@@ -313,7 +313,8 @@ pub fn move_characters(
                     * (motion.vertical * dt - if grounded { GROUND_PRESS_SPEED * dt.min(1.0 / 60.0) } else { 0.0 }),
         );
         if let Some(mut loco) = motion.avatar.and_then(|a| spaces.get_mut(a).ok()) {
-            loco.speed = crate::toggles::blend_speed(achieved, motion.speeds.0, stride_warping);
+            let shorten = crate::toggles::shortens_stride(stride_warping, &loco);
+            loco.speed = crate::toggles::blend_speed(achieved, motion.speeds.0, shorten, loco.has_idle());
         }
     }
 }

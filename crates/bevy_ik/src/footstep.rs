@@ -121,7 +121,10 @@ pub(crate) fn steer_swings(
             goal = if search {
                 let choice = choose_landing(landing, forward, footprint, current, ground, settings);
                 step.searched(choice.roomy);
-                choice.shift
+                // Late in a swing a prediction moving by a centimetre can tip the choice to
+                // the other side of the animated landing; one the foot cannot reach in time
+                // keeps the shift it has.
+                if step.reachable(choice.shift, settings) { choice.shift } else { current }
             } else {
                 current
             };

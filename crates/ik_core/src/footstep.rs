@@ -249,6 +249,33 @@ impl FootstepState {
         self.target
     }
 
+    /// Whether the chosen shift can still move to `shift` before touch-down at
+    /// [`FootstepSettings::shift_speed`]. A landing the foot cannot reach in time is not worth
+    /// switching to: the foot would land between the two, where the edge is.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use ik_core::footstep::{FootstepSettings, FootstepState};
+    ///
+    /// let settings = FootstepSettings::default(); // shifts move at up to 1 m/s
+    /// let mut foot = FootstepState::default();
+    /// // Learn a 0.4 s swing, then lift off again and swing for 0.3 s: 0.1 s left.
+    /// foot.update(true, Vec3::ZERO, 0.1, &settings);
+    /// for _ in 0..4 {
+    ///     foot.update(false, Vec3::ZERO, 0.1, &settings);
+    /// }
+    /// foot.update(true, Vec3::Z, 0.1, &settings);
+    /// for _ in 0..4 {
+    ///     foot.update(false, Vec3::ZERO, 0.1, &settings);
+    /// }
+    /// assert!(foot.reachable(0.05, &settings) && foot.reachable(-0.1, &settings));
+    /// assert!(!foot.reachable(0.15, &settings), "15 cm in 0.1 s is too far");
+    /// ```
+    pub fn reachable(&self, shift: f32, settings: &FootstepSettings) -> bool {
+        let remaining = self.prediction().map_or(0.0, |p| p.remaining);
+        (shift - self.shift).abs() <= settings.shift_speed.max(0.0) * remaining + 1e-4
+    }
+
     /// Whether a landing search ([`search_landing`], up to a dozen footprints of rays) is due:
     /// not again within a fifth of the swing after one that found nothing (on rough ground
     /// nothing may fit, and searching every frame would be wasted).
