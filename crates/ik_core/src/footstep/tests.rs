@@ -1,0 +1,134 @@
+//! Unit tests of [`super`]: learning and predicting a step, easing a shift in, fitting landings.
+
+use super::*;
+
+#[test]
+fn a_step_is_learned_and_the_next_swing_is_predicted() {
+    let settings = FootstepSettings::default();
+    let mut foot = FootstepState::default();
+    let dt = 0.1;
+    // Contact, lift-off, 0.4 s of swing (lift-off frame to touch-down frame), touch-down
+    // at (0.1, 0, 0.35) in root space.
+    assert_eq!(foot.update(true, Vec3::ZERO, dt, &settings), None);
+    for _ in 0..4 {
+        assert_eq!(foot.update(false, Vec3::ZERO, dt, &settings), None, "nothing learned yet");
+    }
+    assert_eq!(foot.update(true, Vec3::new(0.1, 0.0, 0.35), dt, &settings), None);
+    // The next swing: predicted from the one learned.
+    let step = foot.update(false, Vec3::ZERO, dt, &settings).unwrap();
+    assert!((step.remaining - 0.4).abs() < 1e-5 && step.progress == 0.0, "{step:?}");
+    assert_eq!(step.landing_in_root, Vec3::new(0.1, 0.0, 0.35));
+    let step = foot.update(false, Vec3::ZERO, dt, &settings).unwrap();
+    assert!((step.remaining - 0.3).abs() < 1e-5 && (step.progress - 0.25).abs() < 1e-5, "{step:?}");
+    assert_eq!(foot.update(true, Vec3::ZERO, dt, &settings), None, "in contact: no prediction");
+}
+
+#[test]
+fn the_shift_eases_in_over_the_swing() {
+    let settings = FootstepSettings::default();
+    let mut foot = FootstepState::default();
+    foot.update(true, Vec3::ZERO, 0.1, &settings);
+    for _ in 0..4 {
+        foot.update(false, Vec3::ZERO, 0.1, &settings);
+    }
+    foot.update(true, Vec3::ZERO, 0.1, &settings);
+    let mut applied = Vec::new();
+    for _ in 0..5 {
+        foot.update(false, Vec3::ZERO, 0.1, &settings);
+        applied.push(foot.swing_shift(-0.1, 1.0, &settings));
+    }
+    // Nothing at lift-off, all of it by the learned touch-down (0.4 s later), in between
+    // monotonic.
+    assert!(applied[0] == 0.0 && applied[1] < 0.0 && applied[1] > -0.1, "{applied:?}");
+    assert!(applied.windows(2).all(|w| w[1] <= w[0]), "{applied:?}");
+    assert!((applied[4] + 0.1).abs() < 1e-6, "all of it by touch-down: {applied:?}");
+    // Landed: the shift is held through the contact, then eased toward the next one.
+    foot.update(true, Vec3::ZERO, 0.1, &settings);
+    assert!((foot.swing_shift(0.0, 1.0, &settings) + 0.1).abs() < 1e-6, "held while planted");
+    foot.update(false, Vec3::ZERO, 0.1, &settings);
+    assert!((foot.swing_shift(0.05, 1.0, &settings) + 0.1).abs() < 1e-6, "lift-off starts from the held shift");
+    foot.update(false, Vec3::ZERO, 0.1, &settings);
+    let mid = foot.swing_shift(0.05, 1.0, &settings);
+    assert!(mid > -0.1 && mid < 0.05, "{mid}");
+    // A new shift is moved toward at most `shift_speed`; the target is what was asked.
+    foot.swing_shift(-0.05, 0.01, &settings);
+    assert!((foot.chosen_shift() - 0.04).abs() < 1e-6, "{}", foot.chosen_shift());
+    assert_eq!(foot.target_shift(), -0.05);
+}
+
+#[test]
+fn a_footprint_on_one_level_needs_no_shift_and_one_across_an_edge_is_moved_off_it() {
+    let settings = FootstepSettings::default();
+    let print = (0.2, 0.08);
+    // The riser at z = 1.005 (clear of the samples' rounding).
+    let stairs = |p: Vec3| Some(if p.z > 1.005 { 0.2 } else { 0.0 });
+    let at = |z: f32| Vec3::new(0.0, 0.0, z);
+    assert!(landing_fits(at(0.5), Vec3::Z, print, 0.0, stairs, &settings));
+    // Toe 2 cm past the riser: moving forward 20 cm is too far, back 10 cm clears the tip.
+    assert!(!landing_fits(at(1.02), Vec3::Z, print, 0.0, stairs, &settings));
+    let shift = search_landing(at(1.02), Vec3::Z, print, stairs, &settings).unwrap();
+    assert!((shift + 0.1).abs() < 1e-4, "{shift}");
+    // Heel just behind the riser: a small step forward puts the whole foot up.
+    let shift = search_landing(at(1.19), Vec3::Z, print, stairs, &settings).unwrap();
+    assert!((shift - 0.02).abs() < 1e-4, "{shift}");
+    // A tread too short for the foot: nothing fits.
+    let short = |p: Vec3| {
+        Some(if p.z > 1.0 && p.z < 1.15 {
+            0.2
+        } else if p.z >= 1.15 {
+            0.4
+        } else {
+            0.0
+        })
+    };
+    assert_eq!(search_landing(at(1.1), Vec3::Z, print, short, &settings), None);
+    // A 33 cm tread for a 28 cm foot: not 2 cm to spare at both ends, but 1 cm behind
+    // and 2 cm ahead.
+    let tread = |p: Vec3| {
+        Some(if p.z > 1.0 && p.z < 1.33 {
+            0.2
+        } else if p.z >= 1.33 {
+            0.4
+        } else {
+            0.0
+        })
+    };
+    let none = LandingChoice { shift: 0.0, roomy: false, fits: false };
+    let strict = FootstepSettings { tight_fit: false, ..settings };
+    assert_eq!(choose_landing(at(1.25), Vec3::Z, print, 0.0, tread, &strict), none, "no room: as animated");
+    let choice = choose_landing(at(1.25), Vec3::Z, print, 0.0, tread, &settings);
+    assert!(!choice.roomy && choice.fits, "{choice:?}");
+    // In the middle of where it fits: heel 2 cm past the lower riser, tip 3 cm short of the
+    // upper one.
+    assert!((1.25 + choice.shift - 1.22).abs() < 0.006, "{choice:?}");
+    // A 29 cm tread: not 1 cm to spare either, so as animated.
+    let tight = |p: Vec3| {
+        Some(if p.z > 1.0 && p.z < 1.29 {
+            0.2
+        } else if p.z >= 1.29 {
+            0.4
+        } else {
+            0.0
+        })
+    };
+    assert_eq!(choose_landing(at(1.25), Vec3::Z, print, 0.0, tight, &settings), none);
+    assert!(landing_fits(at(1.25), Vec3::Z, print, choice.shift, tread, &settings), "{choice:?}");
+    assert_eq!(choose_landing(at(1.1), Vec3::Z, print, 0.0, short, &settings), none);
+    // 30 cm treads for the 28 cm foot: only a quarter of the margin behind the heel and
+    // half of it ahead of the tip fit, in the middle of the run of fits.
+    let flight = |p: Vec3| Some(if p.z > 1.0 { ((p.z - 1.0) / 0.3).ceil() * 0.17 } else { 0.0 });
+    let choice = choose_landing(at(1.3), Vec3::Z, print, 0.0, flight, &settings);
+    assert!(choice.fits && !choice.roomy, "{choice:?}");
+    assert!((1.3 + choice.shift - 1.2075).abs() < 0.006, "heel 0.5 cm, tip 1 cm clear: {choice:?}");
+    // Halfway between two treads, the one nearer the shift the swing already has wins (a
+    // prediction moving by a centimetre does not flip the landing across the edge).
+    let far = FootstepSettings { max_shift: 0.3, ..settings };
+    for current in [-0.1, 0.1] {
+        let choice = choose_landing(at(1.3575), Vec3::Z, print, current, flight, &far);
+        assert!(choice.fits && choice.shift.signum() == current.signum(), "from {current}: {choice:?}");
+        assert!((choice.shift.abs() - 0.15).abs() < 0.006, "from {current}: {choice:?}");
+    }
+    // A 30 degree ramp is one surface.
+    let ramp = |p: Vec3| Some(p.z * 30f32.to_radians().tan());
+    assert!(landing_fits(at(1.0), Vec3::Z, print, 0.0, ramp, &settings));
+}
