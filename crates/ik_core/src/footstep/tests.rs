@@ -72,27 +72,11 @@ fn a_footprint_on_one_level_needs_no_shift_and_one_across_an_edge_is_moved_off_i
     let shift = search_landing(at(1.19), Vec3::Z, print, stairs, &settings).unwrap();
     assert!((shift - 0.02).abs() < 1e-4, "{shift}");
     // A tread too short for the foot: nothing fits.
-    let short = |p: Vec3| {
-        Some(if p.z > 1.0 && p.z < 1.15 {
-            0.2
-        } else if p.z >= 1.15 {
-            0.4
-        } else {
-            0.0
-        })
-    };
+    let short = one_tread(1.15);
     assert_eq!(search_landing(at(1.1), Vec3::Z, print, short, &settings), None);
     // A 33 cm tread for a 28 cm foot: not 2 cm to spare at both ends, but 1 cm behind
     // and 2 cm ahead.
-    let tread = |p: Vec3| {
-        Some(if p.z > 1.0 && p.z < 1.33 {
-            0.2
-        } else if p.z >= 1.33 {
-            0.4
-        } else {
-            0.0
-        })
-    };
+    let tread = one_tread(1.33);
     let none = LandingChoice { shift: 0.0, roomy: false, fits: false };
     let strict = FootstepSettings { tight_fit: false, ..settings };
     assert_eq!(choose_landing(at(1.25), Vec3::Z, print, 0.0, tread, &strict), none, "no room: as animated");
@@ -102,15 +86,7 @@ fn a_footprint_on_one_level_needs_no_shift_and_one_across_an_edge_is_moved_off_i
     // upper one.
     assert!((1.25 + choice.shift - 1.22).abs() < 0.006, "{choice:?}");
     // A 29 cm tread: not 1 cm to spare either, so as animated.
-    let tight = |p: Vec3| {
-        Some(if p.z > 1.0 && p.z < 1.29 {
-            0.2
-        } else if p.z >= 1.29 {
-            0.4
-        } else {
-            0.0
-        })
-    };
+    let tight = one_tread(1.29);
     assert_eq!(choose_landing(at(1.25), Vec3::Z, print, 0.0, tight, &settings), none);
     assert!(landing_fits(at(1.25), Vec3::Z, print, choice.shift, tread, &settings), "{choice:?}");
     assert_eq!(choose_landing(at(1.1), Vec3::Z, print, 0.0, short, &settings), none);
@@ -131,4 +107,17 @@ fn a_footprint_on_one_level_needs_no_shift_and_one_across_an_edge_is_moved_off_i
     // A 30 degree ramp is one surface.
     let ramp = |p: Vec3| Some(p.z * 30f32.to_radians().tan());
     assert!(landing_fits(at(1.0), Vec3::Z, print, 0.0, ramp, &settings));
+}
+
+/// Ground with one tread 20 cm up from z = 1 to `end`, and 40 cm up beyond it.
+fn one_tread(end: f32) -> impl Fn(Vec3) -> Option<f32> + Copy {
+    move |p: Vec3| {
+        Some(if p.z >= end {
+            0.4
+        } else if p.z > 1.0 {
+            0.2
+        } else {
+            0.0
+        })
+    }
 }
