@@ -9,16 +9,19 @@
 //! time, a frame late, and keep dragging it along the platform's edge after it stepped off):
 //! it walks on a still, invisible stand-in at the platform's height ([`controller_stand_in`],
 //! a sensor only the controller sees, covering everywhere the platform goes), as it walks the
-//! stairs' invisible ramps. A grounded character whose body stands on a platform (a short ray
-//! down from its origin hits it) has the platform's step applied to its origin — added to the
+//! stairs' invisible ramps. A grounded character whose body stands on a platform has the
+//! platform's step applied to its origin — added to the
 //! controller's translation — and the step's turn added to its facing; [`Motion::carried`]
 //! keeps the shift, so the speed the blend space plays at is the character's own over the
-//! platform, not the platform's. Its planted feet ride along through bevy_ik's foot locking
+//! platform, not the platform's. The body stands on a platform when every planted foot stands
+//! on it (or, with no foot planted, when its origin is over it): [`shared_support`]. Its planted
+//! feet ride along through bevy_ik's foot locking
 //! (`FootLockState::carry`), which reads the same `Transform`s.
 //! Invariants: a platform's step is the identity on the frame it is spawned and whenever game
 //! time stands still; only grounded characters are carried.
 
 use bevy::prelude::*;
+use bevy_ik::prelude::FootPlacerState;
 use bevy_rapier3d::prelude::*;
 
 use crate::course::{CourseLayout, PLATFORM_GROUP};
@@ -76,12 +79,29 @@ pub fn move_platforms(
 /// How far above the body's origin the ray looking for a platform under it starts, and how
 /// long it is, m (it finds a top up to 20 cm below the origin).
 const RIDE_RAY: (f32, f32) = (0.3, 0.5);
+/// How far above a planted toe the ray looking for what it stands on starts, and how long it
+/// is, m.
+const FOOT_RAY: (f32, f32) = (0.3, 0.6);
+
+/// What carries the body: while feet are planted, the one surface all of them stand on (none
+/// when they stand on different ones, or one on nothing); with no foot planted, what is under
+/// the body. So a foot landing on a moving platform carries the body as soon as the foot behind
+/// has lifted off the floor, not only once the body's origin is over the platform (until then
+/// the platform would carry the locked foot away from the body, further than the leg reaches).
+pub fn shared_support<T: PartialEq + Copy>(planted: &[Option<T>], body: Option<T>) -> Option<T> {
+    match planted.split_first() {
+        None => body,
+        Some((first, rest)) => first.filter(|f| rest.iter().all(|r| *r == Some(*f))),
+    }
+}
 
 /// Carries grounded characters standing on a platform with its step this frame (after
-/// [`crate::player::move_characters`] has set their own step).
+/// [`crate::player::move_characters`] has set their own step); what stands on it is
+/// [`shared_support`], from the feet as the plugin planted them last frame.
 pub fn ride_platforms(
     rapier: ReadRapierContext,
     platforms: Query<&Platform>,
+    placers: Query<&FootPlacerState>,
     mut bodies: Query<
         (
             Entity,
@@ -99,13 +119,20 @@ pub fn ride_platforms(
         if output.is_some_and(|o| !o.grounded) {
             continue;
         }
-        let from = transform.translation + Vec3::Y * RIDE_RAY.0;
         let filter = QueryFilter::default()
             .exclude_sensors()
             .exclude_rigid_body(entity)
             .groups(CollisionGroups::new(Group::ALL, Group::ALL ^ crate::course::OVERHANG_GROUP));
-        let Some((hit, _)) = context.cast_ray(from, -Vec3::Y, RIDE_RAY.1, true, filter) else { continue };
-        let Ok(platform) = platforms.get(hit) else { continue };
+        let under = |p: Vec3, (above, length): (f32, f32)| {
+            context.cast_ray(p + Vec3::Y * above, -Vec3::Y, length, true, filter).map(|(hit, _)| hit)
+        };
+        let planted: Vec<Option<Entity>> = motion
+            .avatar
+            .and_then(|a| placers.get(a).ok())
+            .map(|state| state.feet.iter().filter(|f| f.contact).map(|f| under(f.toe_world, FOOT_RAY)).collect())
+            .unwrap_or_default();
+        let support = shared_support(&planted, under(transform.translation, RIDE_RAY));
+        let Some(platform) = support.and_then(|hit| platforms.get(hit).ok()) else { continue };
         let shift = platform.carry(transform.translation) - transform.translation;
         if !shift.is_finite() {
             continue;
@@ -159,6 +186,20 @@ pub fn controller_stand_in(piece: &PlatformPiece) -> impl Bundle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_body_rides_what_all_its_planted_feet_stand_on() {
+        // Both feet on platform 1, or the only planted foot on it: carried by it.
+        assert_eq!(shared_support(&[Some(1), Some(1)], Some(0)), Some(1));
+        assert_eq!(shared_support(&[Some(1)], None), Some(1));
+        // One on the floor (0), one on the platform: neither carries the body.
+        assert_eq!(shared_support(&[Some(0), Some(1)], Some(1)), None);
+        assert_eq!(shared_support(&[Some(1), None], Some(1)), None);
+        assert_eq!(shared_support(&[None], Some(1)), None);
+        // No foot planted (both swinging, or no feet at all): what is under the body.
+        assert_eq!(shared_support::<u8>(&[], Some(2)), Some(2));
+        assert_eq!(shared_support::<u8>(&[], None), None);
+    }
 
     #[test]
     fn a_point_on_a_platform_moves_with_its_step() {

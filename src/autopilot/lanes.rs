@@ -1,13 +1,12 @@
 //! The autopilot's figures on lane D: planted feet over the moving platforms, and planted feet
-//! under the board hanging over the floor (issue 17's platform and overhang goals).
+//! under the board hanging over the floor (issue 17's platform and overhang bars).
 //!
 //! Method: every walking frame, after the feet are measured, [`LaneFigures::record`] folds each
 //! foot's [`LaneMetrics`] (its slide over the platform it is planted on, added up over the
 //! contact) and, under the board, its [`FootMetrics`] gap to the true floor (the board is not
-//! floor to those rays) into maxima per pass. [`LaneFigures::print`] prints the platforms as
-//! `goal:` lines, with foot locking off and on (a foot landing across a platform's moving edge
-//! is not yet held on some characters), and the board as a `bar:` line, with foot IK on (met on
-//! every character the demo tests walk).
+//! floor to those rays) into maxima per pass. [`LaneFigures::print`] prints them as `bar:`
+//! lines (met on every character the demo tests walk): the platforms with foot locking off and
+//! on (the bar is on), the board with foot IK on.
 //! Invariants: a figure not measured in the passes it needs prints "NOT measured" and makes
 //! `print` return false (the headless run then exits non-zero).
 
@@ -82,7 +81,7 @@ impl LaneFigures {
         }
     }
 
-    /// Prints the goal lines; returns whether every figure could be measured.
+    /// Prints the bar lines; returns whether every figure could be measured.
     pub fn print(&self) -> bool {
         let mut measured = true;
         for kind in PlatformKind::ALL {
@@ -91,13 +90,13 @@ impl LaneFigures {
             let Some(on) = get(LOCK_ON) else {
                 measured = false;
                 println!(
-                    "goal: planted feet on the {}: NOT measured (no contact planted on it with foot locking on)",
+                    "bar: planted feet on the {}: NOT measured (no contact planted on it with foot locking on)",
                     kind.label()
                 );
                 continue;
             };
             println!(
-                "goal: planted feet on the {}: largest slide over it in one contact {off} locking off -> {:.2} cm \
+                "bar: planted feet on the {}: largest slide over it in one contact {off} locking off -> {:.2} cm \
                  locking on, over {} contacts ({} landed across its edge: worst {:.2} cm; the others {:.2} cm) \
                  (<= {:.0} cm: {})",
                 kind.label(),
