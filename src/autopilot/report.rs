@@ -223,11 +223,10 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
     measured && stairs_measured && slopes_measured && lanes_measured
 }
 
-/// The goals of walking like a person over the course with foot IK on (both IK passes): the
-/// swing foot's clearance, planted feet across tread edges, the pelvis on the 20 cm stairs.
-/// Printed as `goal:` lines, not `bar:` lines, while the stair ones are not yet met (the tests
-/// that run other characters require every `bar:` met). Returns false when the pelvis could
-/// not be measured there.
+/// The bars of walking like a person over the course with foot IK on (both IK passes): the
+/// swing foot's clearance, planted feet across tread edges, the pelvis on the 20 cm stairs
+/// (`bar:` lines: the tests that run other characters require every one met). Returns false
+/// when the pelvis could not be measured there.
 fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section], usize) -> Maxima) -> bool {
     let worst = |sections: &[Section], f: &dyn Fn(&Maxima) -> f32| {
         (1..PASSES.len())
@@ -237,20 +236,20 @@ fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section
     let swing = [bar_sections(), vec![Section::Rough, Section::Kerbs]].concat();
     let clearance = worst(&swing, &|m| m.swing_penetration);
     println!(
-        "goal: swing-foot clearance on steps/stairs/ramps/rough/kerbs, foot IK on: deepest sole point inside geometry \
+        "bar: swing-foot clearance on steps/stairs/ramps/rough/kerbs, foot IK on: deepest sole point inside geometry \
          while the foot swings {:.2} cm (<= 0.5 cm: {})",
         clearance * 100.0,
         verdict(measured, clearance <= 0.005, "NOT measured: a section was not walked or no contact ended")
     );
     // Without a lock a planted foot slides with the animation (the toe-slide bar), off its
-    // tread as well; the goal is the full stack's: foot IK with locking and footstep prediction.
+    // tread as well; the bar is the full stack's: foot IK with locking and footstep prediction.
     let in_pass =
         |pass: usize, sections: &[Section]| (0..2).fold(0.0f32, |w, foot| w.max(get(pass, sections, foot).overhang));
     let (unlocked, locked) = (in_pass(1, &Section::STAIRS), in_pass(2, &Section::STAIRS));
     let kinds: Vec<String> =
         Section::STAIRS.iter().map(|s| format!("{} {:.0} %", s.label(), in_pass(2, &[*s]) * 100.0)).collect();
     println!(
-        "goal: planted feet on stairs, foot IK on: largest share of a planted sole over a tread edge {:.0} % locking off \
+        "bar: planted feet on stairs, foot IK on: largest share of a planted sole over a tread edge {:.0} % locking off \
          -> {:.0} % locking on ({}) (<= 20 % locking on: {})",
         unlocked * 100.0,
         locked * 100.0,
@@ -262,7 +261,7 @@ fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section
     let pelvis_measured = count > 0 && stairs.len() == PASSES.len() - 1 && stairs.iter().all(|s| s.frames > 0);
     let Some(lowest) = stairs.iter().min_by(|a, b| a.lowest.total_cmp(&b.lowest)).filter(|_| pelvis_measured) else {
         println!(
-            "goal: pelvis on the {:.0} cm stairs: NOT measured (the flat section or the stairs were not walked with foot IK on and a foot planted)",
+            "bar: pelvis on the {:.0} cm stairs: NOT measured (the flat section or the stairs were not walked with foot IK on and a foot planted)",
             GOAL_STAIR_RISE * 100.0
         );
         return false;
@@ -273,7 +272,7 @@ fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section
     let drop = flat - lowest.lowest;
     let beyond = drop - GOAL_STAIR_RISE;
     println!(
-        "goal: pelvis on the {:.0} cm stairs, foot IK on: lowest {:.2} cm above the stance tread (the lowest a planted foot \
+        "bar: pelvis on the {:.0} cm stairs, foot IK on: lowest {:.2} cm above the stance tread (the lowest a planted foot \
          is on) at z = {:.2} against {:.2} cm on flat ground: largest drop {:.2} cm, {:.2} cm beyond the rise (<= 5 cm: {})",
         GOAL_STAIR_RISE * 100.0,
         lowest.lowest * 100.0,

@@ -4,8 +4,10 @@
 //! `--skip-ik-off` leaves out the IK-off pass, which only gives the table its contrast columns):
 //! every bar must be measured, and the bars must be met: penetration and planted float
 //! on steps, stairs and ramps ≤ 1 cm with foot IK on, toe slide with locking ≤ 1 cm over the
-//! whole course; planted feet slide ≤ 1 cm over lane D's moving platforms (locking on) and under
-//! its board no planted foot is raised onto the board's top; the look-at
+//! whole course; on the stairs no swinging sole goes deeper than 0.5 cm into anything, no
+//! planted sole hangs more than 20 % over a tread edge (locking on) and the pelvis drops at most
+//! 5 cm more than the 20 cm rise; planted feet slide ≤ 1 cm over lane D's moving platforms
+//! (locking on) and under its board no planted foot is raised onto the board's top; the look-at
 //! never turns past its limit and the hand never reaches behind the character (no bar line says
 //! "NOT met"). A character with no clip (`robot_100`, and presets with their clips taken
 //! out) gets the mannequin's Idle/Walk/Jog retargeted onto it and must meet the same walking

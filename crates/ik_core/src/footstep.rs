@@ -4,20 +4,25 @@
 //!
 //! **Method.** [`FootstepState::update`] follows one foot's contact label and its animated toe
 //! in the character's frame (root space). At each touch-down it learns the swing's length (time
-//! since lift-off) and where, relative to the root, the toe landed, each blended into what it
-//! knew by [`FootstepSettings::learning_rate`]. While the foot swings it predicts the time left
-//! and the share of the swing done ([`Footstep`]); where the foot lands in the world is the
-//! root's position then (now plus its velocity times the time left) plus the learned landing
-//! offset ([`Footstep::landing`]; [`Footstep::landing_turning`] for a body that also turns: it
-//! travels an arc and the offset turns with it). [`landing_fits`] probes the ground under the
+//! since lift-off), where, relative to the root, the toe landed, and the swing's path (at each
+//! eighth of it, the toe's travel left to that landing), each blended into what it knew by
+//! [`FootstepSettings::learning_rate`]. While the foot swings it predicts the time left and the
+//! share of the swing done ([`Footstep`]), and the landing relative to the root: the learned one
+//! at lift-off, then more and more (in proportion to the share done) the toe's own position now
+//! plus the travel the path says is left, so a stride that shortens as the body slows is seen
+//! before touch-down. Where the foot lands in the world is the root's position then (now plus
+//! its velocity times the time left) plus that offset ([`Footstep::landing`];
+//! [`Footstep::landing_turning`] for a body that also turns: it travels an arc and the offset
+//! turns with it). [`landing_fits`] probes the ground under the
 //! predicted footprint (heel to toe tip along the stride): it fits when the ground there is one
 //! surface (within [`FootstepSettings::edge_height`] of a straight line: flat or a ramp, not a
 //! riser). [`choose_landing`] picks the shift along the stride (at most
 //! [`FootstepSettings::max_shift`]): one with [`FootstepSettings::edge_margin`] to spare beyond
 //! heel and tip ([`search_landing`]: the nearest), else, with [`FootstepSettings::tight_fit`],
-//! the middle of a tread barely longer than the foot that leaves half the margin behind the
-//! heel and all of it ahead of the tip (else a quarter and a half), else none (the landing as
-//! animated);
+//! the middle of a tread barely longer than the foot that leaves all the margin at the end
+//! facing higher ground (the tip going up, the heel going down: [`rises_ahead`]) and half of it
+//! at the other, else the whole margin there and the other end hanging over the lower level by
+//! up to [`FootstepSettings::tight_overhang`] of the foot, else none (the landing as animated);
 //! [`landing_still_fits`] tells, between searches, that a chosen shift no longer does.
 //! [`FootstepState::swing_shift`] eases that shift in over the swing, so the foot is steered
 //! while in the air and lands where it fits.
@@ -53,11 +58,18 @@ pub struct FootstepSettings {
     /// does is one that fits exactly taken (with [`FootstepSettings::tight_fit`]). Default 0.02.
     pub edge_margin: f32,
     /// Where no landing fits with [`FootstepSettings::edge_margin`] to spare at both ends, take
-    /// the middle of a tread barely longer than the foot, if that leaves half the margin behind
-    /// the heel and all of it ahead of the tip (the toe lifts off toward the next riser, and
-    /// nothing shapes the swing's path over it yet), else half of each (a 27 cm foot on a 30 cm
-    /// tread). Off: the animation's own landing. Default on.
+    /// the middle of a tread barely longer than the foot, if that leaves all the margin at the
+    /// end facing higher ground and half of it at the other, else all of it there and the other
+    /// end over the lower level by up to [`FootstepSettings::tight_overhang`]. The end facing
+    /// higher ground matters most: a tip catching the next riser going up, or a heel caught on
+    /// the nosing behind going down, stands the foot on that edge with the rest of it in the
+    /// air; a little of the other end over the lower tread is a foot resting a bit off it.
+    /// Off: the animation's own landing. Default on.
     pub tight_fit: bool,
+    /// With [`FootstepSettings::tight_fit`], the most of the foot's length (0..1) that may hang
+    /// over the lower level at the end away from higher ground when nothing else fits (a 28 cm
+    /// foot on a 30 cm tread). Default 0.1.
+    pub tight_overhang: f32,
 }
 
 impl Default for FootstepSettings {
@@ -70,6 +82,7 @@ impl Default for FootstepSettings {
             shift_speed: 1.0,
             edge_margin: 0.02,
             tight_fit: true,
+            tight_overhang: 0.1,
         }
     }
 }
@@ -137,10 +150,22 @@ impl Footstep {
     }
 }
 
+/// How many points of a swing's path [`FootstepState`] learns (the travel left to the landing
+/// at each eighth of the swing).
+const PATH_POINTS: usize = 8;
+
 /// One foot's prediction state; caller-owned, one per foot.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FootstepState {
     in_contact: bool,
+    /// The animated toe last given, root space.
+    toe: Vec3,
+    /// This swing so far: time since lift-off and the toe (root space) at the first frame of
+    /// each eighth of the learned swing.
+    samples: [Option<(f32, Vec3)>; PATH_POINTS],
+    /// Learned path: at a share of the swing, the toe's travel left to its landing (root
+    /// space), blended like the landing.
+    path: [Option<(f32, Vec3)>; PATH_POINTS],
     /// Seconds since lift-off (while swinging).
     swinging_for: f32,
     /// A lift-off was seen, so the next touch-down measures a whole swing.
@@ -175,6 +200,7 @@ impl FootstepState {
         if !toe_in_root.is_finite() || !dt.is_finite() {
             return self.prediction();
         }
+        self.toe = toe_in_root;
         let dt = dt.max(0.0);
         let rate = settings.learning_rate.clamp(0.0, 1.0);
         if !self.in_contact {
@@ -187,6 +213,12 @@ impl FootstepState {
                     let blend = |old: Option<f32>, new: f32| old.map_or(new, |o| o + (new - o) * rate);
                     self.swing_time = Some(blend(self.swing_time, self.swinging_for));
                     self.landing = Some(self.landing.map_or(toe_in_root, |o| o.lerp(toe_in_root, rate)));
+                    for (learned, sample) in self.path.iter_mut().zip(self.samples) {
+                        let Some((at, toe)) = sample else { continue };
+                        let point = (at / self.swinging_for, toe_in_root - toe);
+                        *learned =
+                            Some(learned.map_or(point, |(p, d)| (p + (point.0 - p) * rate, d.lerp(point.1, rate))));
+                    }
                 }
                 self.held = self.applied;
                 (self.shift, self.target) = (0.0, 0.0);
@@ -195,11 +227,36 @@ impl FootstepState {
             (true, false) => {
                 self.swinging_for = 0.0;
                 self.lifted = true;
+                self.samples = [None; PATH_POINTS];
             }
             (false, false) | (true, true) => {}
         }
         self.in_contact = contact;
+        if let (false, Some(swing)) = (contact, self.swing_time.filter(|s| *s > 0.0)) {
+            let eighth = (self.swinging_for / swing * PATH_POINTS as f32) as usize;
+            if let Some(sample @ None) = self.samples.get_mut(eighth) {
+                *sample = Some((self.swinging_for, toe_in_root));
+            }
+        }
         self.prediction()
+    }
+
+    /// The toe's travel left to its landing at `progress` through the swing (root space), from
+    /// the learned path (linear between its points, none left at touch-down); `None` before a
+    /// path was learned.
+    fn travel_left(&self, progress: f32) -> Option<Vec3> {
+        self.path[0]?;
+        let mut before: Option<(f32, Vec3)> = None;
+        for (at, left) in self.path.iter().flatten().copied().chain([(1.0, Vec3::ZERO)]) {
+            if at >= progress {
+                return Some(match before {
+                    Some((b, from)) if at > b => from.lerp(left, (progress - b) / (at - b)),
+                    _ => left,
+                });
+            }
+            before = Some((at, left));
+        }
+        Some(Vec3::ZERO)
     }
 
     /// The prediction now, if swinging and learned.
@@ -208,11 +265,20 @@ impl FootstepState {
         if self.in_contact || !self.lifted || swing <= 0.0 {
             return None;
         }
-        Some(Footstep {
-            remaining: (swing - self.swinging_for).max(0.0),
-            progress: (self.swinging_for / swing).clamp(0.0, 1.0),
-            landing_in_root: landing,
-        })
+        let progress = (self.swinging_for / swing).clamp(0.0, 1.0);
+        // Early in the swing, where it landed last time; later, more and more where the toe is
+        // plus what the learned path says is left (a stride shortening as the body slows shows).
+        let landing_in_root = match (self.travel_left(progress), self.samples[0], self.path[0]) {
+            (Some(left), Some((_, lift_off)), Some((_, whole))) => {
+                // A stride shorter or longer than the learned one: so far the toe travelled
+                // this share of what the path had it travel by now, and so will the rest.
+                let (done, learned_done) = ((self.toe - lift_off).length(), (whole - left).length());
+                let scale = if learned_done > 0.25 * whole.length() { done / learned_done } else { 1.0 };
+                landing.lerp(self.toe + left * scale.clamp(0.5, 1.5), progress)
+            }
+            _ => landing,
+        };
+        Some(Footstep { remaining: (swing - self.swinging_for).max(0.0), progress, landing_in_root })
     }
 
     /// Keeps `shift` (m, along the stride) as this swing's landing shift; returns the shift
@@ -290,90 +356,6 @@ impl FootstepState {
     }
 }
 
-/// Whether the footprint of a toe landing at `at` (world), shifted by `shift` along `forward`
-/// (horizontal), from `back` behind the toe to `front` ahead of it, rests on one surface: the
-/// ground heights sampled along it (`ground`: height under a world point) stay within
-/// [`FootstepSettings::edge_height`] of the straight line between its ends (a ramp fits, a riser
-/// or a kerb under it does not). A sample with no ground does not fit.
-pub fn landing_fits(
-    at: Vec3,
-    forward: Vec3,
-    (back, front): (f32, f32),
-    shift: f32,
-    mut ground: impl FnMut(Vec3) -> Option<f32>,
-    settings: &FootstepSettings,
-) -> bool {
-    const SAMPLES: usize = 6;
-    let Some(forward) = Vec3::new(forward.x, 0.0, forward.z).try_normalize() else { return true };
-    let length = back + front;
-    if !(at.is_finite() && length.is_finite() && shift.is_finite()) || length <= 0.0 {
-        return true;
-    }
-    let mut heights = [0.0f32; SAMPLES];
-    for (i, h) in heights.iter_mut().enumerate() {
-        let along = -back + length * i as f32 / (SAMPLES - 1) as f32;
-        let Some(g) = ground(at + forward * (shift + along)) else { return false };
-        *h = g;
-    }
-    let (first, last) = (heights[0], heights[SAMPLES - 1]);
-    heights.iter().enumerate().all(|(i, h)| {
-        let line = first + (last - first) * i as f32 / (SAMPLES - 1) as f32;
-        (h - line).abs() <= settings.edge_height
-    })
-}
-
-/// The smallest shift (in [`FootstepSettings::search_step`]s, back before forward, at most
-/// [`FootstepSettings::max_shift`], 0 excluded) along `forward` that makes the landing
-/// [`landing_fits`]; `None` when none does.
-///
-/// ```
-/// use glam::Vec3;
-/// use ik_core::footstep::{FootstepSettings, landing_fits, search_landing};
-///
-/// // A riser at z = 1: the tread beyond is 20 cm higher. A toe landing at z = 0.95 (footprint
-/// // 0.2 m back, 0.08 m ahead) straddles it; the search moves it back until the tip is clear.
-/// let ground = |p: Vec3| Some(if p.z > 1.0 { 0.2 } else { 0.0 });
-/// let (at, settings) = (Vec3::new(0.0, 0.0, 0.95), FootstepSettings::default());
-/// assert!(!landing_fits(at, Vec3::Z, (0.2, 0.08), 0.0, ground, &settings));
-/// let shift = search_landing(at, Vec3::Z, (0.2, 0.08), ground, &settings).unwrap();
-/// assert!(0.95 + shift + 0.08 <= 1.0 && shift >= -0.15, "{shift}");
-/// ```
-pub fn search_landing(
-    at: Vec3,
-    forward: Vec3,
-    footprint: (f32, f32),
-    mut ground: impl FnMut(Vec3) -> Option<f32>,
-    settings: &FootstepSettings,
-) -> Option<f32> {
-    let (max, step) = (settings.max_shift.max(0.0), settings.search_step.max(1e-3));
-    let mut k = 1.0f32;
-    while k * step <= max + 1e-6 {
-        for shift in [-k * step, k * step] {
-            if landing_fits(at, forward, footprint, shift, &mut ground, settings) {
-                return Some(shift);
-            }
-        }
-        k += 1.0;
-    }
-    None
-}
-
-/// Whether a landing `shift` chosen by [`choose_landing`] still fits where the foot is now
-/// predicted to land: with a quarter of [`FootstepSettings::edge_margin`] to spare behind the
-/// heel and half of it ahead of the tip (the least [`choose_landing`] takes). Cheap (one
-/// footprint of rays), so a caller between searches can tell that its shift no longer does.
-pub fn landing_still_fits(
-    at: Vec3,
-    forward: Vec3,
-    (back, front): (f32, f32),
-    shift: f32,
-    ground: impl FnMut(Vec3) -> Option<f32>,
-    settings: &FootstepSettings,
-) -> bool {
-    let margin = settings.edge_margin.max(0.0);
-    landing_fits(at, forward, (back + 0.25 * margin, front + 0.5 * margin), shift, ground, settings)
-}
-
 /// The turn about world +Y from a body's rotation `from` to `to` (how far its +Z swung),
 /// wrapped to ±π rad; what footprint prediction's turning rate is measured from.
 ///
@@ -393,111 +375,9 @@ pub fn turn_about_y(from: Quat, to: Quat) -> f32 {
     (turned + core::f32::consts::PI).rem_euclid(core::f32::consts::TAU) - core::f32::consts::PI
 }
 
-/// What [`choose_landing`] decided for a swing.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LandingChoice {
-    /// The shift along the stride, m (0: the animation's own landing).
-    pub shift: f32,
-    /// The footprint fits there with [`FootstepSettings::edge_margin`] to spare beyond its heel
-    /// and its toe tip.
-    pub roomy: bool,
-    /// It fits there at all; false when nothing within [`FootstepSettings::max_shift`] does
-    /// (the shift is then 0: the animation's landing).
-    pub fits: bool,
-}
+mod landing;
 
-/// Chooses where a swing lands along the stride (see [`landing_fits`] for the arguments):
-/// `current` (the shift chosen so far) while it fits with room to spare, else the animation's
-/// own landing if that does, else the nearest shift that does ([`search_landing`]); when
-/// nothing fits with room, with [`FootstepSettings::tight_fit`] the middle of the run of shifts
-/// nearest the animation's landing that fit with half the room behind the heel (a tread barely
-/// longer than the foot), else the animation's landing.
-///
-/// ```
-/// use glam::Vec3;
-/// use ik_core::footstep::{FootstepSettings, choose_landing};
-///
-/// // A riser at z = 1. A toe landing at z = 0.93 with a footprint 0.2 m back, 0.08 m ahead
-/// // would put its tip 1 cm onto the upper tread; with 2 cm to spare, it moves back 4 cm (the
-/// // search's 2 cm steps).
-/// let ground = |p: Vec3| Some(if p.z > 1.0 { 0.2 } else { 0.0 });
-/// let at = Vec3::new(0.0, 0.0, 0.93);
-/// let choice = choose_landing(at, Vec3::Z, (0.2, 0.08), 0.0, ground, &FootstepSettings::default());
-/// assert!(choice.roomy && choice.fits && (choice.shift + 0.04).abs() < 1e-5, "{choice:?}");
-/// ```
-pub fn choose_landing(
-    at: Vec3,
-    forward: Vec3,
-    (back, front): (f32, f32),
-    current: f32,
-    mut ground: impl FnMut(Vec3) -> Option<f32>,
-    settings: &FootstepSettings,
-) -> LandingChoice {
-    let margin = settings.edge_margin.max(0.0);
-    let roomy = (back + margin, front + margin);
-    let mut fits = |print: (f32, f32), shift: f32| landing_fits(at, forward, print, shift, &mut ground, settings);
-    let found = |shift: f32, roomy: bool| LandingChoice { shift, roomy, fits: true };
-    if fits(roomy, current) {
-        return found(current, true);
-    }
-    if current != 0.0 && fits(roomy, 0.0) {
-        return found(0.0, true);
-    }
-    if let Some(shift) = search_landing(at, forward, roomy, &mut ground, settings) {
-        return found(shift, true);
-    }
-    if !settings.tight_fit {
-        return LandingChoice { shift: 0.0, roomy: false, fits: false };
-    }
-    // No room to spare at both ends: the middle of the run of fits nearest the animation's
-    // landing with half the room behind the heel and all of it ahead of the tip, where the toe
-    // lifts off toward the next riser (a long-legged character's toe caught one lifting off a
-    // tread with 1 cm to spare). A tread too short for that (a 27 cm foot on a 30 cm tread)
-    // gets half of each.
-    // The run nearest the shift the swing already has, so a prediction moving by a centimetre
-    // does not flip the landing to the other side of an edge late in the swing.
-    for (behind, ahead) in [(0.5 * margin, margin), (0.25 * margin, 0.5 * margin)] {
-        let print = (back + behind, front + ahead);
-        if let Some(shift) = middle_of_fits(at, forward, print, current, &mut ground, settings) {
-            return found(shift, false);
-        }
-    }
-    LandingChoice { shift: 0.0, roomy: false, fits: false }
-}
-
-/// The middle of the run of shifts (half a search step apart, within
-/// [`FootstepSettings::max_shift`]) at which `print` [`landing_fits`], the run nearest the shift
-/// `near`; `None` when none fits.
-fn middle_of_fits(
-    at: Vec3,
-    forward: Vec3,
-    print: (f32, f32),
-    near: f32,
-    mut ground: impl FnMut(Vec3) -> Option<f32>,
-    settings: &FootstepSettings,
-) -> Option<f32> {
-    let half_step = 0.5 * settings.search_step.max(1e-3);
-    let steps = (settings.max_shift.max(0.0) / half_step + 1e-3) as i32;
-    let near = if near.is_finite() { near / half_step } else { 0.0 };
-    // How far a run of fits (first, last step) lies from `near`, in steps.
-    let distance = |(a, b): (i32, i32)| (a as f32 - near).max(near - b as f32).max(0.0);
-    let mut best: Option<(i32, i32)> = None;
-    let mut run: Option<i32> = None;
-    for k in -steps..=steps + 1 {
-        let fit = k <= steps && landing_fits(at, forward, print, k as f32 * half_step, &mut ground, settings);
-        match (fit, run) {
-            (true, None) => run = Some(k),
-            (false, Some(start)) => {
-                if best.is_none_or(|b| distance((start, k - 1)) < distance(b)) {
-                    best = Some((start, k - 1));
-                }
-                run = None;
-            }
-            _ => {}
-        }
-    }
-    best.map(|(start, end)| (start + end) as f32 * 0.5 * half_step)
-}
+pub use landing::{LandingChoice, choose_landing, landing_fits, landing_still_fits, rises_ahead, search_landing};
 
 #[cfg(test)]
 mod tests;

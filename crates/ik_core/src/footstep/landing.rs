@@ -1,0 +1,243 @@
+//! Landing fitting for footstep prediction: whether a predicted footprint rests on one level
+//! ([`landing_fits`]), and which shift along the stride makes it do so ([`choose_landing`]).
+//! See [`super`] for the method.
+//! Invariants: every shift returned lies within [`FootstepSettings::max_shift`]; a ground
+//! query that finds nothing under a footprint point makes that footprint not fit.
+
+use glam::Vec3;
+
+use super::FootstepSettings;
+
+/// Whether the footprint of a toe landing at `at` (world), shifted by `shift` along `forward`
+/// (horizontal), from `back` behind the toe to `front` ahead of it, rests on one surface: the
+/// ground heights sampled along it (`ground`: height under a world point) stay within
+/// [`FootstepSettings::edge_height`] of the straight line between its ends (a ramp fits, a riser
+/// or a kerb under it does not). A sample with no ground does not fit.
+pub fn landing_fits(
+    at: Vec3,
+    forward: Vec3,
+    (back, front): (f32, f32),
+    shift: f32,
+    mut ground: impl FnMut(Vec3) -> Option<f32>,
+    settings: &FootstepSettings,
+) -> bool {
+    const SAMPLES: usize = 6;
+    let Some(forward) = Vec3::new(forward.x, 0.0, forward.z).try_normalize() else { return true };
+    let length = back + front;
+    if !(at.is_finite() && length.is_finite() && shift.is_finite()) || length <= 0.0 {
+        return true;
+    }
+    let mut heights = [0.0f32; SAMPLES];
+    for (i, h) in heights.iter_mut().enumerate() {
+        let along = -back + length * i as f32 / (SAMPLES - 1) as f32;
+        let Some(g) = ground(at + forward * (shift + along)) else { return false };
+        *h = g;
+    }
+    let (first, last) = (heights[0], heights[SAMPLES - 1]);
+    heights.iter().enumerate().all(|(i, h)| {
+        let line = first + (last - first) * i as f32 / (SAMPLES - 1) as f32;
+        (h - line).abs() <= settings.edge_height
+    })
+}
+
+/// The smallest shift (in [`FootstepSettings::search_step`]s, back before forward, at most
+/// [`FootstepSettings::max_shift`], 0 excluded) along `forward` that makes the landing
+/// [`landing_fits`]; `None` when none does.
+///
+/// ```
+/// use glam::Vec3;
+/// use ik_core::footstep::{FootstepSettings, landing_fits, search_landing};
+///
+/// // A riser at z = 1: the tread beyond is 20 cm higher. A toe landing at z = 0.95 (footprint
+/// // 0.2 m back, 0.08 m ahead) straddles it; the search moves it back until the tip is clear.
+/// let ground = |p: Vec3| Some(if p.z > 1.0 { 0.2 } else { 0.0 });
+/// let (at, settings) = (Vec3::new(0.0, 0.0, 0.95), FootstepSettings::default());
+/// assert!(!landing_fits(at, Vec3::Z, (0.2, 0.08), 0.0, ground, &settings));
+/// let shift = search_landing(at, Vec3::Z, (0.2, 0.08), ground, &settings).unwrap();
+/// assert!(0.95 + shift + 0.08 <= 1.0 && shift >= -0.15, "{shift}");
+/// ```
+pub fn search_landing(
+    at: Vec3,
+    forward: Vec3,
+    footprint: (f32, f32),
+    mut ground: impl FnMut(Vec3) -> Option<f32>,
+    settings: &FootstepSettings,
+) -> Option<f32> {
+    let (max, step) = (settings.max_shift.max(0.0), settings.search_step.max(1e-3));
+    let mut k = 1.0f32;
+    while k * step <= max + 1e-6 {
+        for shift in [-k * step, k * step] {
+            if landing_fits(at, forward, footprint, shift, &mut ground, settings) {
+                return Some(shift);
+            }
+        }
+        k += 1.0;
+    }
+    None
+}
+
+/// Whether a landing `shift` chosen by [`choose_landing`] still fits where the foot is now
+/// predicted to land, with the least room [`choose_landing`] takes (its last tight tier).
+/// Cheap (a footprint of rays and two more), so a caller between searches can tell that its
+/// shift no longer does.
+pub fn landing_still_fits(
+    at: Vec3,
+    forward: Vec3,
+    (back, front): (f32, f32),
+    shift: f32,
+    mut ground: impl FnMut(Vec3) -> Option<f32>,
+    settings: &FootstepSettings,
+) -> bool {
+    let [_, (behind, ahead)] = tight_tiers(at, forward, (back, front), &mut ground, settings);
+    landing_fits(at, forward, (back + behind, front + ahead), shift, ground, settings)
+}
+
+/// Whether the ground rises ahead of a landing at `at` rather than behind it, compared
+/// [`FootstepSettings::max_shift`] beyond the footprint's ends (`(back, front)`): up a flight
+/// the toe tip faces the next riser, down one the heel faces the nosing it stepped off. Level
+/// ground, or ground not found at either end, counts as rising ahead.
+///
+/// ```
+/// use glam::Vec3;
+/// use ik_core::footstep::{FootstepSettings, rises_ahead};
+///
+/// let down = |p: Vec3| Some(-(p.z / 0.3).floor() * 0.17); // 30 cm treads, each 17 cm lower
+/// let settings = FootstepSettings::default();
+/// assert!(!rises_ahead(Vec3::new(0.0, 0.0, 0.5), Vec3::Z, (0.2, 0.07), down, &settings));
+/// assert!(rises_ahead(Vec3::new(0.0, 0.0, 0.5), Vec3::NEG_Z, (0.2, 0.07), down, &settings));
+/// ```
+pub fn rises_ahead(
+    at: Vec3,
+    forward: Vec3,
+    (back, front): (f32, f32),
+    mut ground: impl FnMut(Vec3) -> Option<f32>,
+    settings: &FootstepSettings,
+) -> bool {
+    let reach = settings.max_shift.max(0.0);
+    let behind = ground(at - forward * (back + reach));
+    let ahead = ground(at + forward * (front + reach));
+    !matches!((behind, ahead), (Some(b), Some(a)) if b > a + settings.edge_height)
+}
+
+/// The room (behind the heel, ahead of the tip; negative: hanging over) of
+/// [`choose_landing`]'s two tight tiers: all of [`FootstepSettings::edge_margin`] at the end
+/// facing higher ground ([`rises_ahead`]), half of it at the other; then all of it and up to
+/// [`FootstepSettings::tight_overhang`] of the foot over the lower level.
+fn tight_tiers(
+    at: Vec3,
+    forward: Vec3,
+    (back, front): (f32, f32),
+    ground: impl FnMut(Vec3) -> Option<f32>,
+    settings: &FootstepSettings,
+) -> [(f32, f32); 2] {
+    let margin = settings.edge_margin.max(0.0);
+    let hang = -settings.tight_overhang.clamp(0.0, 1.0) * (back + front);
+    let up = rises_ahead(at, forward, (back, front), ground, settings);
+    // (higher end, lower end) as (behind, ahead).
+    let orient = |high: f32, low: f32| if up { (low, high) } else { (high, low) };
+    [orient(margin, 0.5 * margin), orient(margin, hang)]
+}
+
+/// What [`choose_landing`] decided for a swing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LandingChoice {
+    /// The shift along the stride, m (0: the animation's own landing).
+    pub shift: f32,
+    /// The footprint fits there with [`FootstepSettings::edge_margin`] to spare beyond its heel
+    /// and its toe tip.
+    pub roomy: bool,
+    /// It fits there at all; false when nothing within [`FootstepSettings::max_shift`] does
+    /// (the shift is then 0: the animation's landing).
+    pub fits: bool,
+}
+
+/// Chooses where a swing lands along the stride (see [`landing_fits`] for the arguments):
+/// `current` (the shift chosen so far) while it fits with room to spare, else the animation's
+/// own landing if that does, else the nearest shift that does ([`search_landing`]); when
+/// nothing fits with room, with [`FootstepSettings::tight_fit`] the middle of the run of shifts
+/// nearest `current` that fit with the room of a tight tier (a tread barely longer than the
+/// foot: see [`FootstepSettings::tight_fit`]), else the animation's landing.
+///
+/// ```
+/// use glam::Vec3;
+/// use ik_core::footstep::{FootstepSettings, choose_landing};
+///
+/// // A riser at z = 1. A toe landing at z = 0.93 with a footprint 0.2 m back, 0.08 m ahead
+/// // would put its tip 1 cm onto the upper tread; with 2 cm to spare, it moves back 4 cm (the
+/// // search's 2 cm steps).
+/// let ground = |p: Vec3| Some(if p.z > 1.0 { 0.2 } else { 0.0 });
+/// let at = Vec3::new(0.0, 0.0, 0.93);
+/// let choice = choose_landing(at, Vec3::Z, (0.2, 0.08), 0.0, ground, &FootstepSettings::default());
+/// assert!(choice.roomy && choice.fits && (choice.shift + 0.04).abs() < 1e-5, "{choice:?}");
+/// ```
+pub fn choose_landing(
+    at: Vec3,
+    forward: Vec3,
+    (back, front): (f32, f32),
+    current: f32,
+    mut ground: impl FnMut(Vec3) -> Option<f32>,
+    settings: &FootstepSettings,
+) -> LandingChoice {
+    let margin = settings.edge_margin.max(0.0);
+    let roomy = (back + margin, front + margin);
+    let mut fits = |print: (f32, f32), shift: f32| landing_fits(at, forward, print, shift, &mut ground, settings);
+    let found = |shift: f32, roomy: bool| LandingChoice { shift, roomy, fits: true };
+    if fits(roomy, current) {
+        return found(current, true);
+    }
+    if current != 0.0 && fits(roomy, 0.0) {
+        return found(0.0, true);
+    }
+    if let Some(shift) = search_landing(at, forward, roomy, &mut ground, settings) {
+        return found(shift, true);
+    }
+    if !settings.tight_fit {
+        return LandingChoice { shift: 0.0, roomy: false, fits: false };
+    }
+    // No room to spare at both ends: the middle of the run of fits with the room of a tight
+    // tier (unreal's heel, 1 cm short of the middle of a 30 cm tread with half a centimetre
+    // to spare, caught the nosing going down and stood the foot on it). The run nearest the
+    // shift the swing already has, so a prediction moving by a centimetre does not flip the
+    // landing to the other side of an edge late in the swing.
+    for (behind, ahead) in tight_tiers(at, forward, (back, front), &mut ground, settings) {
+        let print = (back + behind, front + ahead);
+        if let Some(shift) = middle_of_fits(at, forward, print, current, &mut ground, settings) {
+            return found(shift, false);
+        }
+    }
+    LandingChoice { shift: 0.0, roomy: false, fits: false }
+}
+
+/// The middle of the run of shifts (half a search step apart, within
+/// [`FootstepSettings::max_shift`]) at which `print` [`landing_fits`], the run nearest the shift
+/// `near`; `None` when none fits.
+fn middle_of_fits(
+    at: Vec3,
+    forward: Vec3,
+    print: (f32, f32),
+    near: f32,
+    mut ground: impl FnMut(Vec3) -> Option<f32>,
+    settings: &FootstepSettings,
+) -> Option<f32> {
+    let half_step = 0.5 * settings.search_step.max(1e-3);
+    let steps = (settings.max_shift.max(0.0) / half_step + 1e-3) as i32;
+    let near = if near.is_finite() { near / half_step } else { 0.0 };
+    // How far a run of fits (first, last step) lies from `near`, in steps.
+    let distance = |(a, b): (i32, i32)| (a as f32 - near).max(near - b as f32).max(0.0);
+    let mut best: Option<(i32, i32)> = None;
+    let mut run: Option<i32> = None;
+    for k in -steps..=steps + 1 {
+        let fit = k <= steps && landing_fits(at, forward, print, k as f32 * half_step, &mut ground, settings);
+        match (fit, run) {
+            (true, None) => run = Some(k),
+            (false, Some(start)) => {
+                if best.is_none_or(|b| distance((start, k - 1)) < distance(b)) {
+                    best = Some((start, k - 1));
+                }
+                run = None;
+            }
+            _ => {}
+        }
+    }
+    best.map(|(start, end)| (start + end) as f32 * 0.5 * half_step)
+}
