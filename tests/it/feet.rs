@@ -5,6 +5,7 @@
 //! generic over the physics engine ([`Physics`]) and run on Avian too (`feet_avian.rs`).
 
 use bevy::prelude::*;
+use bevy_ik::ground::GroundRays;
 use bevy_ik::prelude::*;
 use bevy_rapier3d::prelude::*;
 
@@ -374,4 +375,51 @@ fn foot_lock_keeps_planted_balls_still_while_the_root_slides() {
     );
     assert!(unlocked > 0.045, "without locking the ball follows the root ({unlocked} m)");
     assert!(locked <= 0.001, "a locked ball stays within 1 mm ({} mm)", locked * 1e3);
+}
+
+/// What [`probe_a_rail`]'s system saw: rays at a sole's six sample points, and a sole box.
+#[derive(Resource, Default, Debug)]
+struct RailProbe {
+    /// Ground heights the rays found.
+    rays: Vec<Option<f32>>,
+    /// How far the sole box fell from 10 cm over the floor (before it touched something).
+    sole: Option<f32>,
+    /// The same box beside the rail.
+    beside: Option<f32>,
+}
+
+/// On a floor (top at y = 0) with a rail 2 cm wide and 5 cm high across z = 0.03..0.05, between
+/// the sample points of a 28 cm sole from z = -0.2 to 0.08: the rays miss it, a sole-sized box
+/// swept down does not.
+pub fn probe_a_rail<P: Physics>() {
+    let mut app = headless_app();
+    P::add_to(&mut app);
+    let world = app.world_mut();
+    P::spawn_box(world, Vec3::new(2.0, 0.5, 2.0), Transform::from_xyz(0.0, -0.5, 0.0));
+    P::spawn_box(world, Vec3::new(0.5, 0.025, 0.01), Transform::from_xyz(0.0, 0.025, 0.04));
+    let character = world.spawn(Transform::default()).id();
+    app.init_resource::<RailProbe>();
+    app.add_systems(Update, move |rays: GroundRays, mut seen: ResMut<RailProbe>| {
+        let probe = rays.probe();
+        let at = |z: f32| probe.cast(Vec3::new(0.0, 0.5, z), Vec3::NEG_Y, 1.0, character).map(|h| h.point.y);
+        seen.rays = (0..6).map(|i| at(-0.2 + 0.28 * i as f32 / 5.0)).collect();
+        let half = Vec3::new(0.03, 0.005, 0.14);
+        let from = |z: f32| Vec3::new(0.0, 0.105, z);
+        seen.sole = probe.cast_box(from(-0.06), Quat::IDENTITY, half, Vec3::NEG_Y, 0.2, character);
+        seen.beside = probe.cast_box(from(0.3), Quat::IDENTITY, half, Vec3::NEG_Y, 0.2, character);
+    });
+    for _ in 0..3 {
+        app.update();
+    }
+    let seen = app.world().resource::<RailProbe>();
+    assert!(seen.rays.iter().all(|h| h.is_some_and(|h| h.abs() < 1e-3)), "{} rays on the floor: {seen:?}", P::NAME);
+    let sole = seen.sole.expect("the box touches the rail");
+    assert!((sole - 0.05).abs() < 2e-3, "{}: onto the rail's top, 5 cm down: {seen:?}", P::NAME);
+    let beside = seen.beside.expect("the box touches the floor");
+    assert!((beside - 0.1).abs() < 2e-3, "{}: onto the floor, 10 cm down: {seen:?}", P::NAME);
+}
+
+#[test]
+fn a_sole_box_finds_a_rail_the_rays_pass_between() {
+    probe_a_rail::<Rapier>();
 }

@@ -6,7 +6,8 @@ use bevy::prelude::*;
 use bevy_ik::prelude::*;
 
 use crate::feet::{
-    Physics, Rapier, assert_ramp_bars, assert_slab_filtering, assert_step_bars, ramp_figures, step_figures,
+    Physics, Rapier, assert_ramp_bars, assert_slab_filtering, assert_step_bars, probe_a_rail, ramp_figures,
+    step_figures,
 };
 
 /// avian3d.
@@ -78,4 +79,9 @@ fn avian_ground_without_avian_leaves_the_feet_as_animated() {
     assert!(figures.feet.iter().all(|f| !f.hit));
     assert!(figures.sole.iter().all(|s| s.abs() < 1e-4), "feet as animated: {:?}", figures.sole);
     assert!(figures.pelvis_drop.abs() < 1e-4);
+}
+
+#[test]
+fn avian_a_sole_box_finds_a_rail_the_rays_pass_between() {
+    probe_a_rail::<Avian>();
 }

@@ -6,26 +6,34 @@
 //! character's frame feed the leg's [`FootstepState`]. While the foot swings and a step has
 //! been learned, the landing is predicted (the root's velocity is measured from its world
 //! position frame to frame), the ground under its footprint (heel point to toe tip, from the
-//! leg's sole points, its length that of the flat foot) is probed, and when it straddles an
-//! edge a shift along the stride is chosen ([`choose_landing`]: with room to spare beyond heel
-//! and tip where a shift gives it, else the middle of a tread barely longer than the foot). The
+//! leg's sole points, its length that of the flat foot) is probed — a ray down at six points,
+//! and a box the size of the sole swept down over the whole footprint for what stands up
+//! between the rays (a rail, a lip; [`GroundProbe::cast_box`], rapier's or Avian's shape cast) —
+//! and when it straddles an edge a shift along the stride is chosen ([`choose_landing`]: with
+//! room to spare beyond heel and tip where a shift gives it, else the middle of a tread barely
+//! longer than the foot). The
 //! shift eases in over the swing and is held through the contact; it moves the toe the lock
 //! follows (so the lock holds the foot where it landed), or, without a lock, the
 //! foot itself.
 //!
 //! [`FootLock`]: crate::feet::FootLock
 
+use std::cell::Cell;
+
 use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::foot_placement::FootRig;
-use ik_core::footstep::{FootstepSettings, FootstepState, choose_landing, landing_still_fits, turn_about_y};
+use ik_core::footstep::{
+    FootprintGround, FootstepSettings, FootstepState, choose_landing, landing_still_fits, turn_about_y,
+};
 
 use crate::feet::FootStatus;
 use crate::ground::GroundProbe;
 
 /// Put next to a [`crate::feet::FootPlacer`] (usually with a [`crate::feet::FootLock`]) to
 /// steer swinging feet onto whole treads. The tuning is ik_core's [`FootstepSettings`]. Costs
-/// six rays per swinging foot per frame on even ground, more while it searches for a fit.
+/// six rays and one box cast per swinging foot per frame on even ground, more while it searches
+/// for a fit.
 ///
 /// ```no_run
 /// # use bevy::prelude::*;
@@ -56,6 +64,8 @@ pub(crate) struct StepMemory {
     last_rotation: Option<Quat>,
     /// The root's smoothed turning rate about world +Y, rad/s.
     yaw_rate: f32,
+    /// Per leg, the last region the sole box found clear ([`SoleGround`]).
+    cleared: Vec<Option<ClearSole>>,
 }
 
 /// What [`steer_swings`] reads from the placer.
@@ -102,10 +112,13 @@ pub(crate) fn steer_swings(
     let forward = (forward.length() > 0.2).then(|| forward.normalize());
     let up = (to_world.rotation * Vec3::Y).normalize_or(Vec3::Y);
     let scale = to_world.scale.y.abs();
-    let ground = |p: Vec3| probe.cast(p + up * ray.0, -up, ray.1, root).map(|h| h.point.y);
+    memory.cleared.resize(legs.toes.len(), None);
     for (i, (step, toe)) in memory.steps.iter_mut().zip(legs.toes).enumerate() {
         steer[i] = Vec3::ZERO;
         let (Some(toe), Some(status)) = (*toe, feet.get_mut(i)) else { continue };
+        let aged = memory.cleared[i].filter(|c| c.frames_left > 0 && !status.contact);
+        let cleared = Cell::new(aged.map(|c| ClearSole { frames_left: c.frames_left - 1, ..c }));
+        let ground = SoleGround { probe, root, up, ray, cleared: &cleared };
         status.landing = None;
         let predicted = step.update(status.contact, toe, dt, settings);
         let mut goal = f32::NAN;
@@ -130,12 +143,84 @@ pub(crate) fn steer_swings(
             };
             status.landing = Some(landing + forward * goal);
         }
+        memory.cleared[i] = cleared.get();
         let applied = step.swing_shift(goal, dt, settings);
         status.landing_shift = applied;
         if let (Some(forward), true) = (forward, applied != 0.0) {
             let model_forward = to_world.rotation.inverse() * forward / scale.max(1e-6);
             steer[i] = model_forward * applied;
         }
+    }
+}
+
+/// How far above the height it checks ([`FootprintGround::clear`]'s `top`) the sole box starts
+/// its sweep down to it, m.
+const SOLE_LIFT: f32 = 0.05;
+/// How much longer at each end and wider at each side than the footprint a sole box is first
+/// swept, so that a footprint moved by less than this within the next frames is known clear
+/// without another cast, m.
+const SOLE_REUSE: f32 = 0.02;
+/// For how many frames of one swing a clear region is reused at most (something could move
+/// into it); it is forgotten when the foot lands.
+const SOLE_REUSE_FRAMES: u8 = 30;
+
+/// A region the sole box found clear: the footprint it was swept for (heel and tip, world), the
+/// height it was checked down to, and the frames it may still be reused.
+#[derive(Clone, Copy, Debug)]
+struct ClearSole {
+    heel: Vec3,
+    tip: Vec3,
+    top: f32,
+    frames_left: u8,
+}
+
+/// The ground landings are fitted on: a ray down under each sampled point (`ray`: start above,
+/// length), and a box the size of the sole swept down over a whole footprint for what stands up
+/// between the rays. A box [`SOLE_REUSE`] larger all round is tried first; when it is clear,
+/// footprints within that distance are known clear for [`SOLE_REUSE_FRAMES`] frames (`cleared`),
+/// so a swing's landing, which moves by millimetres a frame, costs a box cast or two a swing.
+#[derive(Clone, Copy)]
+struct SoleGround<'p, 'a, 'w, 's> {
+    probe: &'p GroundProbe<'a, 'w, 's>,
+    root: Entity,
+    up: Vec3,
+    ray: (f32, f32),
+    cleared: &'p Cell<Option<ClearSole>>,
+}
+
+impl SoleGround<'_, '_, '_, '_> {
+    /// Whether a box over the footprint from `heel` to `tip`, `grow` longer at each end and
+    /// wider at each side, swept down to `top`, touches nothing.
+    fn box_clear(&self, heel: Vec3, tip: Vec3, top: f32, grow: f32) -> bool {
+        let along = Vec3::new(tip.x - heel.x, 0.0, tip.z - heel.z);
+        let Some(forward) = along.try_normalize() else { return true };
+        let length = along.length();
+        let half = Vec3::new(0.1 * length + grow, 0.005, 0.5 * length + grow);
+        let middle = (heel + tip) * 0.5;
+        let from = Vec3::new(middle.x, top + SOLE_LIFT + half.y, middle.z);
+        let rotation = Quat::from_rotation_arc(Vec3::Z, forward);
+        self.probe.cast_box(from, rotation, half, Vec3::NEG_Y, SOLE_LIFT, self.root).is_none()
+    }
+}
+
+impl FootprintGround for SoleGround<'_, '_, '_, '_> {
+    fn height(&mut self, p: Vec3) -> Option<f32> {
+        self.probe.cast(p + self.up * self.ray.0, -self.up, self.ray.1, self.root).map(|h| h.point.y)
+    }
+
+    /// A box as long as the footprint, a fifth as wide and 1 cm thick, swept down from
+    /// [`SOLE_LIFT`] over `top`: anything it touches stands higher than `top`.
+    fn clear(&mut self, heel: Vec3, tip: Vec3, top: f32) -> bool {
+        let flat = |p: Vec3| Vec3::new(p.x, 0.0, p.z);
+        let near = |a: Vec3, b: Vec3| flat(a).distance(flat(b)) <= SOLE_REUSE;
+        if self.cleared.get().is_some_and(|c| near(c.heel, heel) && near(c.tip, tip) && top >= c.top) {
+            return true;
+        }
+        if self.box_clear(heel, tip, top, SOLE_REUSE) {
+            self.cleared.set(Some(ClearSole { heel, tip, top, frames_left: SOLE_REUSE_FRAMES }));
+            return true;
+        }
+        self.box_clear(heel, tip, top, 0.0)
     }
 }
 

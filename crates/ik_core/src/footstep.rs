@@ -166,6 +166,9 @@ pub struct FootstepState {
     /// Learned path: at a share of the swing, the toe's travel left to its landing (root
     /// space), blended like the landing.
     path: [Option<(f32, Vec3)>; PATH_POINTS],
+    /// The landing relative to the root predicted by the last update (computed once per
+    /// frame, read by every [`FootstepState::prediction`]).
+    refined: Option<Vec3>,
     /// Seconds since lift-off (while swinging).
     swinging_for: f32,
     /// A lift-off was seen, so the next touch-down measures a whole swing.
@@ -238,6 +241,7 @@ impl FootstepState {
                 *sample = Some((self.swinging_for, toe_in_root));
             }
         }
+        self.refined = if contact { None } else { self.refine_landing() };
         self.prediction()
     }
 
@@ -266,19 +270,27 @@ impl FootstepState {
             return None;
         }
         let progress = (self.swinging_for / swing).clamp(0.0, 1.0);
-        // Early in the swing, where it landed last time; later, more and more where the toe is
-        // plus what the learned path says is left (a stride shortening as the body slows shows).
-        let landing_in_root = match (self.travel_left(progress), self.samples[0], self.path[0]) {
+        let landing_in_root = self.refined.unwrap_or(landing);
+        Some(Footstep { remaining: (swing - self.swinging_for).max(0.0), progress, landing_in_root })
+    }
+
+    /// The landing relative to the root as of the last [`FootstepState::update`]: early in the
+    /// swing, where it landed last time; later, more and more where the toe is plus what the
+    /// learned path says is left (a stride shortening as the body slows shows). `None` before
+    /// a step was learned.
+    fn refine_landing(&self) -> Option<Vec3> {
+        let (swing, landing) = (self.swing_time.filter(|s| *s > 0.0)?, self.landing?);
+        let progress = (self.swinging_for / swing).clamp(0.0, 1.0);
+        match (self.travel_left(progress), self.samples[0], self.path[0]) {
             (Some(left), Some((_, lift_off)), Some((_, whole))) => {
                 // A stride shorter or longer than the learned one: so far the toe travelled
                 // this share of what the path had it travel by now, and so will the rest.
                 let (done, learned_done) = ((self.toe - lift_off).length(), (whole - left).length());
                 let scale = if learned_done > 0.25 * whole.length() { done / learned_done } else { 1.0 };
-                landing.lerp(self.toe + left * scale.clamp(0.5, 1.5), progress)
+                Some(landing.lerp(self.toe + left * scale.clamp(0.5, 1.5), progress))
             }
-            _ => landing,
-        };
-        Some(Footstep { remaining: (swing - self.swinging_for).max(0.0), progress, landing_in_root })
+            _ => Some(landing),
+        }
     }
 
     /// Keeps `shift` (m, along the stride) as this swing's landing shift; returns the shift
@@ -377,7 +389,9 @@ pub fn turn_about_y(from: Quat, to: Quat) -> f32 {
 
 mod landing;
 
-pub use landing::{LandingChoice, choose_landing, landing_fits, landing_still_fits, rises_ahead, search_landing};
+pub use landing::{
+    FootprintGround, LandingChoice, choose_landing, landing_fits, landing_still_fits, rises_ahead, search_landing,
+};
 
 #[cfg(test)]
 mod tests;

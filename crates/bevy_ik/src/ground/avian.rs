@@ -1,6 +1,6 @@
 //! The Avian backend: ray casts through avian3d's `SpatialQuery`.
 
-use avian3d::prelude::{ColliderOf, LayerMask, Sensor, SpatialQuery, SpatialQueryFilter};
+use avian3d::prelude::{Collider, ColliderOf, LayerMask, Sensor, ShapeCastConfig, SpatialQuery, SpatialQueryFilter};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use ik_core::foot_placement::GroundHit;
@@ -53,13 +53,42 @@ impl AvianProbe<'_, '_, '_> {
         // The mask only: the excluded entities are tested by the predicate, so no set is built
         // per ray.
         let query_filter = SpatialQueryFilter::from_mask(filter.map_or(LayerMask::ALL, |f| LayerMask(f.hit_groups)));
-        let passes = |collider: Entity| {
-            let body = self.rays.bodies.get(collider).map(|of| of.body).ok();
-            let excluded = |e: Entity| e == character || filter.is_some_and(|f| f.exclude.contains(&e));
-            !excluded(collider) && !body.is_some_and(excluded) && !self.rays.sensors.contains(collider)
-        };
+        let passes = |collider: Entity| self.passes(collider, character, filter);
         let hit = spatial.cast_ray_predicate(origin, dir, max, true, &query_filter, &passes)?;
         Some((GroundHit { point: origin + dir * hit.distance, normal: hit.normal }, hit.entity))
+    }
+}
+
+impl AvianProbe<'_, '_, '_> {
+    /// Sweeps a box (direction normalized, finite input) for `character`: the distance to the
+    /// first touch (0 when it starts inside something).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn cast_box(
+        &self,
+        origin: Vec3,
+        rotation: Quat,
+        half: Vec3,
+        dir: Vec3,
+        max: f32,
+        character: Entity,
+        filter: Option<&IkGroundFilter>,
+    ) -> Option<f32> {
+        let spatial = self.rays.spatial.as_ref()?;
+        let dir = Dir3::new(dir).ok()?;
+        let shape = Collider::cuboid(2.0 * half.x, 2.0 * half.y, 2.0 * half.z);
+        let query_filter = SpatialQueryFilter::from_mask(filter.map_or(LayerMask::ALL, |f| LayerMask(f.hit_groups)));
+        let passes = |collider: Entity| self.passes(collider, character, filter);
+        let config = ShapeCastConfig::from_max_distance(max);
+        let hit = spatial.cast_shape_predicate(&shape, origin, rotation, dir, &config, &query_filter, &passes)?;
+        Some(hit.distance)
+    }
+
+    /// Whether `collider` may be hit by `character`'s queries: not the character, not excluded
+    /// (itself or its body), not a sensor.
+    fn passes(&self, collider: Entity, character: Entity, filter: Option<&IkGroundFilter>) -> bool {
+        let body = self.rays.bodies.get(collider).map(|of| of.body).ok();
+        let excluded = |e: Entity| e == character || filter.is_some_and(|f| f.exclude.contains(&e));
+        !excluded(collider) && !body.is_some_and(excluded) && !self.rays.sensors.contains(collider)
     }
 }
 

@@ -253,6 +253,57 @@ impl GroundProbe<'_, '_, '_> {
     }
 }
 
+impl GroundProbe<'_, '_, '_> {
+    /// Sweeps a box (`half_extents` about its centre `origin`, turned by `rotation`) along `dir`
+    /// for `character`, filtered like [`GroundProbe::cast`]: how far it travels before it
+    /// touches something (0 when it starts inside something), or `None` when nothing is touched
+    /// within `max`. A sole-sized box finds what rays between a sole's points pass by: a rail, a
+    /// lip, the corner of a nosing.
+    ///
+    /// ```no_run
+    /// # use bevy::prelude::*;
+    /// # use bevy_ik::ground::GroundRays;
+    /// fn probe(rays: GroundRays, character: Entity) {
+    ///     let probe = rays.probe();
+    ///     // A 10 x 28 cm sole, 1 cm thick, from 10 cm over the floor.
+    ///     let half = Vec3::new(0.05, 0.005, 0.14);
+    ///     let from = Vec3::new(0.0, 0.105, 0.0);
+    ///     if probe.cast_box(from, Quat::IDENTITY, half, Vec3::NEG_Y, 0.1, character).is_some_and(|d| d < 0.09) {
+    ///         info!("something stands more than a centimetre above the floor under that sole");
+    ///     }
+    /// }
+    /// ```
+    pub fn cast_box(
+        &self,
+        origin: Vec3,
+        rotation: Quat,
+        half_extents: Vec3,
+        dir: Vec3,
+        max: f32,
+        character: Entity,
+    ) -> Option<f32> {
+        let finite = origin.is_finite() && rotation.is_finite() && half_extents.is_finite();
+        if !finite || !max.is_finite() || max < 0.0 || half_extents.min_element() < 0.0 {
+            return None;
+        }
+        let (dir, rotation) = (dir.try_normalize()?, rotation.normalize());
+        let filter = self.filters.get(character).ok();
+        let distance = match &self.backend {
+            #[cfg(feature = "rapier")]
+            Backend::Rapier(probe) => probe.cast_box(origin, rotation, half_extents, dir, max, character, filter),
+            #[cfg(feature = "avian")]
+            Backend::Avian(probe) => probe.cast_box(origin, rotation, half_extents, dir, max, character, filter),
+            Backend::Plane(plane) => {
+                let _ = filter;
+                plane.cast_box(origin, rotation, half_extents, dir, max)
+            }
+            #[cfg(not(any(feature = "rapier", feature = "avian")))]
+            Backend::Never(_) => None,
+        }?;
+        (distance.is_finite() && distance <= max).then_some(distance.max(0.0))
+    }
+}
+
 /// Adds the [`IkGround`] resource and registers the ground types.
 pub(crate) fn build(app: &mut App) {
     app.init_resource::<IkGround>()

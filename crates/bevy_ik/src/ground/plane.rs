@@ -42,11 +42,50 @@ impl GroundPlane {
         let t = (Vec3::Y * self.height - origin).dot(normal) / denom;
         (t >= 0.0 && t <= max).then(|| GroundHit { point: origin + dir * t, normal })
     }
+
+    /// How far a box (`half_extents` about `origin`, turned by `rotation`) travels along `dir`
+    /// before it touches the plane from its front side: 0 when it starts touching or below it;
+    /// `None` when it moves away or does not reach it within `max`.
+    pub fn cast_box(&self, origin: Vec3, rotation: Quat, half_extents: Vec3, dir: Vec3, max: f32) -> Option<f32> {
+        let normal = self.normal.normalize_or(Vec3::Y);
+        // How far the box reaches toward the plane from its centre.
+        let reach: f32 = [Vec3::X, Vec3::Y, Vec3::Z]
+            .iter()
+            .zip(half_extents.to_array())
+            .map(|(axis, half)| half * (rotation * *axis).dot(normal).abs())
+            .sum();
+        let gap = (origin - Vec3::Y * self.height).dot(normal) - reach;
+        if gap <= 0.0 {
+            return gap.is_finite().then_some(0.0);
+        }
+        let closing = -dir.try_normalize()?.dot(normal);
+        if closing <= 1e-6 {
+            return None;
+        }
+        let t = gap / closing;
+        (t <= max).then_some(t)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_box_reaches_the_plane_with_its_lowest_corner() {
+        let floor = GroundPlane { height: 0.1, normal: Vec3::Y };
+        let half = Vec3::new(0.05, 0.01, 0.14);
+        // Level: its underside starts 30 cm over the floor.
+        let t = floor.cast_box(Vec3::new(0.0, 0.41, 0.0), Quat::IDENTITY, half, Vec3::NEG_Y, 1.0).unwrap();
+        assert!((t - 0.3).abs() < 1e-5, "{t}");
+        // Pitched 90° about X: it stands 28 cm tall, its lowest point 14 cm under its centre.
+        let upright = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
+        let t = floor.cast_box(Vec3::new(0.0, 0.41, 0.0), upright, half, Vec3::NEG_Y, 1.0).unwrap();
+        assert!((t - 0.17).abs() < 1e-5, "{t}");
+        assert_eq!(floor.cast_box(Vec3::new(0.0, 0.41, 0.0), Quat::IDENTITY, half, Vec3::NEG_Y, 0.2), None);
+        assert_eq!(floor.cast_box(Vec3::new(0.0, 0.41, 0.0), Quat::IDENTITY, half, Vec3::Y, 1.0), None);
+        assert_eq!(floor.cast_box(Vec3::new(0.0, 0.105, 0.0), Quat::IDENTITY, half, Vec3::NEG_Y, 1.0), Some(0.0));
+    }
 
     #[test]
     fn a_plane_is_hit_from_above_only() {

@@ -2,12 +2,13 @@
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
+use bevy_rapier3d::parry::shape::Cuboid;
 use bevy_rapier3d::plugin::context::systemparams::RapierContext;
 use bevy_rapier3d::plugin::context::{
     DefaultRapierContext, RapierContextColliders, RapierContextEntityLink, RapierContextJoints,
     RapierContextSimulation, RapierRigidBodySet,
 };
-use bevy_rapier3d::prelude::{CollisionGroups, Group, QueryFilter, QueryFilterFlags};
+use bevy_rapier3d::prelude::{CollisionGroups, Group, QueryFilter, QueryFilterFlags, ShapeCastOptions};
 use ik_core::foot_placement::GroundHit;
 
 use super::{IkGroundFilter, WarnOnce};
@@ -106,15 +107,13 @@ impl RapierProbe<'_, '_, '_> {
         }
     }
 
-    /// Casts a ray (direction normalized, finite input) into `character`'s context.
-    pub(super) fn cast(
+    /// Runs `query` in `character`'s context with its query filter.
+    fn query<T>(
         &self,
-        origin: Vec3,
-        dir: Vec3,
-        max: f32,
         character: Entity,
         filter: Option<&IkGroundFilter>,
-    ) -> Option<(GroundHit, Entity)> {
+        query: impl FnOnce(&RapierContext, QueryFilter) -> Option<T>,
+    ) -> Option<T> {
         let context_entity = self.context_for(character, filter)?;
         let Ok((_, simulation, colliders, joints, rigidbody_set, _)) = self.rays.contexts.get(context_entity) else {
             self.rays.warned.named.warn(|| {
@@ -140,8 +139,49 @@ impl RapierProbe<'_, '_, '_> {
             exclude_collider: Some(character),
             predicate: (!exclude.is_empty()).then_some(&passes as &dyn Fn(Entity) -> bool),
         };
-        let (collider, hit) = context.cast_ray_and_get_normal(origin, dir, max, true, query_filter)?;
-        Some((GroundHit { point: hit.point, normal: hit.normal }, collider))
+        query(&context, query_filter)
+    }
+
+    /// Casts a ray (direction normalized, finite input) into `character`'s context.
+    pub(super) fn cast(
+        &self,
+        origin: Vec3,
+        dir: Vec3,
+        max: f32,
+        character: Entity,
+        filter: Option<&IkGroundFilter>,
+    ) -> Option<(GroundHit, Entity)> {
+        self.query(character, filter, |context, query_filter| {
+            let (collider, hit) = context.cast_ray_and_get_normal(origin, dir, max, true, query_filter)?;
+            Some((GroundHit { point: hit.point, normal: hit.normal }, collider))
+        })
+    }
+
+    /// Sweeps a box (direction normalized, finite input) in `character`'s context: the
+    /// distance to the first touch (0 when it starts inside something).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn cast_box(
+        &self,
+        origin: Vec3,
+        rotation: Quat,
+        half: Vec3,
+        dir: Vec3,
+        max: f32,
+        character: Entity,
+        filter: Option<&IkGroundFilter>,
+    ) -> Option<f32> {
+        // The shape itself, not a `Collider` (which would allocate on every cast).
+        let shape = Cuboid::new(half);
+        let options = ShapeCastOptions {
+            max_time_of_impact: max,
+            target_distance: 0.0,
+            stop_at_penetration: true,
+            compute_impact_geometry_on_penetration: false,
+        };
+        self.query(character, filter, |context, query_filter| {
+            let (_, hit) = context.cast_shape(origin, rotation, dir, &shape, options, query_filter)?;
+            Some(hit.time_of_impact)
+        })
     }
 }
 

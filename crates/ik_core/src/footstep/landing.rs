@@ -8,17 +8,73 @@ use glam::Vec3;
 
 use super::FootstepSettings;
 
+/// The ground a landing is fitted on: the height under a world point, and, where the caller can
+/// tell, whether anything stands up between those points under a sole. Any
+/// `FnMut(Vec3) -> Option<f32>` (the height under a world point) is one that sees nothing
+/// between its points.
+///
+/// ```
+/// use glam::Vec3;
+/// use ik_core::footstep::{FootprintGround, FootstepSettings, landing_fits};
+///
+/// /// Flat floor with a 2 cm wide rail 5 cm high across z = 1.04, between the samples.
+/// struct Railed;
+/// impl FootprintGround for Railed {
+///     fn height(&mut self, _: Vec3) -> Option<f32> {
+///         Some(0.0)
+///     }
+///     fn clear(&mut self, heel: Vec3, tip: Vec3, top: f32) -> bool {
+///         let (from, to) = (heel.z.min(tip.z), heel.z.max(tip.z));
+///         !(from <= 1.05 && to >= 1.03 && 0.05 > top)
+///     }
+/// }
+/// let settings = FootstepSettings::default();
+/// assert!(landing_fits(Vec3::new(0.0, 0.0, 1.1), Vec3::Z, (0.2, 0.08), 0.0, |_: Vec3| Some(0.0), &settings));
+/// assert!(!landing_fits(Vec3::new(0.0, 0.0, 1.1), Vec3::Z, (0.2, 0.08), 0.0, Railed, &settings));
+/// ```
+pub trait FootprintGround {
+    /// Height of the ground under the world point `p`, if any.
+    fn height(&mut self, p: Vec3) -> Option<f32>;
+
+    /// Whether a sole from `heel` to `tip` (world points on the ground, along the stride) is
+    /// clear of anything higher than `top` that the height samples may have passed between (a
+    /// rail, a lip, a nosing). Default: clear.
+    fn clear(&mut self, heel: Vec3, tip: Vec3, top: f32) -> bool {
+        let _ = (heel, tip, top);
+        true
+    }
+}
+
+impl<F: FnMut(Vec3) -> Option<f32>> FootprintGround for F {
+    fn height(&mut self, p: Vec3) -> Option<f32> {
+        self(p)
+    }
+}
+
 /// Whether the footprint of a toe landing at `at` (world), shifted by `shift` along `forward`
 /// (horizontal), from `back` behind the toe to `front` ahead of it, rests on one surface: the
 /// ground heights sampled along it (`ground`: height under a world point) stay within
 /// [`FootstepSettings::edge_height`] of the straight line between its ends (a ramp fits, a riser
-/// or a kerb under it does not). A sample with no ground does not fit.
+/// or a kerb under it does not), and nothing stands higher between them
+/// ([`FootprintGround::clear`]). A sample with no ground does not fit.
 pub fn landing_fits(
+    at: Vec3,
+    forward: Vec3,
+    footprint: (f32, f32),
+    shift: f32,
+    mut ground: impl FootprintGround,
+    settings: &FootstepSettings,
+) -> bool {
+    fits_on(&mut ground, at, forward, footprint, shift, settings)
+}
+
+/// [`landing_fits`] on a borrowed ground.
+fn fits_on<G: FootprintGround + ?Sized>(
+    ground: &mut G,
     at: Vec3,
     forward: Vec3,
     (back, front): (f32, f32),
     shift: f32,
-    mut ground: impl FnMut(Vec3) -> Option<f32>,
     settings: &FootstepSettings,
 ) -> bool {
     const SAMPLES: usize = 6;
@@ -30,14 +86,19 @@ pub fn landing_fits(
     let mut heights = [0.0f32; SAMPLES];
     for (i, h) in heights.iter_mut().enumerate() {
         let along = -back + length * i as f32 / (SAMPLES - 1) as f32;
-        let Some(g) = ground(at + forward * (shift + along)) else { return false };
+        let Some(g) = ground.height(at + forward * (shift + along)) else { return false };
         *h = g;
     }
     let (first, last) = (heights[0], heights[SAMPLES - 1]);
-    heights.iter().enumerate().all(|(i, h)| {
+    let one_surface = heights.iter().enumerate().all(|(i, h)| {
         let line = first + (last - first) * i as f32 / (SAMPLES - 1) as f32;
         (h - line).abs() <= settings.edge_height
-    })
+    });
+    let end = |along: f32, height: f32| {
+        let p = at + forward * (shift + along);
+        Vec3::new(p.x, height, p.z)
+    };
+    one_surface && ground.clear(end(-back, first), end(front, last), first.max(last) + settings.edge_height)
 }
 
 /// The smallest shift (in [`FootstepSettings::search_step`]s, back before forward, at most
@@ -60,14 +121,25 @@ pub fn search_landing(
     at: Vec3,
     forward: Vec3,
     footprint: (f32, f32),
-    mut ground: impl FnMut(Vec3) -> Option<f32>,
+    mut ground: impl FootprintGround,
+    settings: &FootstepSettings,
+) -> Option<f32> {
+    search_on(&mut ground, at, forward, footprint, settings)
+}
+
+/// [`search_landing`] on a borrowed ground.
+fn search_on<G: FootprintGround + ?Sized>(
+    ground: &mut G,
+    at: Vec3,
+    forward: Vec3,
+    footprint: (f32, f32),
     settings: &FootstepSettings,
 ) -> Option<f32> {
     let (max, step) = (settings.max_shift.max(0.0), settings.search_step.max(1e-3));
     let mut k = 1.0f32;
     while k * step <= max + 1e-6 {
         for shift in [-k * step, k * step] {
-            if landing_fits(at, forward, footprint, shift, &mut ground, settings) {
+            if fits_on(ground, at, forward, footprint, shift, settings) {
                 return Some(shift);
             }
         }
@@ -85,11 +157,11 @@ pub fn landing_still_fits(
     forward: Vec3,
     (back, front): (f32, f32),
     shift: f32,
-    mut ground: impl FnMut(Vec3) -> Option<f32>,
+    mut ground: impl FootprintGround,
     settings: &FootstepSettings,
 ) -> bool {
-    let [_, (behind, ahead)] = tight_tiers(at, forward, (back, front), &mut ground, settings);
-    landing_fits(at, forward, (back + behind, front + ahead), shift, ground, settings)
+    let [_, (behind, ahead)] = tight_tiers(&mut ground, at, forward, (back, front), settings);
+    fits_on(&mut ground, at, forward, (back + behind, front + ahead), shift, settings)
 }
 
 /// Whether the ground rises ahead of a landing at `at` rather than behind it, compared
@@ -110,12 +182,23 @@ pub fn rises_ahead(
     at: Vec3,
     forward: Vec3,
     (back, front): (f32, f32),
-    mut ground: impl FnMut(Vec3) -> Option<f32>,
+    mut ground: impl FootprintGround,
+    settings: &FootstepSettings,
+) -> bool {
+    rises_on(&mut ground, at, forward, (back, front), settings)
+}
+
+/// [`rises_ahead`] on a borrowed ground.
+fn rises_on<G: FootprintGround + ?Sized>(
+    ground: &mut G,
+    at: Vec3,
+    forward: Vec3,
+    (back, front): (f32, f32),
     settings: &FootstepSettings,
 ) -> bool {
     let reach = settings.max_shift.max(0.0);
-    let behind = ground(at - forward * (back + reach));
-    let ahead = ground(at + forward * (front + reach));
+    let behind = ground.height(at - forward * (back + reach));
+    let ahead = ground.height(at + forward * (front + reach));
     !matches!((behind, ahead), (Some(b), Some(a)) if b > a + settings.edge_height)
 }
 
@@ -123,16 +206,16 @@ pub fn rises_ahead(
 /// [`choose_landing`]'s two tight tiers: all of [`FootstepSettings::edge_margin`] at the end
 /// facing higher ground ([`rises_ahead`]), half of it at the other; then all of it and up to
 /// [`FootstepSettings::tight_overhang`] of the foot over the lower level.
-fn tight_tiers(
+fn tight_tiers<G: FootprintGround + ?Sized>(
+    ground: &mut G,
     at: Vec3,
     forward: Vec3,
     (back, front): (f32, f32),
-    ground: impl FnMut(Vec3) -> Option<f32>,
     settings: &FootstepSettings,
 ) -> [(f32, f32); 2] {
     let margin = settings.edge_margin.max(0.0);
     let hang = -settings.tight_overhang.clamp(0.0, 1.0) * (back + front);
-    let up = rises_ahead(at, forward, (back, front), ground, settings);
+    let up = rises_on(ground, at, forward, (back, front), settings);
     // (higher end, lower end) as (behind, ahead).
     let orient = |high: f32, low: f32| if up { (low, high) } else { (high, low) };
     [orient(margin, 0.5 * margin), orient(margin, hang)]
@@ -175,20 +258,19 @@ pub fn choose_landing(
     forward: Vec3,
     (back, front): (f32, f32),
     current: f32,
-    mut ground: impl FnMut(Vec3) -> Option<f32>,
+    mut ground: impl FootprintGround,
     settings: &FootstepSettings,
 ) -> LandingChoice {
     let margin = settings.edge_margin.max(0.0);
     let roomy = (back + margin, front + margin);
-    let mut fits = |print: (f32, f32), shift: f32| landing_fits(at, forward, print, shift, &mut ground, settings);
     let found = |shift: f32, roomy: bool| LandingChoice { shift, roomy, fits: true };
-    if fits(roomy, current) {
+    if fits_on(&mut ground, at, forward, roomy, current, settings) {
         return found(current, true);
     }
-    if current != 0.0 && fits(roomy, 0.0) {
+    if current != 0.0 && fits_on(&mut ground, at, forward, roomy, 0.0, settings) {
         return found(0.0, true);
     }
-    if let Some(shift) = search_landing(at, forward, roomy, &mut ground, settings) {
+    if let Some(shift) = search_on(&mut ground, at, forward, roomy, settings) {
         return found(shift, true);
     }
     if !settings.tight_fit {
@@ -199,9 +281,9 @@ pub fn choose_landing(
     // to spare, caught the nosing going down and stood the foot on it). The run nearest the
     // shift the swing already has, so a prediction moving by a centimetre does not flip the
     // landing to the other side of an edge late in the swing.
-    for (behind, ahead) in tight_tiers(at, forward, (back, front), &mut ground, settings) {
+    for (behind, ahead) in tight_tiers(&mut ground, at, forward, (back, front), settings) {
         let print = (back + behind, front + ahead);
-        if let Some(shift) = middle_of_fits(at, forward, print, current, &mut ground, settings) {
+        if let Some(shift) = middle_of_fits(&mut ground, at, forward, print, current, settings) {
             return found(shift, false);
         }
     }
@@ -211,12 +293,12 @@ pub fn choose_landing(
 /// The middle of the run of shifts (half a search step apart, within
 /// [`FootstepSettings::max_shift`]) at which `print` [`landing_fits`], the run nearest the shift
 /// `near`; `None` when none fits.
-fn middle_of_fits(
+fn middle_of_fits<G: FootprintGround + ?Sized>(
+    ground: &mut G,
     at: Vec3,
     forward: Vec3,
     print: (f32, f32),
     near: f32,
-    mut ground: impl FnMut(Vec3) -> Option<f32>,
     settings: &FootstepSettings,
 ) -> Option<f32> {
     let half_step = 0.5 * settings.search_step.max(1e-3);
@@ -227,7 +309,7 @@ fn middle_of_fits(
     let mut best: Option<(i32, i32)> = None;
     let mut run: Option<i32> = None;
     for k in -steps..=steps + 1 {
-        let fit = k <= steps && landing_fits(at, forward, print, k as f32 * half_step, &mut ground, settings);
+        let fit = k <= steps && fits_on(ground, at, forward, print, k as f32 * half_step, settings);
         match (fit, run) {
             (true, None) => run = Some(k),
             (false, Some(start)) => {

@@ -167,3 +167,31 @@ fn a_stride_shortening_mid_swing_is_seen_before_touch_down() {
     // Late in the swing the prediction is nearer the true landing than the learned one.
     assert!(predicted[16..].iter().all(|z| (z - 0.2).abs() < 0.06), "{predicted:?}");
 }
+
+/// Flat floor with a rail 2 cm wide and 5 cm high across z = 1.03..1.05 that height samples
+/// miss; `clear` sees it under a sole spanning it.
+struct Railed;
+
+impl FootprintGround for Railed {
+    fn height(&mut self, _: Vec3) -> Option<f32> {
+        Some(0.0)
+    }
+
+    fn clear(&mut self, heel: Vec3, tip: Vec3, top: f32) -> bool {
+        let (from, to) = (heel.z.min(tip.z), heel.z.max(tip.z));
+        !(from <= 1.05 && to >= 1.03 && top < 0.05)
+    }
+}
+
+#[test]
+fn a_rail_between_the_height_samples_moves_the_landing_off_it() {
+    let settings = FootstepSettings::default();
+    // Toe at 1.0: heel 0.8, tip 1.08, the rail under the ball of the foot.
+    let at = Vec3::new(0.0, 0.0, 1.0);
+    assert!(landing_fits(at, Vec3::Z, (0.2, 0.08), 0.0, |_: Vec3| Some(0.0), &settings));
+    assert!(!landing_fits(at, Vec3::Z, (0.2, 0.08), 0.0, Railed, &settings));
+    let choice = choose_landing(at, Vec3::Z, (0.2, 0.08), 0.0, Railed, &settings);
+    let (heel, tip) = (1.0 + choice.shift - 0.2, 1.0 + choice.shift + 0.08);
+    assert!(choice.fits && choice.roomy, "{choice:?}");
+    assert!(heel >= 1.05 + 0.02 - 1e-4 || tip <= 1.03 - 0.02 + 1e-4, "clear of the rail with room: {choice:?}");
+}
