@@ -85,13 +85,18 @@ const FOOT_RAY: (f32, f32) = (0.3, 0.6);
 
 /// What carries the body: while feet are planted, the one surface all of them stand on (none
 /// when they stand on different ones, or one on nothing); with no foot planted, what is under
-/// the body. So a foot landing on a moving platform carries the body as soon as the foot behind
-/// has lifted off the floor, not only once the body's origin is over the platform (until then
-/// the platform would carry the locked foot away from the body, further than the leg reaches).
-pub fn shared_support<T: PartialEq + Copy>(planted: &[Option<T>], body: Option<T>) -> Option<T> {
-    match planted.split_first() {
-        None => body,
-        Some((first, rest)) => first.filter(|f| rest.iter().all(|r| *r == Some(*f))),
+/// the body (`body`, looked up only then). So a foot landing on a moving platform carries the
+/// body as soon as the foot behind has lifted off the floor, not only once the body's origin is
+/// over the platform (until then the platform would carry the locked foot away from the body,
+/// further than the leg reaches).
+pub fn shared_support<T: PartialEq + Copy>(
+    planted: impl IntoIterator<Item = Option<T>>,
+    body: impl FnOnce() -> Option<T>,
+) -> Option<T> {
+    let mut planted = planted.into_iter();
+    match planted.next() {
+        None => body(),
+        Some(first) => first.filter(|f| planted.all(|r| r == Some(*f))),
     }
 }
 
@@ -126,12 +131,9 @@ pub fn ride_platforms(
         let under = |p: Vec3, (above, length): (f32, f32)| {
             context.cast_ray(p + Vec3::Y * above, -Vec3::Y, length, true, filter).map(|(hit, _)| hit)
         };
-        let planted: Vec<Option<Entity>> = motion
-            .avatar
-            .and_then(|a| placers.get(a).ok())
-            .map(|state| state.feet.iter().filter(|f| f.contact).map(|f| under(f.toe_world, FOOT_RAY)).collect())
-            .unwrap_or_default();
-        let support = shared_support(&planted, under(transform.translation, RIDE_RAY));
+        let feet = motion.avatar.and_then(|a| placers.get(a).ok()).into_iter().flat_map(|state| &state.feet);
+        let planted = feet.filter(|f| f.contact).map(|f| under(f.toe_world, FOOT_RAY));
+        let support = shared_support(planted, || under(transform.translation, RIDE_RAY));
         let Some(platform) = support.and_then(|hit| platforms.get(hit).ok()) else { continue };
         let shift = platform.carry(transform.translation) - transform.translation;
         if !shift.is_finite() {
@@ -190,15 +192,15 @@ mod tests {
     #[test]
     fn the_body_rides_what_all_its_planted_feet_stand_on() {
         // Both feet on platform 1, or the only planted foot on it: carried by it.
-        assert_eq!(shared_support(&[Some(1), Some(1)], Some(0)), Some(1));
-        assert_eq!(shared_support(&[Some(1)], None), Some(1));
+        assert_eq!(shared_support([Some(1), Some(1)], || Some(0)), Some(1));
+        assert_eq!(shared_support([Some(1)], || None), Some(1));
         // One on the floor (0), one on the platform: neither carries the body.
-        assert_eq!(shared_support(&[Some(0), Some(1)], Some(1)), None);
-        assert_eq!(shared_support(&[Some(1), None], Some(1)), None);
-        assert_eq!(shared_support(&[None], Some(1)), None);
+        assert_eq!(shared_support([Some(0), Some(1)], || Some(1)), None);
+        assert_eq!(shared_support([Some(1), None], || Some(1)), None);
+        assert_eq!(shared_support([None], || Some(1)), None);
         // No foot planted (both swinging, or no feet at all): what is under the body.
-        assert_eq!(shared_support::<u8>(&[], Some(2)), Some(2));
-        assert_eq!(shared_support::<u8>(&[], None), None);
+        assert_eq!(shared_support::<u8>([], || Some(2)), Some(2));
+        assert_eq!(shared_support::<u8>([], || None), None);
     }
 
     #[test]

@@ -32,8 +32,8 @@ use crate::ground::GroundProbe;
 
 /// Put next to a [`crate::feet::FootPlacer`] (usually with a [`crate::feet::FootLock`]) to
 /// steer swinging feet onto whole treads. The tuning is ik_core's [`FootstepSettings`]. Costs
-/// six rays and one box cast per swinging foot per frame on even ground, more while it searches
-/// for a fit.
+/// six rays per swinging foot per frame on even ground and a sole-sized box cast or two per
+/// swing, more while it searches for a fit.
 ///
 /// ```no_run
 /// # use bevy::prelude::*;
@@ -118,7 +118,7 @@ pub(crate) fn steer_swings(
         let (Some(toe), Some(status)) = (*toe, feet.get_mut(i)) else { continue };
         let aged = memory.cleared[i].filter(|c| c.frames_left > 0 && !status.contact);
         let cleared = Cell::new(aged.map(|c| ClearSole { frames_left: c.frames_left - 1, ..c }));
-        let ground = SoleGround { probe, root, up, ray, cleared: &cleared };
+        let mut ground = SoleGround { probe, root, up, ray, cleared: &cleared };
         status.landing = None;
         let predicted = step.update(status.contact, toe, dt, settings);
         let mut goal = f32::NAN;
@@ -130,9 +130,9 @@ pub(crate) fn steer_swings(
             // Between searches that found no landing with room to spare, keep the shift while
             // it still fits (a late landing moves on with the body).
             let search = step.search_due()
-                || (current != 0.0 && !landing_still_fits(landing, forward, footprint, current, ground, settings));
+                || (current != 0.0 && !landing_still_fits(landing, forward, footprint, current, &mut ground, settings));
             goal = if search {
-                let choice = choose_landing(landing, forward, footprint, current, ground, settings);
+                let choice = choose_landing(landing, forward, footprint, current, &mut ground, settings);
                 step.searched(choice.roomy);
                 // Late in a swing a prediction moving by a centimetre can tip the choice to
                 // the other side of the animated landing; one the foot cannot reach in time
@@ -179,7 +179,6 @@ struct ClearSole {
 /// between the rays. A box [`SOLE_REUSE`] larger all round is tried first; when it is clear,
 /// footprints within that distance are known clear for [`SOLE_REUSE_FRAMES`] frames (`cleared`),
 /// so a swing's landing, which moves by millimetres a frame, costs a box cast or two a swing.
-#[derive(Clone, Copy)]
 struct SoleGround<'p, 'a, 'w, 's> {
     probe: &'p GroundProbe<'a, 'w, 's>,
     root: Entity,

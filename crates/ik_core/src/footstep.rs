@@ -158,8 +158,6 @@ const PATH_POINTS: usize = 8;
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FootstepState {
     in_contact: bool,
-    /// The animated toe last given, root space.
-    toe: Vec3,
     /// This swing so far: time since lift-off and the toe (root space) at the first frame of
     /// each eighth of the learned swing.
     samples: [Option<(f32, Vec3)>; PATH_POINTS],
@@ -203,7 +201,6 @@ impl FootstepState {
         if !toe_in_root.is_finite() || !dt.is_finite() {
             return self.prediction();
         }
-        self.toe = toe_in_root;
         let dt = dt.max(0.0);
         let rate = settings.learning_rate.clamp(0.0, 1.0);
         if !self.in_contact {
@@ -241,7 +238,7 @@ impl FootstepState {
                 *sample = Some((self.swinging_for, toe_in_root));
             }
         }
-        self.refined = if contact { None } else { self.refine_landing() };
+        self.refined = if contact { None } else { self.refine_landing(toe_in_root) };
         self.prediction()
     }
 
@@ -274,20 +271,20 @@ impl FootstepState {
         Some(Footstep { remaining: (swing - self.swinging_for).max(0.0), progress, landing_in_root })
     }
 
-    /// The landing relative to the root as of the last [`FootstepState::update`]: early in the
+    /// The landing relative to the root with the toe (root space) at `toe` now: early in the
     /// swing, where it landed last time; later, more and more where the toe is plus what the
     /// learned path says is left (a stride shortening as the body slows shows). `None` before
     /// a step was learned.
-    fn refine_landing(&self) -> Option<Vec3> {
+    fn refine_landing(&self, toe: Vec3) -> Option<Vec3> {
         let (swing, landing) = (self.swing_time.filter(|s| *s > 0.0)?, self.landing?);
         let progress = (self.swinging_for / swing).clamp(0.0, 1.0);
         match (self.travel_left(progress), self.samples[0], self.path[0]) {
             (Some(left), Some((_, lift_off)), Some((_, whole))) => {
                 // A stride shorter or longer than the learned one: so far the toe travelled
                 // this share of what the path had it travel by now, and so will the rest.
-                let (done, learned_done) = ((self.toe - lift_off).length(), (whole - left).length());
+                let (done, learned_done) = ((toe - lift_off).length(), (whole - left).length());
                 let scale = if learned_done > 0.25 * whole.length() { done / learned_done } else { 1.0 };
-                Some(landing.lerp(self.toe + left * scale.clamp(0.5, 1.5), progress))
+                Some(landing.lerp(toe + left * scale.clamp(0.5, 1.5), progress))
             }
             _ => Some(landing),
         }

@@ -29,8 +29,8 @@ use super::FootstepSettings;
 ///     }
 /// }
 /// let settings = FootstepSettings::default();
-/// assert!(landing_fits(Vec3::new(0.0, 0.0, 1.1), Vec3::Z, (0.2, 0.08), 0.0, |_: Vec3| Some(0.0), &settings));
-/// assert!(!landing_fits(Vec3::new(0.0, 0.0, 1.1), Vec3::Z, (0.2, 0.08), 0.0, Railed, &settings));
+/// assert!(landing_fits(Vec3::new(0.0, 0.0, 1.1), Vec3::Z, (0.2, 0.08), 0.0, &mut |_: Vec3| Some(0.0), &settings));
+/// assert!(!landing_fits(Vec3::new(0.0, 0.0, 1.1), Vec3::Z, (0.2, 0.08), 0.0, &mut Railed, &settings));
 /// ```
 pub trait FootprintGround {
     /// Height of the ground under the world point `p`, if any.
@@ -57,24 +57,12 @@ impl<F: FnMut(Vec3) -> Option<f32>> FootprintGround for F {
 /// [`FootstepSettings::edge_height`] of the straight line between its ends (a ramp fits, a riser
 /// or a kerb under it does not), and nothing stands higher between them
 /// ([`FootprintGround::clear`]). A sample with no ground does not fit.
-pub fn landing_fits(
-    at: Vec3,
-    forward: Vec3,
-    footprint: (f32, f32),
-    shift: f32,
-    mut ground: impl FootprintGround,
-    settings: &FootstepSettings,
-) -> bool {
-    fits_on(&mut ground, at, forward, footprint, shift, settings)
-}
-
-/// [`landing_fits`] on a borrowed ground.
-fn fits_on<G: FootprintGround + ?Sized>(
-    ground: &mut G,
+pub fn landing_fits<G: FootprintGround + ?Sized>(
     at: Vec3,
     forward: Vec3,
     (back, front): (f32, f32),
     shift: f32,
+    ground: &mut G,
     settings: &FootstepSettings,
 ) -> bool {
     const SAMPLES: usize = 6;
@@ -111,35 +99,24 @@ fn fits_on<G: FootprintGround + ?Sized>(
 ///
 /// // A riser at z = 1: the tread beyond is 20 cm higher. A toe landing at z = 0.95 (footprint
 /// // 0.2 m back, 0.08 m ahead) straddles it; the search moves it back until the tip is clear.
-/// let ground = |p: Vec3| Some(if p.z > 1.0 { 0.2 } else { 0.0 });
+/// let mut ground = |p: Vec3| Some(if p.z > 1.0 { 0.2 } else { 0.0 });
 /// let (at, settings) = (Vec3::new(0.0, 0.0, 0.95), FootstepSettings::default());
-/// assert!(!landing_fits(at, Vec3::Z, (0.2, 0.08), 0.0, ground, &settings));
-/// let shift = search_landing(at, Vec3::Z, (0.2, 0.08), ground, &settings).unwrap();
+/// assert!(!landing_fits(at, Vec3::Z, (0.2, 0.08), 0.0, &mut ground, &settings));
+/// let shift = search_landing(at, Vec3::Z, (0.2, 0.08), &mut ground, &settings).unwrap();
 /// assert!(0.95 + shift + 0.08 <= 1.0 && shift >= -0.15, "{shift}");
 /// ```
-pub fn search_landing(
+pub fn search_landing<G: FootprintGround + ?Sized>(
     at: Vec3,
     forward: Vec3,
     footprint: (f32, f32),
-    mut ground: impl FootprintGround,
-    settings: &FootstepSettings,
-) -> Option<f32> {
-    search_on(&mut ground, at, forward, footprint, settings)
-}
-
-/// [`search_landing`] on a borrowed ground.
-fn search_on<G: FootprintGround + ?Sized>(
     ground: &mut G,
-    at: Vec3,
-    forward: Vec3,
-    footprint: (f32, f32),
     settings: &FootstepSettings,
 ) -> Option<f32> {
     let (max, step) = (settings.max_shift.max(0.0), settings.search_step.max(1e-3));
     let mut k = 1.0f32;
     while k * step <= max + 1e-6 {
         for shift in [-k * step, k * step] {
-            if fits_on(ground, at, forward, footprint, shift, settings) {
+            if landing_fits(at, forward, footprint, shift, ground, settings) {
                 return Some(shift);
             }
         }
@@ -150,18 +127,18 @@ fn search_on<G: FootprintGround + ?Sized>(
 
 /// Whether a landing `shift` chosen by [`choose_landing`] still fits where the foot is now
 /// predicted to land, with the least room [`choose_landing`] takes (its last tight tier).
-/// Cheap (a footprint of rays and two more), so a caller between searches can tell that its
-/// shift no longer does.
-pub fn landing_still_fits(
+/// Cheap (a footprint of rays, two more and one [`FootprintGround::clear`]), so a caller
+/// between searches can tell that its shift no longer does.
+pub fn landing_still_fits<G: FootprintGround + ?Sized>(
     at: Vec3,
     forward: Vec3,
     (back, front): (f32, f32),
     shift: f32,
-    mut ground: impl FootprintGround,
+    ground: &mut G,
     settings: &FootstepSettings,
 ) -> bool {
-    let [_, (behind, ahead)] = tight_tiers(&mut ground, at, forward, (back, front), settings);
-    fits_on(&mut ground, at, forward, (back + behind, front + ahead), shift, settings)
+    let [_, (behind, ahead)] = tight_tiers(at, forward, (back, front), ground, settings);
+    landing_fits(at, forward, (back + behind, front + ahead), shift, ground, settings)
 }
 
 /// Whether the ground rises ahead of a landing at `at` rather than behind it, compared
@@ -173,27 +150,16 @@ pub fn landing_still_fits(
 /// use glam::Vec3;
 /// use ik_core::footstep::{FootstepSettings, rises_ahead};
 ///
-/// let down = |p: Vec3| Some(-(p.z / 0.3).floor() * 0.17); // 30 cm treads, each 17 cm lower
+/// let mut down = |p: Vec3| Some(-(p.z / 0.3).floor() * 0.17); // 30 cm treads, each 17 cm lower
 /// let settings = FootstepSettings::default();
-/// assert!(!rises_ahead(Vec3::new(0.0, 0.0, 0.5), Vec3::Z, (0.2, 0.07), down, &settings));
-/// assert!(rises_ahead(Vec3::new(0.0, 0.0, 0.5), Vec3::NEG_Z, (0.2, 0.07), down, &settings));
+/// assert!(!rises_ahead(Vec3::new(0.0, 0.0, 0.5), Vec3::Z, (0.2, 0.07), &mut down, &settings));
+/// assert!(rises_ahead(Vec3::new(0.0, 0.0, 0.5), Vec3::NEG_Z, (0.2, 0.07), &mut down, &settings));
 /// ```
-pub fn rises_ahead(
+pub fn rises_ahead<G: FootprintGround + ?Sized>(
     at: Vec3,
     forward: Vec3,
     (back, front): (f32, f32),
-    mut ground: impl FootprintGround,
-    settings: &FootstepSettings,
-) -> bool {
-    rises_on(&mut ground, at, forward, (back, front), settings)
-}
-
-/// [`rises_ahead`] on a borrowed ground.
-fn rises_on<G: FootprintGround + ?Sized>(
     ground: &mut G,
-    at: Vec3,
-    forward: Vec3,
-    (back, front): (f32, f32),
     settings: &FootstepSettings,
 ) -> bool {
     let reach = settings.max_shift.max(0.0);
@@ -207,15 +173,15 @@ fn rises_on<G: FootprintGround + ?Sized>(
 /// facing higher ground ([`rises_ahead`]), half of it at the other; then all of it and up to
 /// [`FootstepSettings::tight_overhang`] of the foot over the lower level.
 fn tight_tiers<G: FootprintGround + ?Sized>(
-    ground: &mut G,
     at: Vec3,
     forward: Vec3,
     (back, front): (f32, f32),
+    ground: &mut G,
     settings: &FootstepSettings,
 ) -> [(f32, f32); 2] {
     let margin = settings.edge_margin.max(0.0);
     let hang = -settings.tight_overhang.clamp(0.0, 1.0) * (back + front);
-    let up = rises_on(ground, at, forward, (back, front), settings);
+    let up = rises_ahead(at, forward, (back, front), ground, settings);
     // (higher end, lower end) as (behind, ahead).
     let orient = |high: f32, low: f32| if up { (low, high) } else { (high, low) };
     [orient(margin, 0.5 * margin), orient(margin, hang)]
@@ -248,29 +214,29 @@ pub struct LandingChoice {
 /// // A riser at z = 1. A toe landing at z = 0.93 with a footprint 0.2 m back, 0.08 m ahead
 /// // would put its tip 1 cm onto the upper tread; with 2 cm to spare, it moves back 4 cm (the
 /// // search's 2 cm steps).
-/// let ground = |p: Vec3| Some(if p.z > 1.0 { 0.2 } else { 0.0 });
+/// let mut ground = |p: Vec3| Some(if p.z > 1.0 { 0.2 } else { 0.0 });
 /// let at = Vec3::new(0.0, 0.0, 0.93);
-/// let choice = choose_landing(at, Vec3::Z, (0.2, 0.08), 0.0, ground, &FootstepSettings::default());
+/// let choice = choose_landing(at, Vec3::Z, (0.2, 0.08), 0.0, &mut ground, &FootstepSettings::default());
 /// assert!(choice.roomy && choice.fits && (choice.shift + 0.04).abs() < 1e-5, "{choice:?}");
 /// ```
-pub fn choose_landing(
+pub fn choose_landing<G: FootprintGround + ?Sized>(
     at: Vec3,
     forward: Vec3,
     (back, front): (f32, f32),
     current: f32,
-    mut ground: impl FootprintGround,
+    ground: &mut G,
     settings: &FootstepSettings,
 ) -> LandingChoice {
     let margin = settings.edge_margin.max(0.0);
     let roomy = (back + margin, front + margin);
     let found = |shift: f32, roomy: bool| LandingChoice { shift, roomy, fits: true };
-    if fits_on(&mut ground, at, forward, roomy, current, settings) {
+    if landing_fits(at, forward, roomy, current, ground, settings) {
         return found(current, true);
     }
-    if current != 0.0 && fits_on(&mut ground, at, forward, roomy, 0.0, settings) {
+    if current != 0.0 && landing_fits(at, forward, roomy, 0.0, ground, settings) {
         return found(0.0, true);
     }
-    if let Some(shift) = search_on(&mut ground, at, forward, roomy, settings) {
+    if let Some(shift) = search_landing(at, forward, roomy, ground, settings) {
         return found(shift, true);
     }
     if !settings.tight_fit {
@@ -281,9 +247,9 @@ pub fn choose_landing(
     // to spare, caught the nosing going down and stood the foot on it). The run nearest the
     // shift the swing already has, so a prediction moving by a centimetre does not flip the
     // landing to the other side of an edge late in the swing.
-    for (behind, ahead) in tight_tiers(&mut ground, at, forward, (back, front), settings) {
+    for (behind, ahead) in tight_tiers(at, forward, (back, front), ground, settings) {
         let print = (back + behind, front + ahead);
-        if let Some(shift) = middle_of_fits(&mut ground, at, forward, print, current, settings) {
+        if let Some(shift) = middle_of_fits(at, forward, print, current, ground, settings) {
             return found(shift, false);
         }
     }
@@ -294,11 +260,11 @@ pub fn choose_landing(
 /// [`FootstepSettings::max_shift`]) at which `print` [`landing_fits`], the run nearest the shift
 /// `near`; `None` when none fits.
 fn middle_of_fits<G: FootprintGround + ?Sized>(
-    ground: &mut G,
     at: Vec3,
     forward: Vec3,
     print: (f32, f32),
     near: f32,
+    ground: &mut G,
     settings: &FootstepSettings,
 ) -> Option<f32> {
     let half_step = 0.5 * settings.search_step.max(1e-3);
@@ -309,7 +275,7 @@ fn middle_of_fits<G: FootprintGround + ?Sized>(
     let mut best: Option<(i32, i32)> = None;
     let mut run: Option<i32> = None;
     for k in -steps..=steps + 1 {
-        let fit = k <= steps && fits_on(ground, at, forward, print, k as f32 * half_step, settings);
+        let fit = k <= steps && landing_fits(at, forward, print, k as f32 * half_step, ground, settings);
         match (fit, run) {
             (true, None) => run = Some(k),
             (false, Some(start)) => {

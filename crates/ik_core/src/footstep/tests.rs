@@ -61,64 +61,64 @@ fn a_footprint_on_one_level_needs_no_shift_and_one_across_an_edge_is_moved_off_i
     let settings = FootstepSettings::default();
     let print = (0.2, 0.08);
     // The riser at z = 1.005 (clear of the samples' rounding).
-    let stairs = |p: Vec3| Some(if p.z > 1.005 { 0.2 } else { 0.0 });
+    let mut stairs = |p: Vec3| Some(if p.z > 1.005 { 0.2 } else { 0.0 });
     let at = |z: f32| Vec3::new(0.0, 0.0, z);
-    assert!(landing_fits(at(0.5), Vec3::Z, print, 0.0, stairs, &settings));
+    assert!(landing_fits(at(0.5), Vec3::Z, print, 0.0, &mut stairs, &settings));
     // Toe 2 cm past the riser: moving forward 20 cm is too far, back 10 cm clears the tip.
-    assert!(!landing_fits(at(1.02), Vec3::Z, print, 0.0, stairs, &settings));
-    let shift = search_landing(at(1.02), Vec3::Z, print, stairs, &settings).unwrap();
+    assert!(!landing_fits(at(1.02), Vec3::Z, print, 0.0, &mut stairs, &settings));
+    let shift = search_landing(at(1.02), Vec3::Z, print, &mut stairs, &settings).unwrap();
     assert!((shift + 0.1).abs() < 1e-4, "{shift}");
     // Heel just behind the riser: a small step forward puts the whole foot up.
-    let shift = search_landing(at(1.19), Vec3::Z, print, stairs, &settings).unwrap();
+    let shift = search_landing(at(1.19), Vec3::Z, print, &mut stairs, &settings).unwrap();
     assert!((shift - 0.02).abs() < 1e-4, "{shift}");
     // A tread too short for the foot: nothing fits.
-    let short = one_tread(1.15);
-    assert_eq!(search_landing(at(1.1), Vec3::Z, print, short, &settings), None);
+    let mut short = one_tread(1.15);
+    assert_eq!(search_landing(at(1.1), Vec3::Z, print, &mut short, &settings), None);
     // A 33 cm tread for a 28 cm foot: not 2 cm to spare at both ends, but 1 cm behind
     // and 2 cm ahead.
-    let tread = one_tread(1.33);
+    let mut tread = one_tread(1.33);
     let none = LandingChoice { shift: 0.0, roomy: false, fits: false };
     let strict = FootstepSettings { tight_fit: false, ..settings };
-    assert_eq!(choose_landing(at(1.25), Vec3::Z, print, 0.0, tread, &strict), none, "no room: as animated");
-    let choice = choose_landing(at(1.25), Vec3::Z, print, 0.0, tread, &settings);
+    assert_eq!(choose_landing(at(1.25), Vec3::Z, print, 0.0, &mut tread, &strict), none, "no room: as animated");
+    let choice = choose_landing(at(1.25), Vec3::Z, print, 0.0, &mut tread, &settings);
     assert!(!choice.roomy && choice.fits, "{choice:?}");
     // In the middle of where it fits: heel 2 cm past the lower riser, tip 3 cm short of the
     // upper one.
     assert!((1.25 + choice.shift - 1.22).abs() < 0.006, "{choice:?}");
-    assert!(landing_fits(at(1.25), Vec3::Z, print, choice.shift, tread, &settings), "{choice:?}");
-    assert_eq!(choose_landing(at(1.1), Vec3::Z, print, 0.0, short, &settings), none);
+    assert!(landing_fits(at(1.25), Vec3::Z, print, choice.shift, &mut tread, &settings), "{choice:?}");
+    assert_eq!(choose_landing(at(1.1), Vec3::Z, print, 0.0, &mut short, &settings), none);
     // A 29 cm tread going up: the tip keeps 2 cm from the next riser, the heel hangs over
     // the lower level by at most a tenth of the foot (2.8 cm); with no overhang allowed, as
     // animated.
-    let tight = one_tread(1.29);
-    let choice = choose_landing(at(1.25), Vec3::Z, print, 0.0, tight, &settings);
+    let mut tight = one_tread(1.29);
+    let choice = choose_landing(at(1.25), Vec3::Z, print, 0.0, &mut tight, &settings);
     let (tip, heel) = (1.25 + choice.shift + 0.08, 1.25 + choice.shift - 0.2);
     assert!(choice.fits && tip <= 1.27 + 1e-4 && heel >= 1.0 - 0.028 - 1e-4, "{choice:?}");
     let no_overhang = FootstepSettings { tight_overhang: 0.0, ..settings };
-    assert_eq!(choose_landing(at(1.25), Vec3::Z, print, 0.0, tight, &no_overhang), none);
+    assert_eq!(choose_landing(at(1.25), Vec3::Z, print, 0.0, &mut tight, &no_overhang), none);
     // 30 cm treads for the 28 cm foot going up: the tip 2 cm from the next riser, the heel
     // over the lower tread by at most 2.8 cm, in the middle of the run of fits (toe at
     // 1.172-1.2).
-    let flight = |p: Vec3| Some(if p.z > 1.0 { ((p.z - 1.0) / 0.3).ceil() * 0.17 } else { 0.0 });
-    let choice = choose_landing(at(1.3), Vec3::Z, print, 0.0, flight, &settings);
+    let mut flight = |p: Vec3| Some(if p.z > 1.0 { ((p.z - 1.0) / 0.3).ceil() * 0.17 } else { 0.0 });
+    let choice = choose_landing(at(1.3), Vec3::Z, print, 0.0, &mut flight, &settings);
     assert!(choice.fits && !choice.roomy, "{choice:?}");
     assert!((1.3 + choice.shift - 1.186).abs() < 0.006, "tip 2 cm clear, heel 1.4 cm over: {choice:?}");
     // Going down the same flight (toward -Z) the heel gets the 2 cm from the nosing behind it
     // (at z = 1.6), the tip may hang over the tread below (z < 1.3).
-    let choice = choose_landing(at(1.3), Vec3::NEG_Z, print, 0.0, flight, &settings);
+    let choice = choose_landing(at(1.3), Vec3::NEG_Z, print, 0.0, &mut flight, &settings);
     let heel = 1.3 - choice.shift + 0.2;
     assert!(choice.fits && (1.559..=1.5801).contains(&heel), "heel 2-3.5 cm clear: {choice:?}");
     // Halfway between two treads, the one nearer the shift the swing already has wins (a
     // prediction moving by a centimetre does not flip the landing across the edge).
     let far = FootstepSettings { max_shift: 0.3, ..settings };
     for (current, (from, to)) in [(-0.1, (1.172, 1.2)), (0.1, (1.472, 1.5))] {
-        let choice = choose_landing(at(1.3575), Vec3::Z, print, current, flight, &far);
+        let choice = choose_landing(at(1.3575), Vec3::Z, print, current, &mut flight, &far);
         let toe = 1.3575 + choice.shift;
         assert!(choice.fits && (from - 1e-3..=to + 1e-3).contains(&toe), "from {current}: {choice:?}");
     }
     // A 30 degree ramp is one surface.
-    let ramp = |p: Vec3| Some(p.z * 30f32.to_radians().tan());
-    assert!(landing_fits(at(1.0), Vec3::Z, print, 0.0, ramp, &settings));
+    let mut ramp = |p: Vec3| Some(p.z * 30f32.to_radians().tan());
+    assert!(landing_fits(at(1.0), Vec3::Z, print, 0.0, &mut ramp, &settings));
 }
 
 /// Ground with one tread 20 cm up from z = 1 to `end`, and 40 cm up beyond it.
@@ -188,9 +188,9 @@ fn a_rail_between_the_height_samples_moves_the_landing_off_it() {
     let settings = FootstepSettings::default();
     // Toe at 1.0: heel 0.8, tip 1.08, the rail under the ball of the foot.
     let at = Vec3::new(0.0, 0.0, 1.0);
-    assert!(landing_fits(at, Vec3::Z, (0.2, 0.08), 0.0, |_: Vec3| Some(0.0), &settings));
-    assert!(!landing_fits(at, Vec3::Z, (0.2, 0.08), 0.0, Railed, &settings));
-    let choice = choose_landing(at, Vec3::Z, (0.2, 0.08), 0.0, Railed, &settings);
+    assert!(landing_fits(at, Vec3::Z, (0.2, 0.08), 0.0, &mut |_: Vec3| Some(0.0), &settings));
+    assert!(!landing_fits(at, Vec3::Z, (0.2, 0.08), 0.0, &mut Railed, &settings));
+    let choice = choose_landing(at, Vec3::Z, (0.2, 0.08), 0.0, &mut Railed, &settings);
     let (heel, tip) = (1.0 + choice.shift - 0.2, 1.0 + choice.shift + 0.08);
     assert!(choice.fits && choice.roomy, "{choice:?}");
     assert!(heel >= 1.05 + 0.02 - 1e-4 || tip <= 1.03 - 0.02 + 1e-4, "clear of the rail with room: {choice:?}");
