@@ -14,6 +14,7 @@
 use bevy::prelude::*;
 use bevy_ik::bones::{Hierarchy, world_of};
 use bevy_ik::prelude::*;
+use ik_core::foot_placement::PelvisSupport;
 use ik_core::sole::FlatSole;
 use ik_core::warping::WarpSettings;
 
@@ -120,6 +121,11 @@ pub fn after_rigging(
             placer.settings.foot_half_life = 0.0;
             placer.settings.tilt_half_life = 0.03;
             placer.settings.pelvis_half_life = 0.06;
+            // No crouch beyond what the ground needs: the pelvis follows the planted foot on
+            // the highest ground, and a leg short of its ground lifts its heel (up to 25°)
+            // before the pelvis drops for the rest.
+            placer.settings.pelvis_support = PelvisSupport::HighestFoot;
+            placer.settings.heel_lift = 1.0;
         }
         // Orientation warping for strafing (X): off until strafing turns it on
         // ([`crate::toggles::apply_warping`]); the blend space already matches any speed, so

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use bevy::app::AppExit;
 use bevy::prelude::*;
-use bevy_ik::prelude::{IkFade, LookAtSpread, LookAtState, PoseWarpingState, RiggedHumanoid};
+use bevy_ik::prelude::{FootPlacerState, IkFade, LookAtSpread, LookAtState, PoseWarpingState, RiggedHumanoid};
 use ik_core::spring::Spring;
 
 use crate::character::Avatar;
@@ -27,6 +27,7 @@ use crate::toggles::DemoIk;
 
 mod lanes;
 mod report;
+mod swings;
 
 use report::{print_stand, print_table};
 
@@ -171,6 +172,8 @@ pub struct Autopilot {
     pub stair_pelvis: BTreeMap<usize, StairPelvis>,
     /// Lane D: planted feet over the moving platforms and under the board, per pass.
     pub lanes: lanes::LaneFigures,
+    /// How smoothly swinging feet go over the stairs, per pass.
+    pub swings: swings::SwingFigures,
 }
 
 /// Slope warping on one ramp in one pass: the worst feet and the lean going up and down.
@@ -232,6 +235,7 @@ impl Autopilot {
             stand_at: None,
             stair_pelvis: BTreeMap::new(),
             lanes: lanes::LaneFigures::default(),
+            swings: swings::SwingFigures::default(),
         }
     }
 
@@ -283,7 +287,13 @@ pub fn run_autopilot(
     mut ik: ResMut<DemoIk>,
     timer: Res<IkTimer>,
     mut bodies: Query<(&mut Transform, &mut Motion, &mut MoveIntent), With<Player>>,
-    mut avatars: Query<(&Avatar, Option<&mut FootMetrics>, &Locomotion, Option<&PoseWarpingState>)>,
+    mut avatars: Query<(
+        &Avatar,
+        Option<&mut FootMetrics>,
+        &Locomotion,
+        Option<&PoseWarpingState>,
+        Option<&FootPlacerState>,
+    )>,
     mut exit: MessageWriter<AppExit>,
     failure: Option<Res<crate::character::CharacterError>>,
     mut game: Option<ResMut<GemRun>>,
@@ -310,7 +320,7 @@ pub fn run_autopilot(
     let pilot = &mut *pilot;
     match pilot.phase {
         Phase::WaitForCharacter => {
-            let standing_only = avatars.iter().next().is_some_and(|(_, _, loco, _)| !loco.walks());
+            let standing_only = avatars.iter().next().is_some_and(|(_, _, loco, _, _)| !loco.walks());
             if (standing_only || pilot.stand_at.is_some()) && !pilot.tour && !avatars.is_empty() {
                 ik.foot_ik = true;
                 ik.foot_lock = true;
@@ -363,7 +373,7 @@ pub fn run_autopilot(
                 if pilot.pass < PASSES.len() {
                     start_pass(pilot.pass, route, &mut transform, &mut motion, Some(&mut *ik));
                     // Contacts in progress at the old place must not count as slide.
-                    for (_, metrics, _, _) in &mut avatars {
+                    for (_, metrics, _, _, _) in &mut avatars {
                         if let Some(mut m) = metrics {
                             *m = FootMetrics::default();
                         }
@@ -389,7 +399,7 @@ pub fn run_autopilot(
             let ramp = layout.ramp_at(p);
             pilot.frames += 1;
             pilot.ik_ms.push(timer.last_ms);
-            for (_, metrics, _, warp) in &avatars {
+            for (_, metrics, _, warp, placer) in &avatars {
                 let Some(metrics) = metrics else { continue };
                 if let (Some(degrees), Some(warp)) = (ramp, warp) {
                     let s = pilot.slopes.entry((pilot.pass, degrees)).or_default();
@@ -414,13 +424,17 @@ pub fn run_autopilot(
                     if f.finished_slide.is_some() {
                         m.contacts += 1;
                     }
+                    if let Some(status) = placer.and_then(|p| p.feet.get(foot)) {
+                        let on_stairs = Section::STAIRS.contains(&section);
+                        pilot.swings.record(pilot.pass, foot, (f.contact, status.offset, on_stairs));
+                    }
                 }
             }
         }
         Phase::Stand { time } => {
             *intent = MoveIntent::default();
             if time >= STAND_SETTLE {
-                for (_, metrics, _, _) in &avatars {
+                for (_, metrics, _, _, _) in &avatars {
                     let Some(metrics) = metrics.filter(|m| m.feet.iter().all(|f| f.measured)) else { continue };
                     pilot.stand_frames += 1;
                     for (foot, f) in metrics.feet.iter().enumerate() {

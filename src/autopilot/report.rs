@@ -241,6 +241,17 @@ fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section
         clearance * 100.0,
         verdict(measured, clearance <= 0.005, "NOT measured: a section was not walked or no contact ended")
     );
+    let swings: Vec<String> = (1..PASSES.len())
+        .filter_map(|pass| pilot.swings.summary(pass))
+        .map(|(largest, median, n)| {
+            format!("{:.2} cm (median {:.2} cm over {n} swings)", largest * 100.0, median * 100.0)
+        })
+        .collect();
+    println!(
+        "swinging feet over the stairs, foot IK on: largest change of a swinging foot's height correction in one frame \
+         (IK on, IK+lock): {}",
+        if swings.is_empty() { "not measured".to_string() } else { swings.join(", ") }
+    );
     // Without a lock a planted foot slides with the animation (the toe-slide bar), off its
     // tread as well; the bar is the full stack's: foot IK with locking and footstep prediction.
     let in_pass =

@@ -10,6 +10,7 @@
 
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, egui};
+use bevy_ik::ik_core::foot_placement::PelvisSupport;
 use bevy_ik::prelude::*;
 
 use super::UiState;
@@ -25,6 +26,22 @@ fn scaled(ui: &mut egui::Ui, value: &mut f32, scale: f32, range: std::ops::Range
         *value = shown / scale;
     }
     changed
+}
+
+/// A choice of which planted feet carry the pelvis. Returns whether it was changed.
+fn pelvis_support_choice(ui: &mut egui::Ui, support: &mut PelvisSupport) -> bool {
+    let before = *support;
+    let name = |s: PelvisSupport| match s {
+        PelvisSupport::LowestFoot => "lowest foot",
+        PelvisSupport::FrontFoot => "front foot uphill",
+        PelvisSupport::HighestFoot => "highest foot",
+    };
+    egui::ComboBox::from_label("pelvis follows").selected_text(name(*support)).show_ui(ui, |ui| {
+        for choice in [PelvisSupport::LowestFoot, PelvisSupport::FrontFoot, PelvisSupport::HighestFoot] {
+            ui.selectable_value(support, choice, name(choice));
+        }
+    });
+    *support != before
 }
 
 /// Radians to degrees, for [`scaled`].
@@ -64,6 +81,9 @@ pub fn tuning_window(
                         scaled(ui, &mut s.pelvis_half_life, 1.0, 0.0..=0.5, "pelvis half-life, s"),
                         scaled(ui, &mut s.tilt_half_life, 1.0, 0.0..=0.5, "tilt half-life, s"),
                         scaled(ui, &mut s.soften, 100.0, 0.0..=10.0, "knee soft zone, % of reach"),
+                        pelvis_support_choice(ui, &mut s.pelvis_support),
+                        scaled(ui, &mut s.heel_lift, 100.0, 0.0..=100.0, "heel lift before pelvis drop, %"),
+                        scaled(ui, &mut s.max_heel_lift, DEGREES, 0.0..=60.0, "max heel lift, °"),
                     ];
                     if changed.contains(&true) {
                         placer.set_changed();

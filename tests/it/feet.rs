@@ -6,6 +6,7 @@
 
 use bevy::prelude::*;
 use bevy_ik::ground::GroundRays;
+use bevy_ik::ik_core::foot_placement::PelvisSupport;
 use bevy_ik::prelude::*;
 use bevy_rapier3d::prelude::*;
 
@@ -422,4 +423,31 @@ pub fn probe_a_rail<P: Physics>() {
 #[test]
 fn a_sole_box_finds_a_rail_the_rays_pass_between() {
     probe_a_rail::<Rapier>();
+}
+
+#[test]
+fn following_the_higher_foot_the_lower_one_stands_on_its_toes_and_the_pelvis_drops_less() {
+    let (mut app, biped) = biped_across_a_step::<Rapier>();
+    let mut placer = app.world_mut().get_mut::<FootPlacer>(biped.root).unwrap();
+    placer.settings.pelvis_support = PelvisSupport::HighestFoot;
+    placer.settings.heel_lift = 1.0;
+    let f = measure(&mut app, &biped);
+    f.print("rapier step, highest foot + heel lift");
+    let ball_up = app.world().get::<GlobalTransform>(biped.balls[1]).unwrap().rotation() * Vec3::Y;
+    println!(
+        "lower foot: heel lift {:.1}°, its ball's up axis {:.2}° off vertical",
+        f.feet[1].heel_lift.to_degrees(),
+        ball_up.angle_between(Vec3::Y).to_degrees()
+    );
+    // The pelvis drops less than the 15 cm the lowest foot would ask, by the heel's lift.
+    assert!(f.pelvis_drop > -0.12 && f.pelvis_drop < -0.02, "pelvis moved {} m", f.pelvis_drop);
+    // Both balls on their ground, the lower foot's heel up and its toes as flat as they were
+    // (the toe bone's rotation was written back with the foot's).
+    for (side, ground) in [0.0, -0.15].into_iter().enumerate() {
+        assert!((f.ball[side] - ground).abs() < 0.01, "foot {side}: ball at {}, ground at {ground}", f.ball[side]);
+    }
+    assert!(f.feet[1].heel_lift > 0.2 && f.feet[0].heel_lift == 0.0, "{:?}", f.feet);
+    assert!(f.sole[1] > -0.15 + 0.03, "the lower heel is not lifted: sole at {}", f.sole[1]);
+    assert!(ball_up.angle_between(Vec3::Y) < 3f32.to_radians(), "the lower foot's toes turned: {ball_up}");
+    assert_eq!(f.warnings, 0);
 }

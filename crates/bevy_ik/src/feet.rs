@@ -61,7 +61,9 @@ pub struct LegRest {
 
 /// Put on a **character root** (its local y = 0 plane is the animation's floor, +Y up):
 /// planted feet land on the ground under them, the pelvis drops by as much as the lowest foot
-/// needs (never rises), legs are re-solved with two-bone IK and planted feet tilt to the slope.
+/// needs (never rises; [`FootPlacementSettings::pelvis_support`] chooses another foot to follow,
+/// and [`FootPlacementSettings::heel_lift`] lets a short leg lift its heel before the pelvis
+/// drops for it), legs are re-solved with two-bone IK and planted feet tilt to the slope.
 /// Ground comes from the [`crate::ground::IkGround`] resource.
 ///
 /// The tuning is ik_core's own [`FootPlacementSettings`] (edited live in an inspector through
@@ -80,6 +82,10 @@ pub struct LegRest {
 ///     vec![LegBones::new(l[0], l[1], l[2], Some(l[3])), LegBones::new(r[0], r[1], r[2], Some(r[3]))],
 /// );
 /// placer.settings.max_step_up = 0.4;
+/// // No crouch beyond what the ground needs: follow the foot on the highest ground, and let a
+/// // leg short of its ground stand on its toes (up to `max_heel_lift`) before the pelvis drops.
+/// placer.settings.pelvis_support = bevy_ik::ik_core::foot_placement::PelvisSupport::HighestFoot;
+/// placer.settings.heel_lift = 1.0;
 /// commands.entity(character).insert(placer);
 /// # }
 /// ```
@@ -196,6 +202,9 @@ pub struct FootStatus {
     pub float_before: f32,
     /// Sole float after placement (negative: penetration), m.
     pub float_after: f32,
+    /// How far the heel is lifted about the toes, radians
+    /// ([`FootPlacementSettings::heel_lift`]).
+    pub heel_lift: f32,
     /// In contact this frame (from the [`FootLock`] contact source).
     pub contact: bool,
     /// Locked to a floor point this frame.

@@ -294,6 +294,7 @@ fn solve_character(
         status.offset = report.offset;
         status.float_before = report.float_before;
         status.float_after = report.float_after;
+        status.heel_lift = report.heel_lift;
         status.ray_start = to_world.transform_point(
             bones.model[chain.ankle].translation + Vec3::Y * (placer.settings.ray_start_height - report.offset),
         );

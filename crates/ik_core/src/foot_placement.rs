@@ -16,9 +16,11 @@
 //! to 0 over `planted_fade`, so swinging feet are not pulled down), puts the animation's
 //! contact points (its lowest points) on their ground, taking out the animation's own hover;
 //! points the animation lifts (a rolling heel) keep their height relative to them. Whatever
-//! the weight, no probe point or edge ends below its ground. The pelvis drops by the largest
-//! downward correction of any foot (never rises) and at once as far as the planted legs need
-//! to reach; each leg is re-solved with two-bone IK (knee toward a forward pole, or kept in
+//! the weight, no probe point or edge ends below its ground. The pelvis drops (never rises) by
+//! the downward correction of the planted foot [`PelvisSupport`] chooses (by default the
+//! largest of any foot), and at once as far as the planted legs need to reach; a leg short of
+//! its ground may first lift its heel about its toes ([`FootPlacementSettings::heel_lift`]).
+//! Each leg is re-solved with two-bone IK (knee toward a forward pole, or kept in
 //! its bend plane) and each ankle takes its tilted orientation. Pelvis offset, foot
 //! corrections and foot normals are smoothed with critically damped springs held in a
 //! caller-owned [`FootPlacementState`]; smoothing never sinks a point or leaves a planted leg
@@ -34,9 +36,10 @@
 //! chosen above, both written into its local transform through its own parent's model
 //! transform. Its toe follows as its child. A foot below its shin costs nothing extra.
 //!
-//! **Outputs.** `locals`/`model` modified in place (pelvis translation, leg rotations, and an
-//! external foot's translation — [`FootReport::ankle_translated`] says when to write it back),
-//! a [`FootReport`] per foot and the pelvis offset.
+//! **Outputs.** `locals`/`model` modified in place (pelvis translation, leg rotations, a
+//! lifted heel's toe rotation, and an external foot's translation —
+//! [`FootReport::ankle_translated`] says when to write it back), a [`FootReport`] per foot and
+//! the pelvis offset.
 //!
 //! **Invariants.** A fresh (or reset) state uses the targets directly whatever `dt` is, so the
 //! first frame is already placed (`dt = 0` there is fine); afterwards `dt ≤ 0` holds the
@@ -58,9 +61,12 @@ mod external;
 mod probe;
 mod rig;
 mod settings;
+mod support;
 pub use probe::{OVERHANG_LIFT, OVERHANG_THICKNESS};
 pub use rig::{FootRest, FootRig, knee_bend_direction};
 pub use settings::{FootPlacementSettings, KneePole};
+use support::SupportVote;
+pub use support::{PelvisSupport, heel_lift_angle, heel_lift_rotation};
 
 /// Largest length setting honoured (longer ones are clamped), m.
 const MAX_LENGTH: f32 = 1e4;
@@ -83,6 +89,18 @@ pub struct GroundHit {
 struct FootState {
     offset: Spring<f32>,
     normal: Spring<Vec3>,
+    /// Heel-lift angle, radians.
+    heel: Spring<f32>,
+    /// This frame's heel-lift rotation (scratch).
+    lift: Quat,
+    /// This frame's ankle target before any heel lift, and the toe joint placed with it;
+    /// `None` without ground (scratch).
+    target: Option<Vec3>,
+    toe: Option<Vec3>,
+    /// How much the toes carry the foot this frame, `[0, 1]` (scratch).
+    toes_down: f32,
+    /// This frame's say in the pelvis height (scratch).
+    vote: SupportVote,
     /// Animated ankle model rotation of the current frame (scratch).
     animated_rotation: Quat,
     /// This frame's ground under each probe point, model space (scratch).
@@ -154,6 +172,8 @@ pub struct FootReport {
     pub float_after: f32,
     /// The leg solve reached its ankle target.
     pub reached: bool,
+    /// The heel-lift angle applied (radians, ≥ 0; see [`FootPlacementSettings::heel_lift`]).
+    pub heel_lift: f32,
     /// The foot (ankle) bone's local *translation* was changed, not only its rotation: an
     /// external foot ([`FootRig::is_external`]) moved with its shin. Write it back too.
     pub ankle_translated: bool,
@@ -360,10 +380,10 @@ impl FootPlacement<'_> {
 
         // 1. Ground under each foot and the correction it asks for.
         let soften = s.soften.clamp(0.0, 1.0);
-        let mut pelvis_goal: f32 = 0.0;
-        // The drop the planted legs need to reach their targets at all (the pelvis spring may
-        // ease toward its goal, but never stays above this).
-        let mut pelvis_reach: f32 = 0.0;
+        // The lowest correction any foot asks for.
+        let mut lowest_offset: f32 = 0.0;
+        let forward = self.feet.iter().map(|f| f.knee_forward).sum::<Vec3>();
+        let forward = Vec3::new(forward.x, 0.0, forward.z).normalize_or(Vec3::Z);
         for (i, ((foot, st), report)) in self.feet.iter().zip(state.feet.iter_mut()).zip(reports.iter_mut()).enumerate()
         {
             let shift = self.foot_shifts.get(i).map_or(Vec3::ZERO, |s| Vec3::new(s.x, 0.0, s.z));
@@ -391,6 +411,9 @@ impl FootPlacement<'_> {
             let mut cast = |point: Vec3| rays.under(&mut ground, point);
             let hits = points.map(|p| p.and_then(|(at, _)| cast(at)));
             st.probes = hits;
+            st.target = None;
+            st.toes_down = 0.0;
+            st.vote = SupportVote::default();
             *report =
                 FootReport { ground_normal: Vec3::Y, planted, ankle_target: ankle.translation, ..Default::default() };
             let any_hit = hits.iter().any(Option::is_some);
@@ -440,12 +463,25 @@ impl FootPlacement<'_> {
                 let lowest =
                     probes.iter().flatten().map(|&(_, keep, rest, _)| keep - rest).fold(f32::INFINITY, f32::min);
                 let squash = lowest.max(0.0) * planted;
-                let planted_lift = highest(&mut probes.iter().flatten().map(|&(p, keep, rest, hit)| {
+                let needs = probes.map(|probe| {
+                    let (p, keep, rest, hit) = probe?;
                     let w = (1.0 - (keep - rest - lowest) / CONTACT_BAND).clamp(0.0, 1.0);
                     let keep = keep - squash;
-                    w * lift_to(p, keep, hit) + (1.0 - w) * lift_to(p, rest.min(keep), hit)
-                }));
+                    Some(w * lift_to(p, keep, hit) + (1.0 - w) * lift_to(p, rest.min(keep), hit))
+                });
+                let planted_lift = highest(&mut needs.iter().flatten().copied());
                 let clearance = highest(&mut probes.iter().flatten().map(|&(p, _, rest, hit)| lift_to(p, rest, hit)));
+                // How much the toes carry the foot (1 when the ball or the tip is among the
+                // animation's contact points and ends on its ground): a heel lifts about the
+                // toes only when they are down, not at a heel strike or with the toes over a
+                // lower tread.
+                let down = |k: usize| {
+                    let ((_, keep, rest, _), need) = (probes[k]?, needs[k]?);
+                    let animated = 1.0 - (keep - rest - lowest) / CONTACT_BAND;
+                    Some(animated.min(1.0 - (planted_lift - need) / CONTACT_BAND))
+                };
+                st.toes_down =
+                    [down(1), down(3)].map(|d| d.unwrap_or(0.0)).into_iter().fold(0.0, f32::max).clamp(0.0, 1.0);
                 let offset = (planted_lift.clamp(-max_down, max_up) * planted).max(clearance.min(max_up));
                 if let Some((point, normal)) = hits[0].or(hits[1]).or(hits[2]).or(hits[3]) {
                     report.hit = true;
@@ -459,13 +495,13 @@ impl FootPlacement<'_> {
                     report.toe_ground_normal = normal;
                 }
                 report.float_before = sole_float(&points, &hits);
-                pelvis_goal = pelvis_goal.min(offset);
-                // The leg must also reach its target without straightening past its
-                // animated extension (IK modifies the pose; it does not stretch it).
+                lowest_offset = lowest_offset.min(offset);
                 let target = about_pivot(turn, ankle.translation) + Vec3::Y * offset;
-                let reach_drop = pelvis_drop_to_reach(model, &foot.leg, target, soften).max(-max_down);
-                pelvis_goal = pelvis_goal.min(reach_drop * planted);
-                pelvis_reach = pelvis_reach.min(reach_drop * planted);
+                st.target = Some(target);
+                st.toe = foot.leg.toe.map(|t| about_pivot(turn, model[t].translation + shift) + Vec3::Y * offset);
+                let leg_length = model[foot.leg.hip].translation.distance(model[foot.leg.knee].translation)
+                    + model[foot.leg.knee].translation.distance(model[foot.leg.ankle].translation);
+                st.vote = SupportVote { offset, planted, ahead: target.dot(forward), leg_length };
                 (offset, clearance.min(max_up))
             };
             report.target_offset = goal_offset;
@@ -482,6 +518,7 @@ impl FootPlacement<'_> {
             report.offset = st.offset.value;
             report.ankle_target = about_pivot(turn, ankle.translation) + Vec3::Y * st.offset.value;
         }
+        let (pelvis_goal, pelvis_reach) = self.support(model, lowest_offset, dt, fresh, state, reports);
         let pelvis_goal = pelvis_goal.max(-max_down);
         if fresh {
             state.pelvis.snap(pelvis_goal);
@@ -495,7 +532,7 @@ impl FootPlacement<'_> {
         }
         let pelvis_offset = state.pelvis.value.min(0.0);
 
-        // 2. Lower the pelvis.
+        // 3. Lower the pelvis.
         let pelvis_model = model[self.pelvis].translation + Vec3::Y * pelvis_offset;
         let pelvis_local = match self.parents[self.pelvis] {
             Some(p) => model[p].inverse_transform_point(pelvis_model),
@@ -509,11 +546,11 @@ impl FootPlacement<'_> {
             refresh_model(self.parents, locals, model, self.pelvis);
         }
 
-        // 3. Re-solve each leg to its ankle target, then tilt the foot.
+        // 4. Re-solve each leg to its ankle target, then tilt the foot.
         for ((foot, st), report) in self.feet.iter().zip(state.feet.iter()).zip(reports.iter_mut()) {
             let leg = foot.leg;
             let normal = st.normal.value.normalize_or(Vec3::Y);
-            let needs_leg = pelvis_offset != 0.0 || st.offset.value != 0.0;
+            let needs_leg = pelvis_offset != 0.0 || st.offset.value != 0.0 || st.lift != Quat::IDENTITY;
             let needs_tilt = normal != Vec3::Y;
             report.ankle_translated = false;
             // An external foot rides at the shin's end while the leg is solved (the pelvis
@@ -566,8 +603,9 @@ impl FootPlacement<'_> {
                 report.reached = true;
             }
             if needs_leg || needs_tilt {
-                // The foot keeps its animated model orientation, turned by the ground's tilt.
-                let wanted = (Quat::from_rotation_arc(Vec3::Y, normal) * st.animated_rotation).normalize();
+                // The foot keeps its animated model orientation, turned by the ground's tilt
+                // and pitched by the heel lift.
+                let wanted = (st.lift * Quat::from_rotation_arc(Vec3::Y, normal) * st.animated_rotation).normalize();
                 if st.ankle_in_knee.is_some() && needs_leg {
                     // Moved with the shin: translation and rotation through the foot's parent.
                     report.ankle_translated = external::place(self.parents, locals, model, leg.ankle, wanted);
@@ -578,6 +616,16 @@ impl FootPlacement<'_> {
                         locals[leg.ankle].rotation = local;
                         refresh_model(self.parents, locals, model, leg.ankle);
                     }
+                }
+            }
+            // A lifted heel pitches the foot about its toe joint: the toes keep their
+            // orientation (and so stay where they were).
+            if let Some(toe) = leg.toe.filter(|&t| st.lift != Quat::IDENTITY && self.parents[t] == Some(leg.ankle)) {
+                let foot = model[leg.ankle].rotation;
+                let local = (foot.inverse() * st.lift.inverse() * foot * locals[toe].rotation).normalize();
+                if local.is_finite() {
+                    locals[toe].rotation = local;
+                    refresh_model(self.parents, locals, model, toe);
                 }
             }
             report.float_after = sole_float(&foot.sole_points(model), &st.probes);

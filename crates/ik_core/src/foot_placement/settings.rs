@@ -2,6 +2,8 @@
 
 use glam::Vec3;
 
+use super::PelvisSupport;
+
 /// Which way the knees point when a leg is re-solved.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
@@ -49,6 +51,16 @@ pub struct FootPlacementSettings {
     pub soften: f32,
     /// Knee direction for the re-solve. Default `Forward(+Z)`.
     pub knee_pole: KneePole,
+    /// Which planted feet the pelvis height follows. Default [`PelvisSupport::LowestFoot`].
+    pub pelvis_support: PelvisSupport,
+    /// Share, clamped to `[0, 1]`, of a planted leg's shortfall in reach (its ground further
+    /// than the leg reaches from where [`Self::pelvis_support`] puts the pelvis) taken by
+    /// lifting the heel (the foot pitched about its toe joint, the toes kept where they were)
+    /// before the pelvis drops for the rest. Feet without a toe bone never lift. Smoothed with
+    /// `pelvis_half_life`. Default 0: the pelvis drops for all of it.
+    pub heel_lift: f32,
+    /// Largest heel-lift angle, clamped to `[0, 60°]`. Default 25° (0.44).
+    pub max_heel_lift: f32,
 }
 
 impl Default for FootPlacementSettings {
@@ -66,6 +78,9 @@ impl Default for FootPlacementSettings {
             tilt_half_life: 0.03,
             soften: 0.02,
             knee_pole: KneePole::Forward(Vec3::Z),
+            pelvis_support: PelvisSupport::LowestFoot,
+            heel_lift: 0.0,
+            max_heel_lift: 25f32.to_radians(),
         }
     }
 }
@@ -88,6 +103,8 @@ impl FootPlacementSettings {
             self.foot_half_life,
             self.tilt_half_life,
             self.soften,
+            self.heel_lift,
+            self.max_heel_lift,
         ]
         .iter()
         .all(|v| v.is_finite())

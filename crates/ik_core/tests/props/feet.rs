@@ -5,7 +5,7 @@
 
 use glam::{Quat, Vec3};
 use ik_core::foot_placement::{
-    FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, GroundHit, KneePole,
+    FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, GroundHit, KneePole, PelvisSupport,
 };
 use ik_core::gait::{GaitParams, sample_gait, sample_gait_at_time};
 use ik_core::leg::{LegMinHeights, LegSettings, solve_leg};
@@ -153,6 +153,7 @@ pub struct PlacementInput {
     pub half_lives: Vec3,
     pub lengths: Vec<f32>,
     pub pole: KneePole,
+    pub support: PelvisSupport,
     pub to_world: (Vec3, Quat, f32),
     pub pelvis: Vec3,
     pub rots: [Quat; 6],
@@ -168,21 +169,54 @@ pub fn placement_input() -> impl Strategy<Value = PlacementInput> {
             vec3(prop_oneof![Just(0.0f32), -1.0f32..1.0, finite()]),
         ),
         (
-            prop::collection::vec(prop_oneof![-1.0f32..2.0, finite()], 8),
-            prop_oneof![Just(KneePole::CurrentPlane), vec3(finite()).prop_map(KneePole::Forward)],
+            prop::collection::vec(prop_oneof![-1.0f32..2.0, finite()], 10),
+            (
+                prop_oneof![Just(KneePole::CurrentPlane), vec3(finite()).prop_map(KneePole::Forward)],
+                prop_oneof![
+                    Just(PelvisSupport::LowestFoot),
+                    Just(PelvisSupport::FrontFoot),
+                    Just(PelvisSupport::HighestFoot)
+                ],
+            ),
             (vec3(moderate()), rotation(), prop_oneof![Just(1.0f32), 0.01f32..100.0, Just(0.0f32)]),
             vec3(-0.5f32..0.5),
             prop::array::uniform6(rotation()),
         ),
     )
-        .prop_map(|((normal, hit_height, hit_mode, dts, half_lives), (lengths, pole, to_world, pelvis, rots))| {
-            PlacementInput { normal, hit_height, hit_mode, dts, half_lives, lengths, pole, to_world, pelvis, rots }
-        })
+        .prop_map(
+            |((normal, hit_height, hit_mode, dts, half_lives), (lengths, (pole, support), to_world, pelvis, rots))| {
+                PlacementInput {
+                    normal,
+                    hit_height,
+                    hit_mode,
+                    dts,
+                    half_lives,
+                    lengths,
+                    pole,
+                    support,
+                    to_world,
+                    pelvis,
+                    rots,
+                }
+            },
+        )
 }
 
 /// Foot placement succeeds and every output and report field is finite, frame after frame.
 pub fn placement(input: PlacementInput) -> Verdict {
-    let PlacementInput { normal, hit_height, hit_mode, dts, half_lives, lengths, pole, to_world, pelvis, rots } = input;
+    let PlacementInput {
+        normal,
+        hit_height,
+        hit_mode,
+        dts,
+        half_lives,
+        lengths,
+        pole,
+        support,
+        to_world,
+        pelvis,
+        rots,
+    } = input;
     let skel = biped();
     let rigs = biped_feet(&skel);
     let settings = FootPlacementSettings {
@@ -198,6 +232,9 @@ pub fn placement(input: PlacementInput) -> Verdict {
         tilt_half_life: half_lives.z,
         soften: lengths[7],
         knee_pole: pole,
+        pelvis_support: support,
+        heel_lift: lengths[8],
+        max_heel_lift: lengths[9],
     };
     let model_to_world = Xform { translation: to_world.0, rotation: to_world.1, scale: Vec3::splat(to_world.2) };
     let job = FootPlacement {
