@@ -268,6 +268,9 @@ pub(crate) struct FeetScratch {
     pub steps: crate::footstep::StepMemory,
     /// Per leg, the landing shift footstep prediction applies this frame (model space).
     pub steer: Vec<Vec3>,
+    /// Per leg, the ground a swinging foot is carried over this frame, from footstep
+    /// prediction.
+    pub swing_floors: Vec<ik_core::foot_placement::SwingFloor>,
     pub faults: FaultLatch,
     pub dirty: bool,
 }

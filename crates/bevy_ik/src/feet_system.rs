@@ -10,7 +10,9 @@
 
 use bevy::prelude::*;
 use ik_core::IkError;
-use ik_core::foot_placement::{FootPlacement, FootPlacementState, FootReport, FootRig, knee_bend_direction};
+use ik_core::foot_placement::{
+    FootPlacement, FootPlacementState, FootReport, FootRig, SwingFloor, knee_bend_direction,
+};
 use ik_core::leg::LegChain;
 use ik_core::sole::SolePoint;
 
@@ -181,6 +183,7 @@ fn solve_character(
         surfaces,
         steps,
         steer,
+        swing_floors,
         dirty,
         ..
     } = &mut state.inner;
@@ -239,11 +242,14 @@ fn solve_character(
     shifts.resize(chains.len(), Vec3::ZERO);
     steer.clear();
     steer.resize(chains.len(), Vec3::ZERO);
+    swing_floors.clear();
+    swing_floors.resize(chains.len(), SwingFloor::default());
     if let Some(prediction) = prediction {
         let scale = to_world.scale.y.abs();
         let ray = (placer.settings.ray_start_height * scale, placer.settings.ray_length * scale);
         let legs = footstep::Legs { toes: animated_toes, rigs, model: &bones.model };
-        footstep::steer_swings(prediction, steps, legs, (to_world, dt), &mut state.feet, (probe, root, ray), steer);
+        let out = (&mut steer[..], &mut swing_floors[..]);
+        footstep::steer_swings(prediction, steps, legs, (to_world, dt), &mut state.feet, (probe, root, ray), out);
         if lock.is_none() {
             shifts.copy_from_slice(steer);
         }
@@ -268,6 +274,7 @@ fn solve_character(
         model_to_world: to_world,
         foot_shifts: shifts,
         floor_heights,
+        swing_floors: if prediction.is_some() { swing_floors } else { &[] },
         settings: placer.settings,
         weight: effective_weight(placer.weight, fade),
     };

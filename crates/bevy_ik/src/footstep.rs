@@ -22,9 +22,9 @@ use std::cell::Cell;
 
 use bevy::prelude::*;
 use ik_core::Xform;
-use ik_core::foot_placement::FootRig;
+use ik_core::foot_placement::{FootRig, SwingFloor, ground_under};
 use ik_core::footstep::{
-    FootprintGround, FootstepSettings, FootstepState, choose_landing, landing_still_fits, turn_about_y,
+    FootprintGround, FootstepSettings, FootstepState, choose_landing, landing_still_fits, swing_floor, turn_about_y,
 };
 
 use crate::feet::FootStatus;
@@ -66,6 +66,11 @@ pub(crate) struct StepMemory {
     yaw_rate: f32,
     /// Per leg, the last region the sole box found clear ([`SoleGround`]).
     cleared: Vec<Option<ClearSole>>,
+    /// Per leg, the ground point (world) the foot last stood on.
+    takeoff: Vec<Option<Vec3>>,
+    /// Per leg, the ground under this swing's predicted landing: where it was probed and the
+    /// height found (world), reused while the landing moves less than [`SOLE_REUSE`].
+    landing_ground: Vec<Option<(Vec3, f32)>>,
 }
 
 /// What [`steer_swings`] reads from the placer.
@@ -79,7 +84,10 @@ pub(crate) struct Legs<'a> {
 }
 
 /// Fills `steer` (model space, per leg) with the landing shifts that apply this frame and
-/// records the predictions in `feet`. `ray` is (start above, length) in world units.
+/// `floors` with the ground each swinging foot is carried over ([`swing_floor`], model y: from
+/// the ground it left up to the ground under its landing, found like foot placement's, past
+/// anything hanging over it; none going down or without a prediction), and records the
+/// predictions in `feet`. `ray` is (start above, length) in world units.
 pub(crate) fn steer_swings(
     prediction: &FootstepPrediction,
     memory: &mut StepMemory,
@@ -87,7 +95,7 @@ pub(crate) fn steer_swings(
     (to_world, dt): (Xform, f32),
     feet: &mut [FootStatus],
     (probe, root, ray): (&GroundProbe, Entity, (f32, f32)),
-    steer: &mut [Vec3],
+    (steer, floors): (&mut [Vec3], &mut [SwingFloor]),
 ) {
     let settings = &prediction.settings;
     memory.steps.resize(legs.toes.len(), FootstepState::default());
@@ -113,9 +121,17 @@ pub(crate) fn steer_swings(
     let up = (to_world.rotation * Vec3::Y).normalize_or(Vec3::Y);
     let scale = to_world.scale.y.abs();
     memory.cleared.resize(legs.toes.len(), None);
+    memory.takeoff.resize(legs.toes.len(), None);
+    memory.landing_ground.resize(legs.toes.len(), None);
+    let model_height = |p: Vec3| to_world.inverse_transform_point(p).y;
     for (i, (step, toe)) in memory.steps.iter_mut().zip(legs.toes).enumerate() {
         steer[i] = Vec3::ZERO;
+        floors[i] = SwingFloor::default();
         let (Some(toe), Some(status)) = (*toe, feet.get_mut(i)) else { continue };
+        if status.contact {
+            memory.takeoff[i] = status.hit.then_some(status.ground_point);
+            memory.landing_ground[i] = None;
+        }
         let aged = memory.cleared[i].filter(|c| c.frames_left > 0 && !status.contact);
         let cleared = Cell::new(aged.map(|c| ClearSole { frames_left: c.frames_left - 1, ..c }));
         let mut ground = SoleGround { probe, root, up, ray, cleared: &cleared };
@@ -141,7 +157,28 @@ pub(crate) fn steer_swings(
             } else {
                 current
             };
-            status.landing = Some(landing + forward * goal);
+            let at = landing + forward * goal;
+            status.landing = Some(at);
+            // The ground the swing is carried over, from where the foot stood to where it lands.
+            let flat = |p: Vec3| Vec3::new(p.x, 0.0, p.z);
+            let under = match memory.landing_ground[i].filter(|(p, _)| flat(*p).distance(flat(at)) <= SOLE_REUSE) {
+                Some((_, height)) => Some(height),
+                None => {
+                    // Foot placement's own probe from the foot's height: what hangs over the
+                    // landing (a board, a table) is not taken for its ground.
+                    let from = to_world.inverse_transform_point(Vec3::new(at.x, status.toe_world.y, at.z));
+                    let mut cast = |o: Vec3, d: Vec3, m: f32| probe.cast(o, d, m, root);
+                    let (start, length) = (ray.0 / scale.max(1e-6), ray.1 / scale.max(1e-6));
+                    let height = ground_under(&mut cast, to_world, start, length, from)
+                        .map(|hit| to_world.transform_point(hit.point).y);
+                    memory.landing_ground[i] = height.map(|h| (at, h));
+                    height
+                }
+            };
+            if let (Some(takeoff), Some(height)) = (memory.takeoff[i], under) {
+                let landed = Vec3::new(at.x, height, at.z);
+                floors[i] = swing_floor(model_height(takeoff), model_height(landed), next.progress);
+            }
         }
         memory.cleared[i] = cleared.get();
         let applied = step.swing_shift(goal, dt, settings);

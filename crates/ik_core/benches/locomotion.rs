@@ -76,6 +76,7 @@ fn foot_placement(c: &mut Criterion) {
                 model_to_world: Xform::from_translation(Vec3::new(0.05, travelled * 0.176, travelled)),
                 foot_shifts: &[],
                 floor_heights: &[],
+                swing_floors: &[],
                 settings: FootPlacementSettings::default(),
                 weight: 1.0,
             };

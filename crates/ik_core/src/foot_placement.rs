@@ -62,7 +62,7 @@ mod probe;
 mod rig;
 mod settings;
 mod support;
-pub use probe::{OVERHANG_LIFT, OVERHANG_THICKNESS};
+pub use probe::{OVERHANG_LIFT, OVERHANG_THICKNESS, ground_under};
 pub use rig::{FootRest, FootRig, knee_bend_direction};
 pub use settings::{FootPlacementSettings, KneePole};
 use support::SupportVote;
@@ -74,6 +74,26 @@ const MAX_LENGTH: f32 = 1e4;
 /// Height band above a foot's lowest animated point within which a probe point counts as in
 /// contact (fully at 0, not at all at the band's top), m.
 const CONTACT_BAND: f32 = 0.02;
+
+/// The ground a swinging foot is carried over ([`FootPlacement::swing_floors`]).
+///
+/// ```
+/// use ik_core::foot_placement::SwingFloor;
+///
+/// // A swing carried over a tread 20 cm up (model y), fully.
+/// let over_the_tread = SwingFloor { height: 0.2, weight: 1.0 };
+/// // The default carries nothing.
+/// assert_eq!(SwingFloor::default().weight, 0.0);
+/// # let _ = over_the_tread;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SwingFloor {
+    /// Its height, model y.
+    pub height: f32,
+    /// How much it carries the foot, clamped to `[0, 1]`: 0 (default) leaves the foot as the
+    /// clip and the ground place it, 1 raises it to keep its animated height above this floor.
+    pub weight: f32,
+}
 
 /// What a ground query found: a point and the surface normal, both in world space.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -201,6 +221,13 @@ pub struct FootPlacement<'a> {
     /// from it instead of from y = 0, so a planted foot the warp raised still counts as
     /// planted. Empty: the floor is y = 0 under every foot.
     pub floor_heights: &'a [f32],
+    /// Per foot, the ground a swinging foot is carried over ([`SwingFloor`]): by its weight, the
+    /// foot is raised to keep its animated height above that ground (never lowered by it), and
+    /// counts as that much less planted for the pelvis. From a footstep prediction, the ground
+    /// the foot left rising to the ground it will land on ([`crate::footstep::swing_floor`]),
+    /// so a foot that barely lifts in its clip (a slow walk) rises over a riser along its swing
+    /// instead of being pushed up where its toe meets the nosing. Empty: none.
+    pub swing_floors: &'a [SwingFloor],
     /// Tuning.
     pub settings: FootPlacementSettings,
     /// How much of the placement the output carries, clamped to [0, 1]: the placed locals
@@ -277,12 +304,16 @@ impl FootPlacement<'_> {
         if !self.floor_heights.is_empty() && self.floor_heights.len() != self.feet.len() {
             return Err(IkError::LengthMismatch { expected: self.feet.len(), got: self.floor_heights.len() });
         }
+        if !self.swing_floors.is_empty() && self.swing_floors.len() != self.feet.len() {
+            return Err(IkError::LengthMismatch { expected: self.feet.len(), got: self.swing_floors.len() });
+        }
         if !(self.settings.is_finite()
             && self.weight.is_finite()
             && self.model_to_world.is_finite()
             && model[self.pelvis].is_finite()
             && self.foot_shifts.iter().all(|s| s.is_finite())
-            && self.floor_heights.iter().all(|h| h.is_finite()))
+            && self.floor_heights.iter().all(|h| h.is_finite())
+            && self.swing_floors.iter().all(|f| f.height.is_finite() && f.weight.is_finite()))
         {
             return Err(IkError::NonFiniteInput);
         }
@@ -405,7 +436,11 @@ impl FootPlacement<'_> {
             if let Some((t, h)) = points[1] {
                 sole = sole.min(t.y - floor - h);
             }
-            let planted = planted_weight(sole, planted_height, s.planted_fade.clamp(0.0, MAX_LENGTH));
+            let swing = self.swing_floors.get(i).copied().unwrap_or_default();
+            let swinging = swing.weight.clamp(0.0, 1.0);
+            let animated_planted = planted_weight(sole, planted_height, s.planted_fade.clamp(0.0, MAX_LENGTH));
+            // What carries the pelvis: the clip's planted weight, less the swing floor's.
+            let planted = animated_planted * (1.0 - swinging);
             // Rays straight down from above each probe point (ankle, toe, heel, toe tip), past
             // anything hanging over the foot.
             let mut cast = |point: Vec3| rays.under(&mut ground, point);
@@ -482,7 +517,13 @@ impl FootPlacement<'_> {
                 };
                 st.toes_down =
                     [down(1), down(3)].map(|d| d.unwrap_or(0.0)).into_iter().fold(0.0, f32::max).clamp(0.0, 1.0);
-                let offset = (planted_lift.clamp(-max_down, max_up) * planted).max(clearance.min(max_up));
+                // The foot rests on its ground as far as the clip plants it, raised by its swing
+                // floor's weight to keep its animated height above that floor (never lowered by
+                // it). The pelvis hears only the planted part.
+                let lift = planted_lift.clamp(-max_down, max_up);
+                let planted_offset = (lift * planted).max(clearance.min(max_up));
+                let offset = (lift * animated_planted).max(clearance.min(max_up));
+                let offset = offset + swinging * ((swing.height - floor).min(max_up) - offset).max(0.0);
                 if let Some((point, normal)) = hits[0].or(hits[1]).or(hits[2]).or(hits[3]) {
                     report.hit = true;
                     report.ground_height = point.y;
@@ -495,13 +536,13 @@ impl FootPlacement<'_> {
                     report.toe_ground_normal = normal;
                 }
                 report.float_before = sole_float(&points, &hits);
-                lowest_offset = lowest_offset.min(offset);
+                lowest_offset = lowest_offset.min(planted_offset);
                 let target = about_pivot(turn, ankle.translation) + Vec3::Y * offset;
                 st.target = Some(target);
                 st.toe = foot.leg.toe.map(|t| about_pivot(turn, model[t].translation + shift) + Vec3::Y * offset);
                 let leg_length = model[foot.leg.hip].translation.distance(model[foot.leg.knee].translation)
                     + model[foot.leg.knee].translation.distance(model[foot.leg.ankle].translation);
-                st.vote = SupportVote { offset, planted, ahead: target.dot(forward), leg_length };
+                st.vote = SupportVote { offset: planted_offset, planted, ahead: target.dot(forward), leg_length };
                 (offset, clearance.min(max_up))
             };
             report.target_offset = goal_offset;

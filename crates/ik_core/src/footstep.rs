@@ -35,6 +35,7 @@
 use glam::{Quat, Vec3};
 
 use crate::Xform;
+use crate::foot_placement::SwingFloor;
 
 /// Tuning of footstep prediction and landing fitting.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -85,6 +86,38 @@ impl Default for FootstepSettings {
             tight_overhang: 0.1,
         }
     }
+}
+
+/// Share of a swing over which [`swing_floor`] rises from the take-off's height to the
+/// landing's.
+pub const SWING_RISE_BY: f32 = 0.5;
+
+/// The ground a swinging foot is carried over ([`SwingFloor`], for
+/// [`crate::foot_placement::FootPlacement::swing_floors`]; heights in one frame, model y
+/// there): stepping up (`landing` above `takeoff`), the height of the ground it left rising to
+/// that of the ground it will land on, eased, over the first [`SWING_RISE_BY`] of the swing
+/// (`progress`, 0..1), so the foot rises toward the tread it will land on before it reaches the
+/// riser. Level or down, and for non-finite heights, none (weight 0): going down, a floor above
+/// the ground would hold up a foot that lands earlier than predicted.
+///
+/// ```
+/// use ik_core::footstep::swing_floor;
+///
+/// // From a tread 10 cm below the animated floor to one 30 cm above it (two 20 cm risers).
+/// let up = |p| swing_floor(-0.1, 0.3, p);
+/// assert_eq!((up(0.0).height, up(0.0).weight), (-0.1, 1.0));
+/// assert!((up(0.25).height - 0.1).abs() < 1e-6);
+/// assert!((up(0.6).height - 0.3).abs() < 1e-6);
+/// // Down: none.
+/// assert_eq!(swing_floor(0.2, -0.2, 0.4).weight, 0.0);
+/// ```
+pub fn swing_floor(takeoff: f32, landing: f32, progress: f32) -> SwingFloor {
+    if !(landing > takeoff && landing.is_finite() && takeoff.is_finite()) {
+        return SwingFloor::default();
+    }
+    let x = (progress / SWING_RISE_BY).clamp(0.0, 1.0);
+    let eased = x * x * (3.0 - 2.0 * x);
+    SwingFloor { height: takeoff + (landing - takeoff) * eased, weight: 1.0 }
 }
 
 /// A swinging foot's predicted landing.

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use glam::{Quat, Vec3};
 use ik_core::foot_placement::{
-    FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, FootRig, GroundHit, PelvisSupport,
+    FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, FootRig, GroundHit, PelvisSupport, SwingFloor,
 };
 use ik_core::{IkError, Skeleton, Xform};
 
@@ -594,4 +594,47 @@ fn going_down_the_front_foot_is_the_lowest_and_the_highest_foot_keeps_the_pelvis
     for r in highest.reports.iter().chain(&front.reports) {
         assert!(r.float_after.abs() < 5e-3 && r.reached, "{r:?}");
     }
+}
+
+#[test]
+fn a_swinging_foot_is_carried_over_its_swing_floor_and_never_lowered_by_it() {
+    let skel = biped();
+    let mut animated = standing(&skel, 0.04);
+    lift_foot(&skel, &mut animated, &LEFT, 0.25, 0.15);
+    let animated_model = model_of(&skel, &animated);
+    let rigs = biped_feet(&skel);
+    let flat = |o: Vec3, d: Vec3, m: f32| plane_hit(o, d, m, Vec3::ZERO, Vec3::Y);
+    let place = |floors: &[SwingFloor]| {
+        let job = FootPlacement { swing_floors: floors, ..placement_job(skel.parents(), &rigs) };
+        let (mut state, mut reports) = (FootPlacementState::new(2), [FootReport::default(); 2]);
+        let mut locals = animated.clone();
+        let mut model = model_of(&skel, &locals);
+        let result = job.run(&mut locals, &mut model, flat, 1.0 / 60.0, &mut state, &mut reports);
+        result.map(|pelvis| (model, reports, pelvis))
+    };
+    let carried = |height| SwingFloor { height, weight: 1.0 };
+    let moved = |model: &[Xform], chain: &ik_core::leg::LegChain| {
+        model[chain.ankle].translation - animated_model[chain.ankle].translation
+    };
+    // The swinging left foot over a floor 15 cm up: carried 15 cm higher; the planted right foot
+    // (no floor) stays where it stood.
+    let (model, reports, _) = place(&[carried(0.15), SwingFloor::default()]).unwrap();
+    let rise = moved(&model, &LEFT);
+    println!("swing floor 15 cm up: swinging ankle raised {:.2} cm", rise.y * 100.0);
+    assert_eq!(reports[0].planted, 0.0);
+    assert!((rise.y - 0.15).abs() < 1e-3 && rise.x.abs() < 1e-3 && rise.z.abs() < 1e-3, "{rise}");
+    assert!(moved(&model, &RIGHT).length() < 1e-3);
+    // Half its weight: half the lift.
+    let (model, _, _) = place(&[SwingFloor { height: 0.15, weight: 0.5 }, SwingFloor::default()]).unwrap();
+    assert!((moved(&model, &LEFT).y - 0.075).abs() < 1e-3);
+    // A floor below the animated floor lowers nothing.
+    let (model, _, _) = place(&[carried(-0.05), SwingFloor::default()]).unwrap();
+    assert!(moved(&model, &LEFT).length() < 1e-4);
+    // The planted right foot given a floor 10 cm up (the caller thinks it swings): lifted, and it
+    // no longer counts as planted.
+    let (model, reports, _) = place(&[SwingFloor::default(), carried(0.1)]).unwrap();
+    assert!((moved(&model, &RIGHT).y - 0.1).abs() < 1e-3 && reports[1].planted == 0.0);
+    // One floor for two feet, or a NaN: an error.
+    assert!(matches!(place(&[carried(0.1)]), Err(IkError::LengthMismatch { expected: 2, got: 1 })));
+    assert!(matches!(place(&[carried(f32::NAN), carried(0.0)]), Err(IkError::NonFiniteInput)));
 }

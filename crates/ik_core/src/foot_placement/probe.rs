@@ -97,6 +97,38 @@ impl Rays {
     }
 }
 
+/// The ground under `point` (model space) as foot placement finds it: a ray down (model −Y)
+/// from `ray_start` above the point, `ray_length` long, past anything hanging over the point
+/// (see the module docs), through `ground` (world space, like
+/// [`FootPlacement::run`](super::FootPlacement::run)'s). Returns the hit in model space.
+///
+/// ```
+/// use glam::Vec3;
+/// use ik_core::Xform;
+/// use ik_core::foot_placement::{GroundHit, ground_under};
+///
+/// // A floor at y = 0 and nothing else.
+/// let mut floor = |o: Vec3, d: Vec3, max: f32| {
+///     let t = o.y / -d.y;
+///     (d.y < 0.0 && t <= max).then(|| GroundHit { point: o + d * t, normal: Vec3::Y })
+/// };
+/// let hit = ground_under(&mut floor, Xform::IDENTITY, 0.5, 1.5, Vec3::new(1.0, 0.1, 2.0)).unwrap();
+/// assert!(hit.point.abs_diff_eq(Vec3::new(1.0, 0.0, 2.0), 1e-6));
+/// ```
+pub fn ground_under<G>(
+    ground: &mut G,
+    to_world: Xform,
+    ray_start: f32,
+    ray_length: f32,
+    point: Vec3,
+) -> Option<GroundHit>
+where
+    G: FnMut(Vec3, Vec3, f32) -> Option<GroundHit>,
+{
+    let rays = Rays { to_world, start: ray_start, length: ray_length };
+    rays.under(ground, point).map(|(point, normal)| GroundHit { point, normal })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

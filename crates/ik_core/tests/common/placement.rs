@@ -46,6 +46,7 @@ pub fn placement_job<'a>(parents: &'a [Option<usize>], rigs: &'a [FootRig]) -> F
         model_to_world: Xform::IDENTITY,
         foot_shifts: &[],
         floor_heights: &[],
+        swing_floors: &[],
         settings: FootPlacementSettings::default(),
         weight: 1.0,
     }

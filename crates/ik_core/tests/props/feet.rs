@@ -244,6 +244,7 @@ pub fn placement(input: PlacementInput) -> Verdict {
         model_to_world,
         foot_shifts: &[],
         floor_heights: &[],
+        swing_floors: &[],
         settings,
         weight: 1.0,
     };
