@@ -25,9 +25,12 @@ use crate::metrics::{FootMetrics, IkTimer};
 use crate::player::{Motion, MoveIntent, Player};
 use crate::toggles::DemoIk;
 
+mod figures;
 mod lanes;
 mod report;
 mod swings;
+
+pub use figures::{Gaze, SlopeFigures, StairPelvis};
 
 use report::{print_stand, print_table};
 
@@ -86,18 +89,6 @@ pub struct Maxima {
     /// Largest share of a planted foot's sole over a drop (see
     /// [`FootFigures::overhang`](crate::metrics::FootFigures::overhang)), 0–1.
     pub overhang: f32,
-}
-
-/// The pelvis over the 20 cm stairs in one pass: how low it came against the ground the
-/// planted feet stand on.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StairPelvis {
-    /// Lowest pelvis height above the stance ground (the lowest tread a planted foot is on), m.
-    pub lowest: f32,
-    /// Where that was (x, z).
-    pub at: Vec2,
-    /// Frames measured.
-    pub frames: u32,
 }
 
 impl Default for StairPelvis {
@@ -174,42 +165,6 @@ pub struct Autopilot {
     pub lanes: lanes::LaneFigures,
     /// How smoothly swinging feet go over the stairs, per pass.
     pub swings: swings::SwingFigures,
-}
-
-/// Slope warping on one ramp in one pass: the worst feet and the lean going up and down.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SlopeFigures {
-    /// Deepest penetration, m.
-    pub penetration: f32,
-    /// Highest planted float, m.
-    pub float: f32,
-    /// Most forward lean (going up), radians.
-    pub lean_up: f32,
-    /// Most backward lean (going down), radians (≤ 0).
-    pub lean_down: f32,
-    /// Steepest slope seen along the movement, up and down, radians.
-    pub slope: (f32, f32),
-    /// Frames measured.
-    pub frames: u32,
-}
-
-/// The natural-default bars: how far the look-at turned against its limit, and where the
-/// hand reached, over the autopilot route.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Gaze {
-    /// Largest total turn of the look-at (the last joint's), radians.
-    pub max_turn: f32,
-    /// The look-at's configured total limit (sum of its joints' limits), radians.
-    pub limit: f32,
-    /// Frames the look-at was solved on.
-    pub look_frames: u32,
-    /// Widest bearing (about the vertical, from the character's root) of the orb from the
-    /// character's forward while the hand reached for it (its fade on), radians.
-    pub widest_reach: f32,
-    /// Frames the hand reached.
-    pub reach_frames: u32,
-    /// Frames the hand was fading out (letting go of a target that left the cone).
-    pub letting_go_frames: u32,
 }
 
 impl Autopilot {

@@ -51,7 +51,7 @@
 
 use glam::{Quat, Vec3};
 
-use crate::leg::{LegChain, descends_from, refresh_model, soft_zone_start, unstraighten, validate_chain};
+use crate::leg::{LegChain, descends_from, refresh_model, soft_zone_start, validate_chain};
 use crate::skeleton::{blend_locals, forward_kinematics};
 use crate::sole::{Probe, SOLE_EDGES, SOLE_PROBES, find_edges, sole_float};
 use crate::spring::Spring;
@@ -59,6 +59,7 @@ use crate::{IkError, TwoBoneJob, Xform};
 
 mod external;
 mod probe;
+mod resolve;
 mod rig;
 mod settings;
 mod support;
@@ -410,7 +411,6 @@ impl FootPlacement<'_> {
         let rays = probe::Rays { to_world, start: ray_start, length: ray_length };
 
         // 1. Ground under each foot and the correction it asks for.
-        let soften = s.soften.clamp(0.0, 1.0);
         // The lowest correction any foot asks for.
         let mut lowest_offset: f32 = 0.0;
         let forward = self.feet.iter().map(|f| f.knee_forward).sum::<Vec3>();
@@ -589,87 +589,7 @@ impl FootPlacement<'_> {
 
         // 4. Re-solve each leg to its ankle target, then tilt the foot.
         for ((foot, st), report) in self.feet.iter().zip(state.feet.iter()).zip(reports.iter_mut()) {
-            let leg = foot.leg;
-            let normal = st.normal.value.normalize_or(Vec3::Y);
-            let needs_leg = pelvis_offset != 0.0 || st.offset.value != 0.0 || st.lift != Quat::IDENTITY;
-            let needs_tilt = normal != Vec3::Y;
-            report.ankle_translated = false;
-            // An external foot rides at the shin's end while the leg is solved (the pelvis
-            // drop has moved the knee already).
-            let attach = |model: &mut [Xform]| {
-                if let Some(at) = st.ankle_in_knee {
-                    external::attach(model, &leg, at);
-                }
-            };
-            if needs_leg {
-                attach(model);
-            }
-            let reach = (model[leg.knee].translation - model[leg.hip].translation).length()
-                + (model[leg.ankle].translation - model[leg.knee].translation).length();
-            let soft_start = soft_zone_start(model, &leg, soften);
-            let knee_toward = match s.knee_pole {
-                KneePole::Forward(dir) => dir.try_normalize(),
-                KneePole::RestBend => foot.knee_forward.try_normalize(),
-                KneePole::CurrentPlane => None,
-            };
-            let pole = knee_toward.map(|d| model[leg.hip].translation + d * reach);
-            if needs_leg {
-                // A straight leg has no bend plane: pre-bend it toward the pole (or the rest
-                // bend, for a leg keeping its current plane).
-                let forward = knee_toward.unwrap_or(foot.knee_forward);
-                let down = model[leg.ankle].translation - model[leg.hip].translation;
-                unstraighten(
-                    self.parents,
-                    locals,
-                    model,
-                    [leg.hip, leg.knee, leg.ankle],
-                    forward.cross(down).try_normalize(),
-                );
-                attach(model);
-                if let Some(mut job) =
-                    TwoBoneJob::from_model(model, [leg.hip, leg.knee, leg.ankle], report.ankle_target, pole)
-                {
-                    // Soften only past the animated extension (or past the configured soft
-                    // zone, whichever is longer), so an animated leg is never pulled short.
-                    job.soften = if reach > 0.0 { ((reach - soft_start) / reach).clamp(0.0, 1.0) } else { 0.0 };
-                    if let Ok(solution) = job.run() {
-                        let (head, tail) = locals.split_at_mut(leg.knee);
-                        solution.apply(&mut head[leg.hip], &mut tail[0]);
-                        refresh_model(self.parents, locals, model, leg.hip);
-                        attach(model);
-                        report.reached = solution.reached;
-                    }
-                }
-            } else {
-                report.reached = true;
-            }
-            if needs_leg || needs_tilt {
-                // The foot keeps its animated model orientation, turned by the ground's tilt
-                // and pitched by the heel lift.
-                let wanted = (st.lift * Quat::from_rotation_arc(Vec3::Y, normal) * st.animated_rotation).normalize();
-                if st.ankle_in_knee.is_some() && needs_leg {
-                    // Moved with the shin: translation and rotation through the foot's parent.
-                    report.ankle_translated = external::place(self.parents, locals, model, leg.ankle, wanted);
-                } else {
-                    let parent_rotation = self.parents[leg.ankle].map_or(Quat::IDENTITY, |p| model[p].rotation);
-                    let local = (parent_rotation.inverse() * wanted).normalize();
-                    if local.is_finite() {
-                        locals[leg.ankle].rotation = local;
-                        refresh_model(self.parents, locals, model, leg.ankle);
-                    }
-                }
-            }
-            // A lifted heel pitches the foot about its toe joint: the toes keep their
-            // orientation (and so stay where they were).
-            if let Some(toe) = leg.toe.filter(|&t| st.lift != Quat::IDENTITY && self.parents[t] == Some(leg.ankle)) {
-                let foot = model[leg.ankle].rotation;
-                let local = (foot.inverse() * st.lift.inverse() * foot * locals[toe].rotation).normalize();
-                if local.is_finite() {
-                    locals[toe].rotation = local;
-                    refresh_model(self.parents, locals, model, toe);
-                }
-            }
-            report.float_after = sole_float(&foot.sole_points(model), &st.probes);
+            self.resolve_leg(foot, st, report, locals, model, pelvis_offset);
         }
         pelvis_offset
     }

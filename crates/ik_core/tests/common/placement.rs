@@ -1,9 +1,13 @@
 //! Shared by the foot-placement tests: ray-cast grounds, foot rigs and a placement job.
 
 use glam::{Quat, Vec3};
-use ik_core::Xform;
-use ik_core::foot_placement::{FootPlacement, FootPlacementSettings, FootRig, GroundHit};
+use ik_core::foot_placement::{
+    FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, FootRig, GroundHit,
+};
 use ik_core::leg::LegChain;
+
+use super::{biped_feet, model_of};
+use ik_core::{Skeleton, Xform};
 
 /// Ray against the plane through `point` with `normal` (rays only hit from above).
 pub fn plane_hit(origin: Vec3, dir: Vec3, max: f32, point: Vec3, normal: Vec3) -> Option<GroundHit> {
@@ -50,4 +54,47 @@ pub fn placement_job<'a>(parents: &'a [Option<usize>], rigs: &'a [FootRig]) -> F
         settings: FootPlacementSettings::default(),
         weight: 1.0,
     }
+}
+
+/// The last frame of [`run`], and the pelvis offset and left foot's float of every frame.
+pub struct Run {
+    pub model: Vec<Xform>,
+    pub reports: [FootReport; 2],
+    pub pelvis_offset: f32,
+    pub offsets: Vec<f32>,
+    /// The left foot's float after placement, per frame.
+    pub left_floats: Vec<f32>,
+}
+
+/// Runs `frames` frames of placement on the same animated pose; returns the last frame.
+pub fn run<G: FnMut(Vec3, Vec3, f32) -> Option<GroundHit>>(
+    skel: &Skeleton,
+    animated: &[Xform],
+    model_to_world: Xform,
+    settings: FootPlacementSettings,
+    frames: usize,
+    dt: f32,
+    mut ground: G,
+) -> Run {
+    let rigs = biped_feet(skel);
+    let job = FootPlacement { model_to_world, settings, ..placement_job(skel.parents(), &rigs) };
+    let mut state = FootPlacementState::new(2);
+    let mut reports = [FootReport::default(); 2];
+    let mut locals = animated.to_vec();
+    let mut model = model_of(skel, &locals);
+    let mut offsets = Vec::new();
+    let mut left_floats = Vec::new();
+    let mut pelvis_offset = 0.0;
+    for _ in 0..frames {
+        locals.copy_from_slice(animated);
+        model = model_of(skel, &locals);
+        pelvis_offset = job.run(&mut locals, &mut model, &mut ground, dt, &mut state, &mut reports).unwrap();
+        offsets.push(pelvis_offset);
+        left_floats.push(reports[0].float_after);
+    }
+    let fk = model_of(skel, &locals);
+    for (a, b) in fk.iter().zip(&model) {
+        assert!((a.translation - b.translation).length() < 1e-5, "model buffer out of date");
+    }
+    Run { model, reports, pelvis_offset, offsets, left_floats }
 }

@@ -1,0 +1,52 @@
+//! Figures the autopilot keeps per pass: the pelvis over the 20 cm stairs, slope warping per
+//! ramp, and the look-at and hand-reach bars.
+
+use bevy::prelude::*;
+
+/// The pelvis over the 20 cm stairs in one pass: how low it came against the ground the
+/// planted feet stand on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StairPelvis {
+    /// Lowest pelvis height above the stance ground (the lowest tread a planted foot is on), m.
+    pub lowest: f32,
+    /// Where that was (x, z).
+    pub at: Vec2,
+    /// Frames measured.
+    pub frames: u32,
+}
+
+/// Slope warping on one ramp in one pass: the worst feet and the lean going up and down.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SlopeFigures {
+    /// Deepest penetration, m.
+    pub penetration: f32,
+    /// Highest planted float, m.
+    pub float: f32,
+    /// Most forward lean (going up), radians.
+    pub lean_up: f32,
+    /// Most backward lean (going down), radians (≤ 0).
+    pub lean_down: f32,
+    /// Steepest slope seen along the movement, up and down, radians.
+    pub slope: (f32, f32),
+    /// Frames measured.
+    pub frames: u32,
+}
+
+/// The natural-default bars: how far the look-at turned against its limit, and where the
+/// hand reached, over the autopilot route.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Gaze {
+    /// Largest total turn of the look-at (the last joint's), radians.
+    pub max_turn: f32,
+    /// The look-at's configured total limit (sum of its joints' limits), radians.
+    pub limit: f32,
+    /// Frames the look-at was solved on.
+    pub look_frames: u32,
+    /// Widest bearing (about the vertical, from the character's root) of the orb from the
+    /// character's forward while the hand reached for it (its fade on), radians.
+    pub widest_reach: f32,
+    /// Frames the hand reached.
+    pub reach_frames: u32,
+    /// Frames the hand was fading out (letting go of a target that left the cone).
+    pub letting_go_frames: u32,
+}
