@@ -165,15 +165,15 @@ impl FootPlacement<'_> {
         let (mut goal, mut needed) = (preferred, 0.0f32);
         for ((foot, st), report) in self.feet.iter().zip(state.feet.iter_mut()).zip(reports.iter_mut()) {
             st.lift = Quat::IDENTITY;
-            let (target, toe) = match st.target {
-                Some(target) => (target, st.toe),
-                None => (report.ankle_target, None),
-            };
+            // A foot without ground has no target: it neither lifts its heel nor moves the pelvis.
+            let target = st.target.unwrap_or(report.ankle_target);
+            let toe = st.target.and(st.toe);
             // Following the lowest foot, the pelvis already drops as far as each foot's
             // correction (weighted by its planted weight), so a leg's own reach counts only as
             // far as the foot is planted. Following another foot, nothing else brings the
             // pelvis down to a foot half planted (landing, rolling off): its leg gets all the
-            // drop it needs. A swinging foot's target is never lowered, so it needs none.
+            // drop it needs. A swinging foot's target is never lowered (a swing floor only
+            // raises it), so it needs none.
             let weight = if s.pelvis_support == PelvisSupport::LowestFoot { report.planted } else { 1.0 };
             let reach = |at: Vec3| pelvis_drop_to_reach(model, &foot.leg, at, soften).max(-max_down) * weight;
             let mut drop = if st.target.is_some() { reach(target) } else { 0.0 };
