@@ -264,6 +264,8 @@ pub(crate) struct FeetScratch {
     /// Per leg, what a locked toe stands on (a collider entity) and its world transform when
     /// last seen, so the lock rides it when it moves ([`FootLockState::carry`]).
     pub surfaces: Vec<Option<(Entity, Xform)>>,
+    /// How the root moves (footstep prediction's stride, the pelvis support's front).
+    pub motion: crate::footstep::RootMotion,
     /// Footstep prediction's memory.
     pub steps: crate::footstep::StepMemory,
     /// Per leg, the landing shift footstep prediction applies this frame (model space).

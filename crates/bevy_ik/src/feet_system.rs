@@ -20,7 +20,7 @@ use crate::IkSettings;
 use crate::bones::{BoneSet, GatheredBones, Hierarchy, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultSender, IkComponent, IkFault};
-use crate::feet::{FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
+use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
 use crate::feet_lock::{self, LockMemory, lock_toes};
 use crate::footstep::{self, FootstepPrediction};
 use crate::ground::{GroundProbe, GroundRays};
@@ -181,6 +181,7 @@ fn solve_character(
         locks,
         shifts,
         surfaces,
+        motion,
         steps,
         steer,
         swing_floors,
@@ -234,6 +235,7 @@ fn solve_character(
     }
     let floor_heights: &[f32] = if warped { &floors[..chains.len()] } else { &[] };
     let to_world = bones.stop_world;
+    motion.update(to_world, dt);
     for (toe, chain) in animated_toes.iter_mut().zip(chains.iter()) {
         *toe = chain.toe.map(|t| bones.model[t].translation);
     }
@@ -247,9 +249,22 @@ fn solve_character(
     if let Some(prediction) = prediction {
         let scale = to_world.scale.y.abs();
         let ray = (placer.settings.ray_start_height * scale, placer.settings.ray_length * scale);
-        let legs = footstep::Legs { toes: animated_toes, rigs, model: &bones.model };
+        // Labels written for this frame are known now; the heuristic's only once the lock runs.
+        let planted_now = match lock.map(|l| &l.contacts) {
+            Some(ContactSource::Manual(flags)) => Some(&flags[..]),
+            _ => None,
+        };
+        let legs = footstep::Legs { toes: animated_toes, rigs, model: &bones.model, planted_now, floor_heights };
         let out = (&mut steer[..], &mut swing_floors[..]);
-        footstep::steer_swings(prediction, steps, legs, (to_world, dt), &mut state.feet, (probe, root, ray), out);
+        footstep::steer_swings(
+            prediction,
+            (&mut *steps, &*motion),
+            legs,
+            (to_world, dt),
+            &mut state.feet,
+            (probe, root, ray),
+            out,
+        );
         if lock.is_none() {
             shifts.copy_from_slice(steer);
         }
@@ -275,6 +290,7 @@ fn solve_character(
         foot_shifts: shifts,
         floor_heights,
         swing_floors: if prediction.is_some() { swing_floors } else { &[] },
+        travel: motion.travel_in_model(to_world),
         settings: placer.settings,
         weight: effective_weight(placer.weight, fade),
     };

@@ -14,7 +14,10 @@
 //! longer than the foot). The
 //! shift eases in over the swing and is held through the contact; it moves the toe the lock
 //! follows (so the lock holds the foot where it landed), or, without a lock, the
-//! foot itself.
+//! foot itself. The swinging foot is also carried over the ground on its way ([`steer_swings`]'
+//! floors): raised evenly toward higher ground under its toe tip's path ahead, in time to be
+//! over it, and let down past a nosing over frames, not in one; a foot labelled planted this
+//! frame ([`crate::feet::ContactSource::Manual`]) is carried over nothing.
 //!
 //! [`FootLock`]: crate::feet::FootLock
 
@@ -24,16 +27,19 @@ use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::foot_placement::{FootRig, SwingFloor, ground_under};
 use ik_core::footstep::{
-    FootprintGround, FootstepSettings, FootstepState, choose_landing, landing_still_fits, swing_floor, turn_about_y,
+    FootprintGround, FootstepSettings, FootstepState, choose_landing, descending_floor, landing_still_fits,
+    rising_floor, turn_about_y,
 };
 
 use crate::feet::FootStatus;
 use crate::ground::GroundProbe;
 
 /// Put next to a [`crate::feet::FootPlacer`] (usually with a [`crate::feet::FootLock`]) to
-/// steer swinging feet onto whole treads. The tuning is ik_core's [`FootstepSettings`]. Costs
-/// six rays per swinging foot per frame on even ground and a sole-sized box cast or two per
-/// swing, more while it searches for a fit.
+/// steer swinging feet onto whole treads and carry them over the ground on the way. The tuning
+/// is ik_core's [`FootstepSettings`]. Costs ten rays per swinging foot per frame on even ground
+/// (six under the landing's footprint, four under the toe tip's path ahead; more where a ray
+/// starts inside something hanging over the foot) and a sole-sized box cast or two per swing,
+/// more while it searches for a fit.
 ///
 /// ```no_run
 /// # use bevy::prelude::*;
@@ -56,14 +62,6 @@ pub struct FootstepPrediction {
 pub(crate) struct StepMemory {
     /// Per leg.
     pub steps: Vec<FootstepState>,
-    /// The root's world position last frame.
-    last_root: Option<Vec3>,
-    /// The root's smoothed world velocity, m/s.
-    velocity: Vec3,
-    /// The root's world rotation last frame.
-    last_rotation: Option<Quat>,
-    /// The root's smoothed turning rate about world +Y, rad/s.
-    yaw_rate: f32,
     /// Per leg, the last region the sole box found clear ([`SoleGround`]).
     cleared: Vec<Option<ClearSole>>,
     /// Per leg, the ground point (world) the foot last stood on.
@@ -71,6 +69,52 @@ pub(crate) struct StepMemory {
     /// Per leg, the ground under this swing's predicted landing: where it was probed and the
     /// height found (world), reused while the landing moves less than [`SOLE_REUSE`].
     landing_ground: Vec<Option<(Vec3, f32)>>,
+}
+
+/// How the character's root moves, measured from its world transform frame to frame (inside
+/// the placer's state): the stride's direction for footstep prediction, the "front" of
+/// [`ik_core::foot_placement::PelvisSupport::FrontFoot`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RootMotion {
+    /// The root's world position and rotation last frame.
+    last: Option<(Vec3, Quat)>,
+    /// The root's smoothed world velocity, m/s.
+    pub velocity: Vec3,
+    /// The root's smoothed turning rate about world +Y, rad/s.
+    pub yaw_rate: f32,
+}
+
+impl RootMotion {
+    /// Below this horizontal speed (m/s) the root counts as standing: no direction of travel.
+    const STANDING: f32 = 0.2;
+
+    /// Takes this frame's root transform, `dt` after the last one (non-finite input is skipped).
+    pub fn update(&mut self, to_world: Xform, dt: f32) {
+        let (at, rotation) = (to_world.translation, to_world.rotation);
+        if let (Some((last_at, last_rotation)), true) = (self.last, dt > 0.0) {
+            let velocity = (at - last_at) / dt;
+            if velocity.is_finite() {
+                self.velocity = self.velocity.lerp(velocity, 0.3);
+            }
+            let turned = turn_about_y(last_rotation, rotation);
+            if turned.is_finite() {
+                self.yaw_rate += (turned / dt - self.yaw_rate) * 0.3;
+            }
+        }
+        self.last = (at.is_finite() && rotation.is_finite()).then_some((at, rotation));
+    }
+
+    /// The horizontal world direction the root travels in, `None` while nearly standing.
+    pub fn forward(&self) -> Option<Vec3> {
+        let flat = Vec3::new(self.velocity.x, 0.0, self.velocity.z);
+        (flat.length() > Self::STANDING).then(|| flat.normalize())
+    }
+
+    /// [`Self::forward`] in the character's model space (zero while nearly standing), for
+    /// [`ik_core::foot_placement::FootPlacement::travel`].
+    pub fn travel_in_model(&self, to_world: Xform) -> Vec3 {
+        self.forward().and_then(|f| (to_world.rotation.inverse() * f).try_normalize()).unwrap_or(Vec3::ZERO)
+    }
 }
 
 /// What [`steer_swings`] reads from the placer.
@@ -81,16 +125,28 @@ pub(crate) struct Legs<'a> {
     pub rigs: &'a [FootRig],
     /// The animated model pose.
     pub model: &'a [Xform],
+    /// This frame's contact labels, where known before the lock runs
+    /// ([`crate::feet::ContactSource::Manual`]): a foot labelled planted is carried over no
+    /// floor, though the prediction still follows last frame's labels (what it learned from).
+    pub planted_now: Option<&'a [bool]>,
+    /// Per leg, the animated floor under the foot (model y; empty: y = 0), as for
+    /// [`ik_core::foot_placement::FootPlacement::floor_heights`].
+    pub floor_heights: &'a [f32],
 }
 
 /// Fills `steer` (model space, per leg) with the landing shifts that apply this frame and
-/// `floors` with the ground each swinging foot is carried over ([`swing_floor`], model y: from
-/// the ground it left up to the ground under its landing, found like foot placement's, past
-/// anything hanging over it; none going down or without a prediction), and records the
-/// predictions in `feet`. `ray` is (start above, length) in world units.
+/// `floors` with the ground each swinging foot is carried over (model y; none without a
+/// prediction): stepping down by more than an edge, [`descending_floor`] from where it was
+/// last frame (`feet`' offset over its animated floor) to the ground under its landing; else,
+/// where something ahead stands higher than where it took off, [`rising_floor`] toward the
+/// ground under its toe tip at four points of the learned path ahead ([`AHEAD`]) and under its
+/// landing (each found like foot placement's, past anything hanging over it); none for a foot
+/// [`Legs::planted_now`]. Records the predictions in `feet`, whose contact labels (last
+/// frame's) are read. `ray` is (start above, length) in world units; `motion` has this frame's
+/// root transform.
 pub(crate) fn steer_swings(
     prediction: &FootstepPrediction,
-    memory: &mut StepMemory,
+    (memory, motion): (&mut StepMemory, &RootMotion),
     legs: Legs,
     (to_world, dt): (Xform, f32),
     feet: &mut [FootStatus],
@@ -99,25 +155,9 @@ pub(crate) fn steer_swings(
 ) {
     let settings = &prediction.settings;
     memory.steps.resize(legs.toes.len(), FootstepState::default());
-    let at = to_world.translation;
-    if let (Some(last), true) = (memory.last_root, dt > 0.0) {
-        let velocity = (at - last) / dt;
-        if velocity.is_finite() {
-            memory.velocity = memory.velocity.lerp(velocity, 0.3);
-        }
-    }
-    memory.last_root = Some(at);
-    if let (Some(last), true) = (memory.last_rotation, dt > 0.0) {
-        let turned = turn_about_y(last, to_world.rotation);
-        if turned.is_finite() {
-            memory.yaw_rate += (turned / dt - memory.yaw_rate) * 0.3;
-        }
-    }
-    memory.last_rotation = to_world.rotation.is_finite().then_some(to_world.rotation);
-    let (velocity, yaw_rate) = (memory.velocity, memory.yaw_rate);
+    let (velocity, yaw_rate) = (motion.velocity, motion.yaw_rate);
     // The stride's direction: where the root goes (no steering while nearly standing).
-    let forward = Vec3::new(velocity.x, 0.0, velocity.z);
-    let forward = (forward.length() > 0.2).then(|| forward.normalize());
+    let forward = motion.forward();
     let up = (to_world.rotation * Vec3::Y).normalize_or(Vec3::Y);
     let scale = to_world.scale.y.abs();
     memory.cleared.resize(legs.toes.len(), None);
@@ -159,26 +199,58 @@ pub(crate) fn steer_swings(
             };
             let at = landing + forward * goal;
             status.landing = Some(at);
-            // The ground the swing is carried over, from where the foot stood to where it lands.
+            // The ground the swing is carried over, from where the foot stood to where it lands:
+            // foot placement's own probe from the foot's height, so what hangs over the landing
+            // (a board, a table) is not taken for its ground (world y).
+            let ground_height = |p: Vec3| {
+                let from = to_world.inverse_transform_point(Vec3::new(p.x, status.toe_world.y, p.z));
+                let mut cast = |o: Vec3, d: Vec3, m: f32| probe.cast(o, d, m, root);
+                let (start, length) = (ray.0 / scale.max(1e-6), ray.1 / scale.max(1e-6));
+                ground_under(&mut cast, to_world, start, length, from).map(|hit| to_world.transform_point(hit.point).y)
+            };
             let flat = |p: Vec3| Vec3::new(p.x, 0.0, p.z);
             let under = match memory.landing_ground[i].filter(|(p, _)| flat(*p).distance(flat(at)) <= SOLE_REUSE) {
                 Some((_, height)) => Some(height),
                 None => {
-                    // Foot placement's own probe from the foot's height: what hangs over the
-                    // landing (a board, a table) is not taken for its ground.
-                    let from = to_world.inverse_transform_point(Vec3::new(at.x, status.toe_world.y, at.z));
-                    let mut cast = |o: Vec3, d: Vec3, m: f32| probe.cast(o, d, m, root);
-                    let (start, length) = (ray.0 / scale.max(1e-6), ray.1 / scale.max(1e-6));
-                    let height = ground_under(&mut cast, to_world, start, length, from)
-                        .map(|hit| to_world.transform_point(hit.point).y);
+                    let height = ground_height(at);
                     memory.landing_ground[i] = height.map(|h| (at, h));
                     height
                 }
             };
             if let (Some(takeoff), Some(height)) = (memory.takeoff[i], under) {
-                let landed = Vec3::new(at.x, height, at.z);
-                floors[i] = swing_floor(model_height(takeoff), model_height(landed), next.progress);
+                let (from, to) = (model_height(takeoff), model_height(Vec3::new(at.x, height, at.z)));
+                // Where the foot was (model y): its correction last frame over its animated floor.
+                let last = status.offset + legs.floor_heights.get(i).copied().unwrap_or(0.0);
+                let per_model = 1.0 / scale.max(1e-6);
+                floors[i] = if to < from - settings.edge_height * per_model {
+                    // Stepping down (by more than an edge): let down from where it was.
+                    descending_floor(last, to, next.remaining, dt, settings.swing_drop_speed * per_model)
+                } else {
+                    // Up or level: toward the ground its toe tip will be over along the learned
+                    // path (where the root will be then, plus the toe's offset), and the landing.
+                    let mut ahead = [(to, next.remaining); AHEAD.len() + 1];
+                    for (slot, share) in ahead.iter_mut().zip(AHEAD) {
+                        let progress = next.progress + (1.0 - next.progress) * share;
+                        let Some(left) = step.travel_left(progress) else { continue };
+                        let later = next.remaining * (1.0 - share);
+                        let tip = at - to_world.rotation * (left * scale) - velocity * later + forward * footprint.1;
+                        if let Some(h) = ground_height(tip) {
+                            *slot = (model_height(Vec3::new(tip.x, h, tip.z)), next.remaining * share);
+                        }
+                    }
+                    // Only over something higher than where it took off (a riser, a kerb, a
+                    // ramp up): on the level placement alone keeps the foot off the ground.
+                    let highest = ahead.iter().map(|(h, _)| *h).fold(f32::NEG_INFINITY, f32::max);
+                    if highest > from + settings.edge_height * per_model {
+                        rising_floor(last, ahead, dt)
+                    } else {
+                        SwingFloor::default()
+                    }
+                };
             }
+        }
+        if legs.planted_now.is_some_and(|now| now.get(i) == Some(&true)) {
+            floors[i] = SwingFloor::default();
         }
         memory.cleared[i] = cleared.get();
         let applied = step.swing_shift(goal, dt, settings);
@@ -189,6 +261,10 @@ pub(crate) fn steer_swings(
         }
     }
 }
+
+/// Where, as shares of the time a swing has left, the ground under the toe tip's path ahead is
+/// probed for [`rising_floor`] (the landing's ground is the last point).
+const AHEAD: [f32; 4] = [0.125, 0.25, 0.5, 0.75];
 
 /// How far above the height it checks ([`FootprintGround::clear`]'s `top`) the sole box starts
 /// its sweep down to it, m.

@@ -81,8 +81,8 @@ pub struct HumanoidIk {
     pub hand_target: Option<IkTarget>,
     /// Add a [`FootLock`] to the foot placer.
     pub foot_lock: bool,
-    /// Add a [`FootstepPrediction`] (swinging feet steered onto whole treads; six rays per
-    /// swinging foot per frame). Default on.
+    /// Add a [`FootstepPrediction`] (swinging feet steered onto whole treads and carried over
+    /// the ground on the way; about ten rays per swinging foot per frame). Default on.
     pub footstep_prediction: bool,
     /// Give up (and report [`RigFailed`]) after this many frames without a match.
     pub patience_frames: u32,

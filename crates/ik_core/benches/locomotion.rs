@@ -77,6 +77,8 @@ fn foot_placement(c: &mut Criterion) {
                 foot_shifts: &[],
                 floor_heights: &[],
                 swing_floors: &[],
+                // Up the ramp (+z).
+                travel: Vec3::Z,
                 settings: FootPlacementSettings::default(),
                 weight: 1.0,
             };

@@ -81,11 +81,9 @@ const CONTACT_BAND: f32 = 0.02;
 /// ```
 /// use ik_core::foot_placement::SwingFloor;
 ///
-/// // A swing carried over a tread 20 cm up (model y), fully.
-/// let over_the_tread = SwingFloor { height: 0.2, weight: 1.0 };
-/// // The default carries nothing.
+/// // A swing carried over a tread 20 cm up (model y), fully; the default carries nothing.
+/// let _over_the_tread = SwingFloor { height: 0.2, weight: 1.0 };
 /// assert_eq!(SwingFloor::default().weight, 0.0);
-/// # let _ = over_the_tread;
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SwingFloor {
@@ -224,11 +222,13 @@ pub struct FootPlacement<'a> {
     pub floor_heights: &'a [f32],
     /// Per foot, the ground a swinging foot is carried over ([`SwingFloor`]): by its weight, the
     /// foot is raised to keep its animated height above that ground (never lowered by it), and
-    /// counts as that much less planted for the pelvis. From a footstep prediction, the ground
-    /// the foot left rising to the ground it will land on ([`crate::footstep::swing_floor`]),
-    /// so a foot that barely lifts in its clip (a slow walk) rises over a riser along its swing
-    /// instead of being pushed up where its toe meets the nosing. Empty: none.
+    /// where it raises it counts that much less planted for the pelvis. From a footstep
+    /// prediction ([`crate::footstep::rising_floor`], [`crate::footstep::descending_floor`]), a
+    /// foot that barely lifts in its clip goes over a riser along its swing, not in a jump.
     pub swing_floors: &'a [SwingFloor],
+    /// The character's direction of travel (model space; only its horizontal part counts), the
+    /// "front" of [`PelvisSupport::FrontFoot`]. Zero: the rig's knee bend directions.
+    pub travel: Vec3,
     /// Tuning.
     pub settings: FootPlacementSettings,
     /// How much of the placement the output carries, clamped to [0, 1]: the placed locals
@@ -311,6 +311,7 @@ impl FootPlacement<'_> {
         if !(self.settings.is_finite()
             && self.weight.is_finite()
             && self.model_to_world.is_finite()
+            && self.travel.is_finite()
             && model[self.pelvis].is_finite()
             && self.foot_shifts.iter().all(|s| s.is_finite())
             && self.floor_heights.iter().all(|h| h.is_finite())
@@ -413,8 +414,7 @@ impl FootPlacement<'_> {
         // 1. Ground under each foot and the correction it asks for.
         // The lowest correction any foot asks for.
         let mut lowest_offset: f32 = 0.0;
-        let forward = self.feet.iter().map(|f| f.knee_forward).sum::<Vec3>();
-        let forward = Vec3::new(forward.x, 0.0, forward.z).normalize_or(Vec3::Z);
+        let forward = support::front(self.travel, self.feet.iter().map(|f| f.knee_forward));
         for (i, ((foot, st), report)) in self.feet.iter().zip(state.feet.iter_mut()).zip(reports.iter_mut()).enumerate()
         {
             let shift = self.foot_shifts.get(i).map_or(Vec3::ZERO, |s| Vec3::new(s.x, 0.0, s.z));
@@ -439,7 +439,7 @@ impl FootPlacement<'_> {
             let swing = self.swing_floors.get(i).copied().unwrap_or_default();
             let swinging = swing.weight.clamp(0.0, 1.0);
             let animated_planted = planted_weight(sole, planted_height, s.planted_fade.clamp(0.0, MAX_LENGTH));
-            // What carries the pelvis: the clip's planted weight, less the swing floor's.
+            // How planted it stands (squash, report): the clip's planted weight, less the swing floor's.
             let planted = animated_planted * (1.0 - swinging);
             // Rays straight down from above each probe point (ankle, toe, heel, toe tip), past
             // anything hanging over the foot.
@@ -452,12 +452,12 @@ impl FootPlacement<'_> {
             *report =
                 FootReport { ground_normal: Vec3::Y, planted, ankle_target: ankle.translation, ..Default::default() };
             let any_hit = hits.iter().any(Option::is_some);
-            // The ground's slope (tilt-limited): the mean of the normals found. The tilt is
-            // smoothed first, so heights below are worked out for the tilt actually applied.
+            // The ground's slope (tilt-limited, the mean of the normals found) as far as the clip
+            // plants the foot, smoothed first, so heights below use the tilt actually applied.
             let goal_normal = if any_hit {
                 let normal_sum: Vec3 = hits.iter().flatten().map(|h| h.1.normalize_or(Vec3::Y)).sum();
                 let tilted = tilt_limit(normal_sum);
-                Vec3::Y.lerp(tilted, planted).normalize_or(Vec3::Y)
+                Vec3::Y.lerp(tilted, animated_planted).normalize_or(Vec3::Y)
             } else {
                 Vec3::Y
             };
@@ -519,11 +519,14 @@ impl FootPlacement<'_> {
                     [down(1), down(3)].map(|d| d.unwrap_or(0.0)).into_iter().fold(0.0, f32::max).clamp(0.0, 1.0);
                 // The foot rests on its ground as far as the clip plants it, raised by its swing
                 // floor's weight to keep its animated height above that floor (never lowered by
-                // it). The pelvis hears only the planted part.
+                // it). The pelvis hears the planted part; a foot the floor raises counts that much
+                // less planted (eased over CONTACT_BAND of raise), one it does not raise counts.
                 let lift = planted_lift.clamp(-max_down, max_up);
-                let planted_offset = (lift * planted).max(clearance.min(max_up));
                 let offset = (lift * animated_planted).max(clearance.min(max_up));
-                let offset = offset + swinging * ((swing.height - floor).min(max_up) - offset).max(0.0);
+                let raise = ((swing.height - floor).min(max_up) - offset).max(0.0);
+                let voting = animated_planted * (1.0 - swinging * (raise / CONTACT_BAND).min(1.0));
+                let planted_offset = (lift * voting).max(clearance.min(max_up));
+                let offset = offset + swinging * raise;
                 if let Some((point, normal)) = hits[0].or(hits[1]).or(hits[2]).or(hits[3]) {
                     report.hit = true;
                     report.ground_height = point.y;
@@ -542,7 +545,8 @@ impl FootPlacement<'_> {
                 st.toe = foot.leg.toe.map(|t| about_pivot(turn, model[t].translation + shift) + Vec3::Y * offset);
                 let leg_length = model[foot.leg.hip].translation.distance(model[foot.leg.knee].translation)
                     + model[foot.leg.knee].translation.distance(model[foot.leg.ankle].translation);
-                st.vote = SupportVote { offset: planted_offset, planted, ahead: target.dot(forward), leg_length };
+                st.vote =
+                    SupportVote { offset: planted_offset, planted: voting, ahead: target.dot(forward), leg_length };
                 (offset, clearance.min(max_up))
             };
             report.target_offset = goal_offset;

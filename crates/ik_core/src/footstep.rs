@@ -71,6 +71,10 @@ pub struct FootstepSettings {
     /// over the lower level at the end away from higher ground when nothing else fits (a 28 cm
     /// foot on a 30 cm tread). Default 0.1.
     pub tight_overhang: f32,
+    /// Slowest a swinging foot stepping down is let down past an edge, m/s ([`descending_floor`]):
+    /// where the ground under it drops away (past a nosing) its correction falls at this speed,
+    /// faster only where that would not bring it to its landing in time. Default 1.5 (faster than a foot swinging down a 30° ramp, so only a drop past an edge is slowed).
+    pub swing_drop_speed: f32,
 }
 
 impl Default for FootstepSettings {
@@ -84,40 +88,76 @@ impl Default for FootstepSettings {
             edge_margin: 0.02,
             tight_fit: true,
             tight_overhang: 0.1,
+            swing_drop_speed: 1.5,
         }
     }
 }
 
-/// Share of a swing over which [`swing_floor`] rises from the take-off's height to the
-/// landing's.
-pub const SWING_RISE_BY: f32 = 0.5;
-
-/// The ground a swinging foot is carried over ([`SwingFloor`], for
-/// [`crate::foot_placement::FootPlacement::swing_floors`]; heights in one frame, model y
-/// there): stepping up (`landing` above `takeoff`), the height of the ground it left rising to
-/// that of the ground it will land on, eased, over the first [`SWING_RISE_BY`] of the swing
-/// (`progress`, 0..1), so the foot rises toward the tread it will land on before it reaches the
-/// riser. Level or down, and for non-finite heights, none (weight 0): going down, a floor above
-/// the ground would hold up a foot that lands earlier than predicted.
+/// The ground a swinging foot stepping down is carried over ([`SwingFloor`], model y): where it
+/// was carried last frame (`last`: its correction over its animated floor, the
+/// [`SwingFloor::height`] that would have held it there) less `drop_speed · dt`, or
+/// less as much as brings it to `landing` (the ground under its predicted landing) in the
+/// `remaining` time, whichever is more, never below `landing`. Raise only: while the foot is
+/// over the tread it left, that ground holds it; once its probes pass the nosing and the ground
+/// under it drops by a rise, the foot goes down over frames instead of in one. None (weight 0)
+/// where `last` is not above `landing`, for `dt ≤ 0` or non-finite input. `drop_speed` and
+/// `remaining` in the model's units per second and seconds; overdue (`remaining` 0), it lets
+/// the foot down in this frame.
 ///
 /// ```
-/// use ik_core::footstep::swing_floor;
+/// use ik_core::footstep::descending_floor;
 ///
-/// // From a tread 10 cm below the animated floor to one 30 cm above it (two 20 cm risers).
-/// let up = |p| swing_floor(-0.1, 0.3, p);
-/// assert_eq!((up(0.0).height, up(0.0).weight), (-0.1, 1.0));
-/// assert!((up(0.25).height - 0.1).abs() < 1e-6);
-/// assert!((up(0.6).height - 0.3).abs() < 1e-6);
-/// // Down: none.
-/// assert_eq!(swing_floor(0.2, -0.2, 0.4).weight, 0.0);
+/// // Raised 10 cm last frame, landing 10 cm below the animated floor, 0.3 s to go, 60 fps.
+/// let floor = descending_floor(0.1, -0.1, 0.3, 1.0 / 60.0, 1.0);
+/// assert_eq!(floor.weight, 1.0);
+/// assert!((floor.height - (0.1 - 1.0 / 60.0)).abs() < 1e-6);
+/// // 0.05 s to go: fast enough to arrive.
+/// assert!((descending_floor(0.1, -0.1, 0.05, 1.0 / 60.0, 1.0).height - (0.1 - 0.2 / 3.0)).abs() < 1e-6);
+/// // Already down there: nothing to hold.
+/// assert_eq!(descending_floor(-0.1, -0.1, 0.3, 1.0 / 60.0, 1.0).weight, 0.0);
 /// ```
-pub fn swing_floor(takeoff: f32, landing: f32, progress: f32) -> SwingFloor {
-    if !(landing > takeoff && landing.is_finite() && takeoff.is_finite()) {
+pub fn descending_floor(last: f32, landing: f32, remaining: f32, dt: f32, drop_speed: f32) -> SwingFloor {
+    let finite = last.is_finite() && landing.is_finite() && remaining.is_finite() && drop_speed.is_finite();
+    if !(finite && dt > 0.0 && dt.is_finite() && last > landing) {
         return SwingFloor::default();
     }
-    let x = (progress / SWING_RISE_BY).clamp(0.0, 1.0);
-    let eased = x * x * (3.0 - 2.0 * x);
-    SwingFloor { height: takeoff + (landing - takeoff) * eased, weight: 1.0 }
+    let in_time = (last - landing) / remaining.max(dt);
+    let speed = drop_speed.max(0.0).max(in_time);
+    SwingFloor { height: (last - speed * dt).max(landing), weight: 1.0 }
+}
+
+/// The ground a swinging foot is carried over toward higher ground ahead of it ([`SwingFloor`],
+/// model y): where it was carried last frame (`last`, as for [`descending_floor`]) raised by as
+/// much as brings it, at an even pace, to each height of `ahead` (`(height, seconds from now)`:
+/// the ground its toe will be over then, e.g. along the learned path,
+/// [`FootstepState::travel_left`]) by the time it gets there, and never below a height ahead it
+/// has already risen to: the most any of them asks. A foot leaving a tread a few centimetres
+/// short of the next riser rises over the frames before its toe gets there instead of being
+/// pushed up the whole rise in one, and stays up until it is over the tread. Raise only (a
+/// floor below the ground under the foot does nothing); none (weight 0) with nothing ahead, for
+/// `dt ≤ 0` or a non-finite `last` (non-finite entries are skipped).
+///
+/// ```
+/// use ik_core::footstep::rising_floor;
+///
+/// // A 20 cm tread 0.05 s ahead and the landing, 40 cm up, 0.4 s ahead; 60 fps.
+/// let floor = rising_floor(0.0, [(0.2, 0.05), (0.4, 0.4)], 1.0 / 60.0);
+/// assert!((floor.height - 0.2 / 3.0).abs() < 1e-6 && floor.weight == 1.0);
+/// // Risen to the tread ahead and not yet over it: held there.
+/// assert_eq!(rising_floor(0.2, [(0.2, 0.05), (0.1, 0.3)], 1.0 / 60.0).height, 0.2);
+/// ```
+pub fn rising_floor(last: f32, ahead: impl IntoIterator<Item = (f32, f32)>, dt: f32) -> SwingFloor {
+    if !(last.is_finite() && dt > 0.0 && dt.is_finite()) {
+        return SwingFloor::default();
+    }
+    let height = ahead
+        .into_iter()
+        .filter(|(height, time)| height.is_finite() && time.is_finite())
+        .map(
+            |(height, time)| if height > last { last + (height - last) * (dt / time.max(dt)).min(1.0) } else { height },
+        )
+        .fold(f32::NEG_INFINITY, f32::max);
+    if height.is_finite() { SwingFloor { height, weight: 1.0 } } else { SwingFloor::default() }
 }
 
 /// A swinging foot's predicted landing.
@@ -277,8 +317,9 @@ impl FootstepState {
 
     /// The toe's travel left to its landing at `progress` through the swing (root space), from
     /// the learned path (linear between its points, none left at touch-down); `None` before a
-    /// path was learned.
-    fn travel_left(&self, progress: f32) -> Option<Vec3> {
+    /// path was learned. Where the toe will be at that point of the swing: its landing less
+    /// this.
+    pub fn travel_left(&self, progress: f32) -> Option<Vec3> {
         self.path[0]?;
         let mut before: Option<(f32, Vec3)> = None;
         for (at, left) in self.path.iter().flatten().copied().chain([(1.0, Vec3::ZERO)]) {

@@ -170,3 +170,83 @@ fn a_swinging_foot_is_carried_over_its_swing_floor_and_never_lowered_by_it() {
     assert!(matches!(place(&[carried(0.1)]), Err(IkError::LengthMismatch { expected: 2, got: 1 })));
     assert!(matches!(place(&[carried(f32::NAN), carried(0.0)]), Err(IkError::NonFiniteInput)));
 }
+
+#[test]
+fn walking_backwards_up_a_riser_the_front_foot_is_the_one_ahead_in_the_direction_of_travel() {
+    // The striding pose walking backwards (-z) up a 12 cm riser: the right foot, behind the
+    // knees but ahead in the direction of travel, stands on the upper tread.
+    let skel = biped();
+    let animated = striding(&skel);
+    let rigs = foot_rigs(&skel.rest_model(), [LEFT, RIGHT]);
+    let place = |pelvis_support, travel| {
+        let mut ground =
+            |o: Vec3, d: Vec3, m: f32| plane_hit(o, d, m, Vec3::Y * if o.z < 0.0 { 0.0 } else { -0.12 }, Vec3::Y);
+        let settings = FootPlacementSettings { pelvis_support, ..Default::default() };
+        let job = FootPlacement { settings, travel, ..placement_job(skel.parents(), &rigs) };
+        let (mut state, mut reports) = (FootPlacementState::new(2), [FootReport::default(); 2]);
+        let mut offset = 0.0;
+        for _ in 0..120 {
+            let mut locals = animated.clone();
+            let mut model = model_of(&skel, &locals);
+            offset = job.run(&mut locals, &mut model, &mut ground, 1.0 / 60.0, &mut state, &mut reports).unwrap();
+        }
+        offset
+    };
+    let lowest = place(PelvisSupport::LowestFoot, Vec3::ZERO);
+    let backwards = place(PelvisSupport::FrontFoot, Vec3::new(0.0, 0.3, -1.2));
+    let knees = place(PelvisSupport::FrontFoot, Vec3::ZERO);
+    let forwards = place(PelvisSupport::FrontFoot, Vec3::Z);
+    println!(
+        "12 cm riser walking backwards: pelvis lowest foot {:.2} cm, front foot by travel {:.2} cm, by the knees {:.2} cm",
+        lowest * 100.0,
+        backwards * 100.0,
+        knees * 100.0
+    );
+    // Following the foot ahead in the direction of travel keeps the pelvis up, as going up
+    // forwards does; the knees' forward (or travel the other way) picks the lower foot.
+    assert!(backwards > lowest + 0.01, "{backwards} vs {lowest}");
+    assert!((knees - lowest).abs() < 1e-4 && (forwards - lowest).abs() < 1e-4, "{knees} {forwards} {lowest}");
+    // A non-finite travel is refused, not used.
+    let job = FootPlacement { travel: Vec3::NAN, ..placement_job(skel.parents(), &rigs) };
+    let (mut locals, mut state, mut reports) =
+        (animated.clone(), FootPlacementState::new(2), [FootReport::default(); 2]);
+    let mut model = model_of(&skel, &locals);
+    let no_ground = |_: Vec3, _: Vec3, _: f32| None;
+    assert_eq!(
+        job.run(&mut locals, &mut model, no_ground, 1.0 / 60.0, &mut state, &mut reports),
+        Err(IkError::NonFiniteInput)
+    );
+}
+
+#[test]
+fn a_swing_floor_that_does_not_raise_a_foot_leaves_it_its_say_in_the_pelvis() {
+    // The stride across a 12 cm riser, the right foot on the lower tread. A floor at that
+    // tread's height raises nothing: the foot still holds the pelvis down a riser under the
+    // lowest foot. One at the upper tread's height carries it: it has no say.
+    let skel = biped();
+    let (animated, mut ground) = across_a_riser(&skel);
+    let rigs = biped_feet(&skel);
+    let mut pelvis_with = |floor: SwingFloor| {
+        let floors = [SwingFloor::default(), floor];
+        let job = FootPlacement { swing_floors: &floors, ..placement_job(skel.parents(), &rigs) };
+        let (mut state, mut reports) = (FootPlacementState::new(2), [FootReport::default(); 2]);
+        let mut offset = 0.0;
+        for _ in 0..60 {
+            let mut locals = animated.clone();
+            let mut model = model_of(&skel, &locals);
+            offset = job.run(&mut locals, &mut model, &mut ground, 1.0 / 60.0, &mut state, &mut reports).unwrap();
+        }
+        offset
+    };
+    let none = pelvis_with(SwingFloor::default());
+    let at_its_ground = pelvis_with(SwingFloor { height: -0.12, weight: 1.0 });
+    let raised = pelvis_with(SwingFloor { height: 0.0, weight: 1.0 });
+    println!(
+        "pelvis: no floor {:.2} cm, a floor at the foot's ground {:.2} cm, one a riser up {:.2} cm",
+        none * 100.0,
+        at_its_ground * 100.0,
+        raised * 100.0
+    );
+    assert!((none + 0.12).abs() < 2e-3 && (at_its_ground - none).abs() < 1e-4, "{none} {at_its_ground}");
+    assert!(raised > none + 0.1, "{raised}");
+}

@@ -29,8 +29,10 @@ pub enum PelvisSupport {
     #[default]
     LowestFoot,
     /// The planted foot furthest forward, when it stands higher than the others (uphill);
-    /// downhill the front foot is the lowest and this equals `LowestFoot`. Forward is the mean
-    /// of the rig's knee bend directions ([`super::FootRig::knee_forward`]).
+    /// downhill the front foot is the lowest and this equals `LowestFoot`. Front is the
+    /// direction of travel ([`super::FootPlacement::travel`]), so walking backwards the foot
+    /// behind the body leads; standing, the mean of the rig's knee bend directions
+    /// ([`super::FootRig::knee_forward`]).
     FrontFoot,
     /// The planted foot on the highest ground (uphill or downhill): the least drop, the legs
     /// below stretch toward their ground.
@@ -40,6 +42,13 @@ pub enum PelvisSupport {
 /// Width, as a share of a leg's length, over which a foot turns from "behind" to "in front" of
 /// another for [`PelvisSupport::FrontFoot`] (half of it each side of level).
 const FRONT_BAND_PER_LEG: f32 = 0.1;
+
+/// The horizontal unit direction [`PelvisSupport::FrontFoot`] calls front: `travel` where it
+/// has a horizontal part, else the mean of `knee_forwards`, else +Z.
+pub(super) fn front(travel: Vec3, knee_forwards: impl Iterator<Item = Vec3>) -> Vec3 {
+    let horizontal = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
+    horizontal(travel).try_normalize().unwrap_or_else(|| horizontal(knee_forwards.sum::<Vec3>()).normalize_or(Vec3::Z))
+}
 
 /// One foot's say in the pelvis height.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -278,5 +287,15 @@ mod tests {
         assert_eq!(heel_lift_angle(toe, toe, Vec3::Y, 0.1, 1.0), 0.0);
         assert_eq!(heel_lift_angle(ankle, toe, Vec3::Y, f32::NAN, 1.0), 0.0);
         assert_eq!(heel_lift_rotation(toe + Vec3::Y, toe, Vec3::Y, 0.3), Quat::IDENTITY);
+    }
+
+    #[test]
+    fn the_front_is_the_horizontal_direction_of_travel_else_the_knees() {
+        let knees = [Vec3::new(0.2, -0.1, 1.0), Vec3::new(-0.2, 0.3, 1.0)];
+        assert_eq!(front(Vec3::new(0.0, 5.0, -2.0), knees.into_iter()), Vec3::NEG_Z);
+        assert_eq!(front(Vec3::ZERO, knees.into_iter()), Vec3::Z);
+        // Straight up is no direction of travel; knees that cancel leave +Z.
+        assert_eq!(front(Vec3::Y, knees.into_iter()), Vec3::Z);
+        assert_eq!(front(Vec3::ZERO, [Vec3::X, Vec3::NEG_X].into_iter()), Vec3::Z);
     }
 }

@@ -195,3 +195,64 @@ fn a_rail_between_the_height_samples_moves_the_landing_off_it() {
     assert!(choice.fits && choice.roomy, "{choice:?}");
     assert!(heel >= 1.05 + 0.02 - 1e-4 || tip <= 1.03 - 0.02 + 1e-4, "clear of the rail with room: {choice:?}");
 }
+
+#[test]
+fn a_foot_stepping_down_is_let_down_over_frames_and_arrives_in_time() {
+    // Over the tread it left (raised 20 cm above the animated floor, the landing tread 20 cm
+    // below it), 0.4 s of swing left at 60 fps: each frame the floor follows the foot's last
+    // correction down by the drop speed, or faster where it must, and reaches the landing
+    // before the swing ends.
+    let (dt, landing) = (1.0 / 60.0, -0.2);
+    let (mut last, mut remaining, mut frames) = (0.2f32, 0.4f32, 0);
+    let mut largest = 0.0f32;
+    while remaining > 0.0 {
+        let floor = descending_floor(last, landing, remaining, dt, 1.0);
+        if floor.weight == 0.0 {
+            break;
+        }
+        assert!(floor.height <= last && floor.height >= landing, "{floor:?} after {last}");
+        largest = largest.max(last - floor.height);
+        last = floor.height;
+        remaining -= dt;
+        frames += 1;
+    }
+    assert!((last - landing).abs() < 1e-5, "{last} after {frames} frames");
+    // 40 cm at 1 m/s takes 0.4 s: 24 frames of 1.67 cm, not one frame of 40 cm.
+    assert!(frames >= 23 && largest < 0.018, "{frames} frames, largest {largest}");
+    // Overdue or going up: no hold past the landing; bad input: none.
+    assert_eq!(descending_floor(0.2, landing, 0.0, dt, 1.0).height, landing);
+    assert_eq!(descending_floor(landing, 0.2, 0.3, dt, 1.0).weight, 0.0);
+    for bad in [
+        descending_floor(f32::NAN, landing, 0.3, dt, 1.0),
+        descending_floor(0.2, landing, f32::INFINITY, dt, 1.0),
+        descending_floor(0.2, landing, 0.3, 0.0, 1.0),
+        descending_floor(0.2, landing, 0.3, dt, f32::NAN),
+    ] {
+        assert_eq!(bad, SwingFloor::default());
+    }
+}
+
+#[test]
+fn a_foot_rises_toward_higher_ground_ahead_in_time_to_be_over_it() {
+    // A riser 20 cm up reached in 0.08 s, the landing 40 cm up in 0.4 s, 60 fps: the floor
+    // rises evenly enough to be 20 cm up when the toe gets over the riser.
+    let dt = 1.0 / 60.0;
+    let (mut last, mut largest) = (0.0f32, 0.0f32);
+    for frame in 0..5 {
+        let to_riser = 0.08 - frame as f32 * dt;
+        let floor = rising_floor(last, [(0.2, to_riser), (0.4, 0.4 - frame as f32 * dt)], dt);
+        assert_eq!(floor.weight, 1.0);
+        largest = largest.max(floor.height - last);
+        last = floor.height;
+    }
+    assert!((last - 0.2).abs() < 0.02, "{last}");
+    assert!(largest < 0.05, "{largest}");
+    // Up there and not yet over the tread (the landing lower than the foot was raised to):
+    // held at the highest ground ahead; nothing ahead or bad input: none; a non-finite entry is
+    // skipped.
+    assert_eq!(rising_floor(0.25, [(0.2, 0.01), (0.1, 0.2)], dt), SwingFloor { height: 0.2, weight: 1.0 });
+    assert_eq!(rising_floor(0.0, [], dt), SwingFloor::default());
+    assert_eq!(rising_floor(f32::NAN, [(0.4, 0.1)], dt), SwingFloor::default());
+    assert_eq!(rising_floor(0.0, [(0.4, 0.1)], 0.0), SwingFloor::default());
+    assert_eq!(rising_floor(0.0, [(f32::NAN, 0.1), (0.1, f32::INFINITY)], dt), SwingFloor::default());
+}

@@ -51,6 +51,7 @@ pub fn placement_job<'a>(parents: &'a [Option<usize>], rigs: &'a [FootRig]) -> F
         foot_shifts: &[],
         floor_heights: &[],
         swing_floors: &[],
+        travel: Vec3::ZERO,
         settings: FootPlacementSettings::default(),
         weight: 1.0,
     }

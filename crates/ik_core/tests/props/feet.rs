@@ -154,6 +154,7 @@ pub struct PlacementInput {
     pub lengths: Vec<f32>,
     pub pole: KneePole,
     pub support: PelvisSupport,
+    pub travel: Vec3,
     pub to_world: (Vec3, Quat, f32),
     pub pelvis: Vec3,
     pub rots: [Quat; 6],
@@ -177,6 +178,7 @@ pub fn placement_input() -> impl Strategy<Value = PlacementInput> {
                     Just(PelvisSupport::FrontFoot),
                     Just(PelvisSupport::HighestFoot)
                 ],
+                prop_oneof![Just(Vec3::ZERO), Just(Vec3::Y), vec3(finite())],
             ),
             (vec3(moderate()), rotation(), prop_oneof![Just(1.0f32), 0.01f32..100.0, Just(0.0f32)]),
             vec3(-0.5f32..0.5),
@@ -184,7 +186,10 @@ pub fn placement_input() -> impl Strategy<Value = PlacementInput> {
         ),
     )
         .prop_map(
-            |((normal, hit_height, hit_mode, dts, half_lives), (lengths, (pole, support), to_world, pelvis, rots))| {
+            |(
+                (normal, hit_height, hit_mode, dts, half_lives),
+                (lengths, (pole, support, travel), to_world, pelvis, rots),
+            )| {
                 PlacementInput {
                     normal,
                     hit_height,
@@ -194,6 +199,7 @@ pub fn placement_input() -> impl Strategy<Value = PlacementInput> {
                     lengths,
                     pole,
                     support,
+                    travel,
                     to_world,
                     pelvis,
                     rots,
@@ -213,6 +219,7 @@ pub fn placement(input: PlacementInput) -> Verdict {
         lengths,
         pole,
         support,
+        travel,
         to_world,
         pelvis,
         rots,
@@ -245,6 +252,7 @@ pub fn placement(input: PlacementInput) -> Verdict {
         foot_shifts: &[],
         floor_heights: &[],
         swing_floors: &[],
+        travel,
         settings,
         weight: 1.0,
     };
