@@ -77,7 +77,8 @@ pub struct Args {
     /// Frames to render before the screenshot.
     #[arg(long, value_name = "N", default_value_t = 120)]
     pub frames: u32,
-    /// Walk the course with foot IK off/on, print the metrics table, exit.
+    /// Walk the course with foot IK off/on, print the metrics table, exit: 0 when every bar was
+    /// met, 1 when one could not be measured, 3 when one was NOT met.
     #[arg(long)]
     pub autopilot: bool,
     /// Run the autopilot without a window or renderer (implies --autopilot).

@@ -50,3 +50,70 @@ pub struct Gaze {
     /// Frames the hand was fading out (letting go of a target that left the cone).
     pub letting_go_frames: u32,
 }
+
+/// How the printed `bar:` lines came out, counted as they print, so a headless run's exit
+/// status says the worst of them ([`BarCount::exit`]).
+///
+/// ```ignore
+/// let mut bars = BarCount::default();
+/// println!("bar: x 0.4 cm (<= 1 cm: {})", bars.verdict(true, 0.4 <= 1.0, "NOT measured"));
+/// assert_eq!(bars.exit(), AppExit::Success);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BarCount {
+    /// Bars measured and NOT met.
+    pub missed: u32,
+    /// Bars that could not be measured.
+    pub unmeasured: u32,
+}
+
+impl BarCount {
+    /// Counts one bar; returns its verdict: `not_measured` when it could not be measured, else
+    /// "met" or "NOT met".
+    pub fn verdict(&mut self, measured: bool, met: bool, not_measured: &'static str) -> &'static str {
+        match (measured, met) {
+            (false, _) => {
+                self.unmeasured += 1;
+                not_measured
+            }
+            (true, true) => "met",
+            (true, false) => {
+                self.missed += 1;
+                "NOT met"
+            }
+        }
+    }
+
+    /// Counts a bar printed as not measured.
+    pub fn not_measured(&mut self) {
+        self.unmeasured += 1;
+    }
+
+    /// The headless exit status: 0 when every bar was met, 1 when one could not be measured
+    /// (and none was missed), 3 when one was measured and NOT met.
+    pub fn exit(&self) -> AppExit {
+        match (self.missed, self.unmeasured) {
+            (0, 0) => AppExit::Success,
+            (0, _) => AppExit::from_code(1),
+            _ => AppExit::from_code(3),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_exit_status_says_the_worst_verdict() {
+        let mut bars = BarCount::default();
+        assert_eq!(bars.verdict(true, true, "n/a"), "met");
+        assert_eq!(bars.exit(), AppExit::Success);
+        assert_eq!(bars.verdict(false, true, "NOT measured"), "NOT measured");
+        assert_eq!(bars.exit(), AppExit::from_code(1));
+        assert_eq!(bars.verdict(true, false, "n/a"), "NOT met");
+        bars.not_measured();
+        assert_eq!(bars, BarCount { missed: 1, unmeasured: 2 });
+        assert_eq!(bars.exit(), AppExit::from_code(3));
+    }
+}

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use super::PASSES;
+use super::{BarCount, PASSES};
 use crate::course_lanes::{OVERHANG_SPAN, PlatformKind};
 use crate::lane_metrics::LaneMetrics;
 use crate::metrics::FootMetrics;
@@ -81,14 +81,13 @@ impl LaneFigures {
         }
     }
 
-    /// Prints the bar lines; returns whether every figure could be measured.
-    pub fn print(&self) -> bool {
-        let mut measured = true;
+    /// Prints the bar lines, counting their verdicts in `bars`.
+    pub fn print(&self, bars: &mut BarCount) {
         for kind in PlatformKind::ALL {
             let get = |pass: usize| self.platforms.get(&(pass, kind)).copied().filter(|p| p.contacts > 0);
             let off = get(LOCK_OFF).map_or("(not walked)".to_string(), |p| format!("{:.2} cm", p.slide * 100.0));
             let Some(on) = get(LOCK_ON) else {
-                measured = false;
+                bars.not_measured();
                 println!(
                     "bar: planted feet on the {}: NOT measured (no contact planted on it with foot locking on)",
                     kind.label()
@@ -106,7 +105,7 @@ impl LaneFigures {
                 on.across * 100.0,
                 on.inside * 100.0,
                 GOAL_SLIDE * 100.0,
-                if on.slide <= GOAL_SLIDE { "met" } else { "NOT met" }
+                bars.verdict(true, on.slide <= GOAL_SLIDE, "NOT measured")
             );
         }
         let ik_passes: Vec<OverhangFigures> =
@@ -115,7 +114,8 @@ impl LaneFigures {
         let board = format!("a board {:.0}-{:.0} cm over lane D", under * 100.0, top * 100.0);
         if ik_passes.len() != PASSES.len() - LOCK_OFF || ik_passes.iter().any(|o| o.frames == 0) {
             println!("bar: overhang ({board}): NOT measured (no planted foot under it in both foot IK passes)");
-            return false;
+            bars.not_measured();
+            return;
         }
         let highest = ik_passes.iter().map(|o| o.highest).fold(0.0f32, f32::max);
         let frames: u32 = ik_passes.iter().map(|o| o.frames).sum();
@@ -125,9 +125,8 @@ impl LaneFigures {
              floor under it, foot IK on: {:.2} cm{off} over {frames} frames (<= {:.0} cm, not onto its top: {})",
             highest * 100.0,
             GOAL_UNDER_OVERHANG * 100.0,
-            if highest <= GOAL_UNDER_OVERHANG { "met" } else { "NOT met" }
+            bars.verdict(true, highest <= GOAL_UNDER_OVERHANG, "NOT measured")
         );
-        measured
     }
 }
 
@@ -167,7 +166,9 @@ mod tests {
         let o = figures.overhang[&LOCK_ON];
         assert_eq!(o.frames, 5);
         assert!((o.highest - 0.004).abs() < 1e-7);
-        // Not walked in the lock-off pass nor on the disc: not measured.
-        assert!(!figures.print());
+        // Not walked in the lock-off pass nor on the disc: not measured; the slider's met.
+        let mut bars = BarCount::default();
+        figures.print(&mut bars);
+        assert_eq!(bars, BarCount { missed: 0, unmeasured: 2 });
     }
 }

@@ -6,8 +6,9 @@
 //! speed. Every frame the per-foot figures of [`crate::metrics`] are folded into maxima per pass,
 //! section (from the character's position) and foot. Inputs: the course layout, `FootMetrics`,
 //! the IK timer. Outputs: `MoveIntent`, `DemoIk` per pass, the printed table; `AppExit` at the
-//! end. Invariants: the route is walked in order (progress never goes back); a pass that takes
-//! longer than 4 minutes of game time is stopped and reported as such.
+//! end (0 every `bar:` line met, 1 one not measured, 3 one NOT met, 2 no character;
+//! [`BarCount`]). Invariants: the route is walked in order (progress never goes back); a pass
+//! that takes longer than 4 minutes of game time is stopped and reported as such.
 
 use std::collections::BTreeMap;
 
@@ -30,7 +31,7 @@ mod lanes;
 mod report;
 mod swings;
 
-pub use figures::{Gaze, SlopeFigures, StairPelvis};
+pub use figures::{BarCount, Gaze, SlopeFigures, StairPelvis};
 
 use report::{print_stand, print_table};
 
@@ -336,10 +337,10 @@ pub fn run_autopilot(
                     pilot.phase = Phase::Settle(0.0);
                 } else {
                     pilot.phase = Phase::Done;
-                    let measured = print_table(pilot);
+                    let bars = print_table(pilot);
                     pilot.finished = true;
                     if pilot.exit_when_done {
-                        exit.write(if measured { AppExit::Success } else { AppExit::from_code(1) });
+                        exit.write(bars.exit());
                     }
                 }
                 return;
@@ -381,7 +382,8 @@ pub fn run_autopilot(
                     }
                     if let Some(status) = placer.and_then(|p| p.feet.get(foot)) {
                         let on_stairs = Section::STAIRS.contains(&section);
-                        pilot.swings.record(pilot.pass, foot, (f.contact, status.offset, on_stairs));
+                        let ground = status.hit.then_some(status.ground_point.y);
+                        pilot.swings.record(pilot.pass, foot, (f.contact, status.offset, ground, on_stairs));
                     }
                 }
             }
@@ -399,11 +401,11 @@ pub fn run_autopilot(
                 }
             }
             if time >= STAND_SETTLE + STAND_MEASURE {
-                let ok = print_stand(pilot);
+                let bars = print_stand(pilot);
                 pilot.phase = Phase::Done;
                 pilot.finished = true;
                 if pilot.exit_when_done {
-                    exit.write(if ok { AppExit::Success } else { AppExit::from_code(1) });
+                    exit.write(bars.exit());
                 }
             } else {
                 pilot.phase = Phase::Stand { time: time + dt };

@@ -1,20 +1,13 @@
 //! The autopilot's printed figures: the table per section, foot and pass, the bars, the
 //! slope-warping lines per ramp, and the standing check.
 
-use super::{Autopilot, GOAL_STAIR_RISE, Maxima, PASSES, SlopeFigures};
+use super::swings::Step;
+use super::{Autopilot, BarCount, GOAL_STAIR_RISE, Maxima, PASSES, SlopeFigures};
 use crate::course::Section;
 
-/// A bar's verdict: `not_measured` when it could not be measured, else met or not.
-fn verdict(measured: bool, met: bool, not_measured: &'static str) -> &'static str {
-    match (measured, met) {
-        (false, _) => not_measured,
-        (true, true) => "met",
-        (true, false) => "NOT met",
-    }
-}
-
-/// Prints the standing check; returns whether both feet are within 1 cm of their ground.
-pub(super) fn print_stand(pilot: &Autopilot) -> bool {
+/// Prints the standing check; returns its two bars' verdicts (each foot within 1 cm of its
+/// ground).
+pub(super) fn print_stand(pilot: &Autopilot) -> BarCount {
     println!();
     let names = match pilot.stand_at {
         Some((at, yaw)) => {
@@ -34,12 +27,12 @@ pub(super) fn print_stand(pilot: &Autopilot) -> bool {
         }
     };
     let measured = pilot.stand_frames > 0;
-    let mut ok = measured;
+    let mut bars = BarCount::default();
     for (foot, name) in names.iter().enumerate() {
         let (float, penetration) = pilot.stand[foot];
         let within = float <= 0.01 && penetration <= 0.01;
-        ok &= within;
-        let verdict = verdict(measured, within, "NOT measured: the feet's sole points or the ground were not found");
+        let verdict =
+            bars.verdict(measured, within, "NOT measured: the feet's sole points or the ground were not found");
         println!(
             "bar: standing, {name} foot: highest gap {:.2} cm, deepest penetration {:.2} cm over {} frames (<= 1 cm: {verdict})",
             float * 100.0,
@@ -47,7 +40,7 @@ pub(super) fn print_stand(pilot: &Autopilot) -> bool {
             pilot.stand_frames
         );
     }
-    ok
+    bars
 }
 
 /// The sections of the penetration and float bars: the step, every kind of stairs, the ramps.
@@ -56,9 +49,9 @@ fn bar_sections() -> Vec<Section> {
 }
 
 /// Prints the table: per section and foot, max penetration, max planted float and max toe slide
-/// for each pass, then the bar summary over steps, stairs and ramps. Returns whether the bars
-/// could be measured (every section walked, contacts completed).
-pub(super) fn print_table(pilot: &Autopilot) -> bool {
+/// for each pass, then the bar summary over steps, stairs and ramps. Returns the bars' verdicts
+/// (one is not measured when a section was not walked or no contact completed).
+pub(super) fn print_table(pilot: &Autopilot) -> BarCount {
     let get = |pass: usize, sections: &[Section], foot: usize| -> Maxima {
         let mut out = Maxima::default();
         for s in sections {
@@ -132,8 +125,10 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
     // and contacts completed with locking on.
     let walked = (1..PASSES.len()).all(|pass| bar.iter().all(|s| (0..2).all(|foot| get(pass, &[*s], foot).frames > 0)));
     let contacts = (0..2).map(|foot| get(2, &Section::ALL, foot).contacts).sum::<u32>();
-    let section_verdict =
-        |ok: bool| verdict(walked && contacts > 0, ok, "NOT measured: a section was not walked or no contact ended");
+    let mut bars = BarCount::default();
+    let mut section_verdict = |ok: bool| {
+        bars.verdict(walked && contacts > 0, ok, "NOT measured: a section was not walked or no contact ended")
+    };
     println!(
         "bar: steps/stairs/ramps, foot IK on: max penetration {:.2} cm (<= 1 cm: {})",
         pen_on * 100.0,
@@ -158,9 +153,9 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
         rough_on * 100.0
     );
     let measured = walked && contacts > 0;
-    let stairs_measured = print_stairs(pilot, measured, &get);
-    let lanes_measured = pilot.lanes.print();
-    let slopes_measured = print_slopes(pilot, measured);
+    print_stairs(pilot, measured, &get, &mut bars);
+    pilot.lanes.print(&mut bars);
+    print_slopes(pilot, measured, &mut bars);
     let mut ik = pilot.ik_ms.clone();
     ik.sort_by(f32::total_cmp);
     if !ik.is_empty() {
@@ -187,7 +182,7 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
             "bar: look-at over the route: max total turn {:.1} deg (limit {:.1} deg: {}) over {} frames",
             g.max_turn.to_degrees(),
             g.limit.to_degrees(),
-            if g.max_turn <= g.limit + 1e-3 { "met" } else { "NOT met" },
+            bars.verdict(true, g.max_turn <= g.limit + 1e-3, "NOT measured"),
             g.look_frames
         );
     }
@@ -197,7 +192,7 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
         g.widest_reach.to_degrees(),
         g.reach_frames,
         g.letting_go_frames,
-        if g.widest_reach.to_degrees() <= 90.0 { "met" } else { "NOT met" },
+        bars.verdict(true, g.widest_reach.to_degrees() <= 90.0, "NOT measured"),
         crate::toggles::REACH_DECIDE_CONE
     );
     for (pass, run) in &pilot.games {
@@ -220,14 +215,18 @@ pub(super) fn print_table(pilot: &Autopilot) -> bool {
     for p in &pilot.timed_out {
         println!("warning: pass {} ({}) did not reach the end of the route", p + 1, PASSES[*p].label());
     }
-    measured && stairs_measured && slopes_measured && lanes_measured
+    bars
 }
 
 /// The bars of walking like a person over the course with foot IK on (both IK passes): the
 /// swing foot's clearance, planted feet across tread edges, the pelvis on the 20 cm stairs
-/// (`bar:` lines: the tests that run other characters require every one met). Returns false
-/// when the pelvis could not be measured there.
-fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section], usize) -> Maxima) -> bool {
+/// (`bar:` lines: the tests that run other characters require every one met), counted in `bars`.
+fn print_stairs(
+    pilot: &Autopilot,
+    measured: bool,
+    get: &dyn Fn(usize, &[Section], usize) -> Maxima,
+    bars: &mut BarCount,
+) {
     let worst = |sections: &[Section], f: &dyn Fn(&Maxima) -> f32| {
         (1..PASSES.len())
             .flat_map(|pass| (0..2).map(move |foot| (pass, foot)))
@@ -239,12 +238,23 @@ fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section
         "bar: swing-foot clearance on steps/stairs/ramps/rough/kerbs, foot IK on: deepest sole point inside geometry \
          while the foot swings {:.2} cm (<= 0.5 cm: {})",
         clearance * 100.0,
-        verdict(measured, clearance <= 0.005, "NOT measured: a section was not walked or no contact ended")
+        bars.verdict(measured, clearance <= 0.005, "NOT measured: a section was not walked or no contact ended")
     );
     let swings: Vec<String> = (1..PASSES.len())
-        .filter_map(|pass| pilot.swings.summary(pass))
-        .map(|(largest, median, n)| {
-            format!("{:.2} cm (median {:.2} cm over {n} swings)", largest * 100.0, median * 100.0)
+        .filter_map(|pass| {
+            let (largest, median, n) = pilot.swings.summary(pass, None)?;
+            let way = |step: Step, name: &str| {
+                pilot.swings.summary(pass, Some(step)).map_or(format!("{name} none"), |(l, m, n)| {
+                    format!("{name} {:.2}/{:.2} cm over {n}", l * 100.0, m * 100.0)
+                })
+            };
+            Some(format!(
+                "{:.2} cm (median {:.2} cm over {n} swings; stepping {}, {})",
+                largest * 100.0,
+                median * 100.0,
+                way(Step::Up, "up"),
+                way(Step::Down, "down")
+            ))
         })
         .collect();
     println!(
@@ -265,7 +275,7 @@ fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section
         unlocked * 100.0,
         locked * 100.0,
         kinds.join(", "),
-        verdict(measured, locked <= 0.2, "NOT measured: a section was not walked or no contact ended")
+        bars.verdict(measured, locked <= 0.2, "NOT measured: a section was not walked or no contact ended")
     );
     let (sum, count, _) = pilot.flat_pelvis;
     let stairs: Vec<_> = (1..PASSES.len()).filter_map(|pass| pilot.stair_pelvis.get(&pass)).collect();
@@ -275,7 +285,8 @@ fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section
             "bar: pelvis on the {:.0} cm stairs: NOT measured (the flat section or the stairs were not walked with foot IK on and a foot planted)",
             GOAL_STAIR_RISE * 100.0
         );
-        return false;
+        bars.not_measured();
+        return;
     };
     let flat = (sum / f64::from(count)) as f32;
     // The geometry needs up to one rise: a swing foot reaching the next tread down (or a
@@ -291,16 +302,14 @@ fn print_stairs(pilot: &Autopilot, measured: bool, get: &dyn Fn(usize, &[Section
         flat * 100.0,
         drop * 100.0,
         beyond * 100.0,
-        verdict(measured, beyond <= 0.05, "NOT measured")
+        bars.verdict(measured, beyond <= 0.05, "NOT measured")
     );
-    measured
 }
 
 /// Slope warping per ramp: the lean going up and down, and the feet with foot IK on (both IK
-/// passes). Nothing for a character without pose warping. Returns false when a ramp's bar
-/// could not be measured (walked in only one IK pass).
-fn print_slopes(pilot: &Autopilot, measured: bool) -> bool {
-    let mut all_measured = true;
+/// passes), counted in `bars`. Nothing for a character without pose warping. A ramp walked in
+/// only one IK pass is not measured.
+fn print_slopes(pilot: &Autopilot, measured: bool, bars: &mut BarCount) {
     let mut angles: Vec<u32> = pilot.slopes.keys().map(|(_, degrees)| *degrees).collect();
     angles.sort_unstable();
     angles.dedup();
@@ -308,15 +317,14 @@ fn print_slopes(pilot: &Autopilot, measured: bool) -> bool {
         let passes: Vec<SlopeFigures> =
             (1..PASSES.len()).filter_map(|pass| pilot.slopes.get(&(pass, degrees)).copied()).collect();
         let Some(first) = passes.first() else {
-            all_measured = false;
+            bars.not_measured();
             println!("bar: slope warping on the {degrees} deg ramp: NOT measured (not walked with foot IK on)");
             continue;
         };
         let worst = |f: &dyn Fn(&SlopeFigures) -> f32| passes.iter().map(f).fold(0.0f32, f32::max);
         let (penetration, float) = (worst(&|s| s.penetration), worst(&|s| s.float));
         let ramp_measured = measured && passes.len() == PASSES.len() - 1;
-        all_measured &= ramp_measured;
-        let verdict = verdict(ramp_measured, penetration <= 0.01 && float <= 0.01, "NOT measured");
+        let verdict = bars.verdict(ramp_measured, penetration <= 0.01 && float <= 0.01, "NOT measured");
         println!(
             "bar: slope warping on the {degrees} deg ramp, foot IK on: lean {:+.1} deg going up, {:+.1} deg going down \
              (slope seen {:+.1} / {:+.1} deg); deepest penetration {:.2} cm, highest planted float {:.2} cm (<= 1 cm: \
@@ -329,7 +337,6 @@ fn print_slopes(pilot: &Autopilot, measured: bool) -> bool {
             float * 100.0,
         );
     }
-    all_measured
 }
 
 fn cm(v: f32) -> String {
