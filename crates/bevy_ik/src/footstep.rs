@@ -36,10 +36,10 @@ use crate::ground::GroundProbe;
 
 /// Put next to a [`crate::feet::FootPlacer`] (usually with a [`crate::feet::FootLock`]) to
 /// steer swinging feet onto whole treads and carry them over the ground on the way. The tuning
-/// is ik_core's [`FootstepSettings`]. Costs ten rays per swinging foot per frame on even ground
-/// (six under the landing's footprint, four under the toe tip's path ahead; more where a ray
-/// starts inside something hanging over the foot) and a sole-sized box cast or two per swing,
-/// more while it searches for a fit.
+/// is ik_core's [`FootstepSettings`]. Costs six rays per swinging foot per frame on even ground
+/// (under the landing's footprint), four more stepping up (under the toe tip's path ahead; more
+/// where a ray starts inside something hanging over the foot), and a sole-sized box cast or two
+/// per swing, more while it searches for a fit.
 ///
 /// ```no_run
 /// # use bevy::prelude::*;
@@ -137,10 +137,10 @@ pub(crate) struct Legs<'a> {
 /// Fills `steer` (model space, per leg) with the landing shifts that apply this frame and
 /// `floors` with the ground each swinging foot is carried over (model y; none without a
 /// prediction): stepping down by more than an edge, [`descending_floor`] from where it was
-/// last frame (`feet`' offset over its animated floor) to the ground under its landing; else,
-/// where something ahead stands higher than where it took off, [`rising_floor`] toward the
-/// ground under its toe tip at four points of the learned path ahead ([`AHEAD`]) and under its
-/// landing (each found like foot placement's, past anything hanging over it); none for a foot
+/// last frame (`feet`' offset over its animated floor) to the ground under its landing;
+/// stepping up by more than an edge, [`rising_floor`] toward the ground under its toe tip at
+/// four points of the learned path ahead ([`AHEAD`]) and under its landing (each found like
+/// foot placement's, past anything hanging over it); level, none; none for a foot
 /// [`Legs::planted_now`]. Records the predictions in `feet`, whose contact labels (last
 /// frame's) are read. `ray` is (start above, length) in world units; `motion` has this frame's
 /// root transform.
@@ -222,11 +222,12 @@ pub(crate) fn steer_swings(
                 // Where the foot was (model y): its correction last frame over its animated floor.
                 let last = status.offset + legs.floor_heights.get(i).copied().unwrap_or(0.0);
                 let per_model = 1.0 / scale.max(1e-6);
-                floors[i] = if to < from - settings.edge_height * per_model {
+                let edge = settings.edge_height * per_model;
+                floors[i] = if to < from - edge {
                     // Stepping down (by more than an edge): let down from where it was.
                     descending_floor(last, to, next.remaining, dt, settings.swing_drop_speed * per_model)
-                } else {
-                    // Up or level: toward the ground its toe tip will be over along the learned
+                } else if to > from + edge {
+                    // Stepping up: toward the ground its toe tip will be over along the learned
                     // path (where the root will be then, plus the toe's offset), and the landing.
                     let mut ahead = [(to, next.remaining); AHEAD.len() + 1];
                     for (slot, share) in ahead.iter_mut().zip(AHEAD) {
@@ -238,14 +239,10 @@ pub(crate) fn steer_swings(
                             *slot = (model_height(Vec3::new(tip.x, h, tip.z)), next.remaining * share);
                         }
                     }
-                    // Only over something higher than where it took off (a riser, a kerb, a
-                    // ramp up): on the level placement alone keeps the foot off the ground.
-                    let highest = ahead.iter().map(|(h, _)| *h).fold(f32::NEG_INFINITY, f32::max);
-                    if highest > from + settings.edge_height * per_model {
-                        rising_floor(last, ahead, dt)
-                    } else {
-                        SwingFloor::default()
-                    }
+                    rising_floor(last, ahead, dt)
+                } else {
+                    // Level: placement alone keeps the foot off the ground.
+                    SwingFloor::default()
                 };
             }
         }

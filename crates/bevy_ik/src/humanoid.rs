@@ -82,7 +82,7 @@ pub struct HumanoidIk {
     /// Add a [`FootLock`] to the foot placer.
     pub foot_lock: bool,
     /// Add a [`FootstepPrediction`] (swinging feet steered onto whole treads and carried over
-    /// the ground on the way; about ten rays per swinging foot per frame). Default on.
+    /// the ground on the way; six rays per swinging foot per frame, ten stepping up). Default on.
     pub footstep_prediction: bool,
     /// Give up (and report [`RigFailed`]) after this many frames without a match.
     pub patience_frames: u32,
