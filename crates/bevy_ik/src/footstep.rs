@@ -14,7 +14,7 @@
 //! longer than the foot). The
 //! shift eases in over the swing and is held through the contact; it moves the toe the lock
 //! follows (so the lock holds the foot where it landed), or, without a lock, the
-//! foot itself. The swinging foot is also carried over the ground on its way ([`steer_swings`]'
+//! foot itself. The swinging foot is also carried over the ground on its way (placement's swing
 //! floors): raised evenly toward higher ground under its toe tip's path ahead, in time to be
 //! over it, and let down past a nosing over frames, not in one; a foot labelled planted this
 //! frame ([`crate::feet::ContactSource::Manual`]) is carried over nothing.
