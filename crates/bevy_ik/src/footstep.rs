@@ -231,10 +231,8 @@ pub(crate) fn steer_swings(
                     // path (where the root will be then, plus the toe's offset), and the landing.
                     let mut ahead = [(to, next.remaining); AHEAD.len() + 1];
                     for (slot, share) in ahead.iter_mut().zip(AHEAD) {
-                        let progress = next.progress + (1.0 - next.progress) * share;
-                        let Some(left) = step.travel_left(progress) else { continue };
-                        let later = next.remaining * (1.0 - share);
-                        let tip = at - to_world.rotation * (left * scale) - velocity * later + forward * footprint.1;
+                        let Some(toe) = step.toe_ahead(&next, at, to_world, velocity, share) else { continue };
+                        let tip = toe + forward * footprint.1;
                         if let Some(h) = ground_height(tip) {
                             *slot = (model_height(Vec3::new(tip.x, h, tip.z)), next.remaining * share);
                         }

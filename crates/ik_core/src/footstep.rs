@@ -130,7 +130,7 @@ pub fn descending_floor(last: f32, landing: f32, remaining: f32, dt: f32, drop_s
 /// model y): where it was carried last frame (`last`, as for [`descending_floor`]) raised by as
 /// much as brings it, at an even pace, to each height of `ahead` (`(height, seconds from now)`:
 /// the ground its toe will be over then, e.g. along the learned path,
-/// [`FootstepState::travel_left`]) by the time it gets there, and never below a height ahead it
+/// [`FootstepState::toe_ahead`]) by the time it gets there, and never below a height ahead it
 /// has already risen to: the most any of them asks. A foot leaving a tread a few centimetres
 /// short of the next riser rises over the frames before its toe gets there instead of being
 /// pushed up the whole rise in one, and stays up until it is over the tread. Raise only (a
@@ -315,11 +315,42 @@ impl FootstepState {
         self.prediction()
     }
 
+    /// Where the toe will be (world) `share` (0..1) of the way through the time `step` has
+    /// left: its `landing` (world, [`Footstep::landing`]) less the travel the learned path says
+    /// is left then (root space, turned and scaled by `root`, the root's transform now) and
+    /// less the root's own travel at `velocity` from then to touch-down. `None` before a path
+    /// was learned. For probing the ground the foot will pass over.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use ik_core::Xform;
+    /// use ik_core::footstep::{FootstepSettings, FootstepState};
+    ///
+    /// // Two steps learned (0.4 s, the toe moving 40 cm forward at an even pace, the root
+    /// // standing; the path is sampled from the second), then the next swing's first frame.
+    /// let (settings, mut foot) = (FootstepSettings::default(), FootstepState::default());
+    /// for _ in 0..2 {
+    ///     foot.update(true, Vec3::ZERO, 0.05, &settings);
+    ///     for k in 0..8 {
+    ///         foot.update(false, Vec3::Z * (0.05 * k as f32), 0.05, &settings);
+    ///     }
+    ///     foot.update(true, Vec3::Z * 0.4, 0.05, &settings);
+    /// }
+    /// let step = foot.update(false, Vec3::ZERO, 0.05, &settings).unwrap();
+    /// let landing = step.landing(Xform::IDENTITY, Vec3::ZERO);
+    /// let halfway = foot.toe_ahead(&step, landing, Xform::IDENTITY, Vec3::ZERO, 0.5).unwrap();
+    /// assert!(halfway.z > 0.0 && halfway.z < landing.z, "{halfway} before {landing}");
+    /// ```
+    pub fn toe_ahead(&self, step: &Footstep, landing: Vec3, root: Xform, velocity: Vec3, share: f32) -> Option<Vec3> {
+        let share = share.clamp(0.0, 1.0);
+        let left = self.travel_left(step.progress + (1.0 - step.progress) * share)?;
+        Some(landing - root.rotation * (left * root.scale) - velocity * (step.remaining * (1.0 - share)))
+    }
+
     /// The toe's travel left to its landing at `progress` through the swing (root space), from
     /// the learned path (linear between its points, none left at touch-down); `None` before a
-    /// path was learned. Where the toe will be at that point of the swing: its landing less
-    /// this.
-    pub fn travel_left(&self, progress: f32) -> Option<Vec3> {
+    /// path was learned.
+    fn travel_left(&self, progress: f32) -> Option<Vec3> {
         self.path[0]?;
         let mut before: Option<(f32, Vec3)> = None;
         for (at, left) in self.path.iter().flatten().copied().chain([(1.0, Vec3::ZERO)]) {

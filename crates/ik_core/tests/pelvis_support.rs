@@ -27,6 +27,21 @@ fn across_a_riser(skel: &Skeleton) -> (Vec<Xform>, impl FnMut(Vec3, Vec3, f32) -
     (animated, ground)
 }
 
+/// The pelvis offset after two seconds of placement at 60 fps on the same animated pose.
+fn settled_pelvis<G>(skel: &Skeleton, job: &FootPlacement, animated: &[Xform], ground: &mut G) -> f32
+where
+    G: FnMut(Vec3, Vec3, f32) -> Option<GroundHit>,
+{
+    let (mut state, mut reports) = (FootPlacementState::new(2), [FootReport::default(); 2]);
+    let mut offset = 0.0;
+    for _ in 0..120 {
+        let mut locals = animated.to_vec();
+        let mut model = model_of(skel, &locals);
+        offset = job.run(&mut locals, &mut model, &mut *ground, 1.0 / 60.0, &mut state, &mut reports).unwrap();
+    }
+    offset
+}
+
 #[test]
 fn the_front_foot_uphill_keeps_the_pelvis_up_and_the_heel_behind_lifts_before_it_drops() {
     let skel = biped();
@@ -183,14 +198,7 @@ fn walking_backwards_up_a_riser_the_front_foot_is_the_one_ahead_in_the_direction
             |o: Vec3, d: Vec3, m: f32| plane_hit(o, d, m, Vec3::Y * if o.z < 0.0 { 0.0 } else { -0.12 }, Vec3::Y);
         let settings = FootPlacementSettings { pelvis_support, ..Default::default() };
         let job = FootPlacement { settings, travel, ..placement_job(skel.parents(), &rigs) };
-        let (mut state, mut reports) = (FootPlacementState::new(2), [FootReport::default(); 2]);
-        let mut offset = 0.0;
-        for _ in 0..120 {
-            let mut locals = animated.clone();
-            let mut model = model_of(&skel, &locals);
-            offset = job.run(&mut locals, &mut model, &mut ground, 1.0 / 60.0, &mut state, &mut reports).unwrap();
-        }
-        offset
+        settled_pelvis(&skel, &job, &animated, &mut ground)
     };
     let lowest = place(PelvisSupport::LowestFoot, Vec3::ZERO);
     let backwards = place(PelvisSupport::FrontFoot, Vec3::new(0.0, 0.3, -1.2));
@@ -229,14 +237,7 @@ fn a_swing_floor_that_does_not_raise_a_foot_leaves_it_its_say_in_the_pelvis() {
     let mut pelvis_with = |floor: SwingFloor| {
         let floors = [SwingFloor::default(), floor];
         let job = FootPlacement { swing_floors: &floors, ..placement_job(skel.parents(), &rigs) };
-        let (mut state, mut reports) = (FootPlacementState::new(2), [FootReport::default(); 2]);
-        let mut offset = 0.0;
-        for _ in 0..60 {
-            let mut locals = animated.clone();
-            let mut model = model_of(&skel, &locals);
-            offset = job.run(&mut locals, &mut model, &mut ground, 1.0 / 60.0, &mut state, &mut reports).unwrap();
-        }
-        offset
+        settled_pelvis(&skel, &job, &animated, &mut ground)
     };
     let none = pelvis_with(SwingFloor::default());
     let at_its_ground = pelvis_with(SwingFloor { height: -0.12, weight: 1.0 });
