@@ -50,6 +50,7 @@ pub mod limits;
 pub mod look_at;
 pub mod retarget;
 pub mod rig;
+pub mod root_motion;
 pub mod skeleton;
 pub mod slide_removal;
 pub mod sole;
