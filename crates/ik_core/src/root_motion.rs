@@ -106,7 +106,8 @@ pub enum RootMotionError {
         /// Samples given.
         got: usize,
     },
-    /// A sample (or a model transform computed from it) is NaN or infinite.
+    /// A sample (or a model transform computed from it) is NaN or infinite, or its rotation
+    /// is zero.
     NonFinite {
         /// The sample's index.
         sample: usize,
@@ -139,7 +140,10 @@ impl fmt::Display for RootMotionError {
                 "the clip has {got} samples; root motion needs at least two, the first at time 0 and the last at the clip's end"
             ),
             Self::NonFinite { sample } => {
-                write!(f, "sample {sample} of the clip is NaN or infinite; re-export or clean the clip")
+                write!(
+                    f,
+                    "sample {sample} of the clip is NaN, infinite or has a zero rotation; re-export or clean the clip"
+                )
             }
             Self::BadFrameRate => write!(f, "the frame rate must be a positive finite number of samples a second"),
             Self::BadAxes => {
@@ -213,6 +217,32 @@ impl Travel {
     /// transform (the parent itself does not travel): `parent⁻¹ · self⁻¹ · parent · local`.
     pub fn remove_from_local(&self, local: &Xform, parent_model: &Xform) -> Xform {
         parent_model.inverse().mul_xform(&self.remove_from(&parent_model.mul_xform(local)))
+    }
+}
+
+/// The weighted mean of several clips' deltas (clips blended by their weights): translations
+/// and yaws averaged, the turn rebuilt about `up`. Weights ≤ 0 or non-finite are left out;
+/// identity when none is left.
+///
+/// ```
+/// use glam::Vec3;
+/// use ik_core::root_motion::{Travel, blend_travel};
+///
+/// let walk = Travel { translation: Vec3::Z * 0.02, ..Travel::IDENTITY };
+/// let run = Travel { translation: Vec3::Z * 0.06, ..Travel::IDENTITY };
+/// let mixed = blend_travel(Vec3::Y, &[(walk, 0.75), (run, 0.25)]);
+/// assert!((mixed.translation.z - 0.03).abs() < 1e-6);
+/// ```
+pub fn blend_travel(up: Vec3, parts: &[(Travel, f32)]) -> Travel {
+    let (mut translation, mut yaw, mut total) = (Vec3::ZERO, 0.0, 0.0);
+    for (part, weight) in parts.iter().filter(|(_, w)| w.is_finite() && *w > 0.0) {
+        (translation, yaw, total) = (translation + part.translation * *weight, yaw + part.yaw * weight, total + weight);
+    }
+    let up = up.try_normalize().unwrap_or(Vec3::Y);
+    if total > 0.0 {
+        Travel::about(up, yaw / total, translation / total).finite_or_identity()
+    } else {
+        Travel::IDENTITY
     }
 }
 

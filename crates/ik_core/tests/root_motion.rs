@@ -6,7 +6,8 @@ use core::f32::consts::{FRAC_PI_2, PI, TAU};
 use glam::{Quat, Vec3};
 use ik_core::Xform;
 use ik_core::root_motion::{
-    Carrier, ClipTravel, RootMotionError, RootMotionSettings, Travel, carrier_track, extract_travel, find_carrier,
+    Carrier, ClipTravel, RootMotionError, RootMotionSettings, Travel, blend_travel, carrier_track, extract_travel,
+    find_carrier,
 };
 use proptest::prelude::*;
 
@@ -362,4 +363,21 @@ proptest! {
             prop_assert!(d.translation.is_finite() && d.rotation.is_finite() && d.yaw.is_finite(), "{d:?}");
         }
     }
+}
+
+#[test]
+fn blended_deltas_are_the_weighted_mean_of_translation_and_yaw() {
+    let walk = sample(1.0, |t| walk_hips(1.12, t));
+    let turn = sample(2.0, |t| turning_hips(Vec3::Y, Vec3::Z, 0.6, 1.0, 2.0, t));
+    let (walk_clip, walk_travel) = extract(&walk, &settings());
+    let (turn_clip, turn_travel) = extract(&turn, &settings());
+    let a = walk_clip.delta_wrapped(&walk_travel, 0.5, 0.6, 1.0);
+    let b = turn_clip.delta_wrapped(&turn_travel, 1.95, 0.05, 1.0);
+    let mixed = blend_travel(Vec3::Y, &[(a, 0.75), (b, 0.25), (b, 0.0), (b, -1.0), (b, f32::NAN)]);
+    let expected_yaw = 0.25 * 0.6 * 0.1;
+    println!("blend: yaw {:.5} rad (expected {expected_yaw:.5}), translation {}", mixed.yaw, mixed.translation);
+    assert!((mixed.yaw - expected_yaw).abs() < 1e-4);
+    assert!(mixed.translation.distance(a.translation * 0.75 + b.translation * 0.25) < 1e-6);
+    assert!((mixed.rotation.angle_between(Quat::IDENTITY) - expected_yaw).abs() < 1e-4);
+    assert_eq!(blend_travel(Vec3::Y, &[(b, 0.0)]), Travel::IDENTITY);
 }
