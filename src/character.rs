@@ -252,9 +252,11 @@ pub fn finish_character(
             .enumerate()
             .map(|(i, name)| {
                 let key = crate::sidecar::clip_key(name, i);
+                let info = sidecar.and_then(|t| t.clips.iter().find(|c| c.name == key));
                 ClipCandidate {
                     name: name.clone(),
-                    speed: sidecar.and_then(|t| t.clips.iter().find(|c| c.name == key)).map(|c| c.nominal_speed),
+                    speed: info.map(|c| c.nominal_speed),
+                    alternates: info.and_then(ClipInfo::feet_alternate),
                 }
             })
             .collect();

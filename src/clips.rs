@@ -83,6 +83,10 @@ pub struct ClipCandidate {
     pub name: String,
     /// Ground speed measured from its planted feet, m/s, when known.
     pub speed: Option<f32>,
+    /// Whether its feet take turns (see [`crate::sidecar::ClipInfo::feet_alternate`]), when
+    /// known. Only a clip whose feet alternate is a walk or a run by speed: a roll moves fast
+    /// too.
+    pub alternates: Option<bool>,
 }
 
 /// `--clips` overrides: per role, a clip name or `#index`.
@@ -223,13 +227,15 @@ pub fn choose(candidates: &[ClipCandidate], leg_length: f32, overrides: &ClipOve
         taken[i] = true;
         choice.report.push(format!("{}: {} (--clips)", role.key(), label(candidates, i)));
     }
+    // Only a clip whose feet take turns walks or runs (a roll travels fast too).
+    let steps = |role: ClipRole, i: usize| role == ClipRole::Idle || candidates[i].alternates != Some(false);
     // By name: the best score per role, ties to the shorter name, then file order.
     for role in ClipRole::ALL {
         if choice.get(role).is_some() {
             continue;
         }
         let best = (0..candidates.len())
-            .filter(|&i| !taken[i])
+            .filter(|&i| !taken[i] && steps(role, i))
             .filter_map(|i| name_score(&candidates[i].name, role).map(|s| (s, i)))
             .max_by(|a, b| {
                 a.0.cmp(&b.0).then(candidates[b.1].name.len().cmp(&candidates[a.1].name.len())).then(b.1.cmp(&a.1))
@@ -251,7 +257,7 @@ pub fn choose(candidates: &[ClipCandidate], leg_length: f32, overrides: &ClipOve
             continue;
         }
         let pick = (0..candidates.len())
-            .filter(|&i| !taken[i] && speed_role(candidates[i].speed, leg_length) == Some(role))
+            .filter(|&i| !taken[i] && speed_role(candidates[i].speed, leg_length) == Some(role) && steps(role, i))
             .min_by(|&a, &b| {
                 let typical =
                     |i: usize| (candidates[i].speed.unwrap_or(0.0) / leg_length.max(1e-3) - typical_speed(role)).abs();
@@ -313,7 +319,7 @@ mod tests {
     use super::*;
 
     fn clips(list: &[(&str, Option<f32>)]) -> Vec<ClipCandidate> {
-        list.iter().map(|(n, s)| ClipCandidate { name: n.to_string(), speed: *s }).collect()
+        list.iter().map(|(n, s)| ClipCandidate { name: n.to_string(), speed: *s, alternates: None }).collect()
     }
 
     #[test]
@@ -364,6 +370,19 @@ mod tests {
         let err = choose(&c, 0.84, &ClipOverrides::parse("idle=Stand").unwrap()).unwrap_err();
         assert!(err.contains("`Walking`") && err.contains("`WalkJump`"), "{err}");
         assert!(ClipOverrides::parse("fly=x").is_err() && ClipOverrides::parse("walk").is_err());
+    }
+
+    #[test]
+    fn a_fast_clip_whose_feet_do_not_take_turns_is_no_run() {
+        // An asset pack's `Run` beside a `Roll`: the roll travels faster, its feet together.
+        let mut c = clips(&[("Roll", Some(4.09)), ("Sprint_Jump", Some(4.5)), ("", Some(3.1))]);
+        c[0].alternates = Some(false);
+        c[1].alternates = Some(false);
+        c[2].alternates = Some(true);
+        let choice = choose(&c, 0.84, &ClipOverrides::default()).unwrap();
+        assert_eq!(choice.run, Some(2), "{:?}", choice.report);
+        c[2].alternates = Some(false);
+        assert_eq!(choose(&c, 0.84, &ClipOverrides::default()).unwrap().run, None);
     }
 
     #[test]

@@ -78,8 +78,12 @@ pub fn missing_roles(
         .enumerate()
         .map(|(i, name)| {
             let key = clip_key(name, i);
-            let speed = table.and_then(|t| t.clips.iter().find(|c| c.name == key)).map(|c| c.nominal_speed);
-            ClipCandidate { name: name.clone(), speed }
+            let info = table.and_then(|t| t.clips.iter().find(|c| c.name == key));
+            ClipCandidate {
+                name: name.clone(),
+                speed: info.map(|c| c.nominal_speed),
+                alternates: info.and_then(crate::sidecar::ClipInfo::feet_alternate),
+            }
         })
         .collect();
     let choice = crate::clips::choose(&candidates, leg_length, overrides).ok()?;

@@ -162,9 +162,9 @@ pub fn after_rigging(
         } else {
             warn!("the feet's sole points could not be measured from the rest pose: no foot metrics");
         }
-        let arm = rig.arms[1];
-        if let (Some(hand), Some(s), Some(e), Some(w)) =
-            (humanoid.reaching_hand, rel(arm.upper), rel(arm.lower), rel(arm.hand))
+        if let Some(arm) = rig.arms[1]
+            && let (Some(hand), Some(s), Some(e), Some(w)) =
+                (humanoid.reaching_hand, rel(arm.upper), rel(arm.lower), rel(arm.hand))
         {
             let reach = s.translation.distance(e.translation) + e.translation.distance(w.translation);
             entity.insert(ReachArm { shoulder: arm.upper, hand, reach, forward: humanoid.frame.forward });

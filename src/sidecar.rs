@@ -86,6 +86,18 @@ impl ClipInfo {
         Some((middle / frames as f32).rem_euclid(1.0))
     }
 
+    /// Whether the feet take turns, as in a walk or a run: each has a stance, and the
+    /// stances' middles are 0.3–0.7 of a cycle apart. `None` without labels. A roll, a dance
+    /// or a jump (feet together or never down) is `Some(false)`.
+    pub fn feet_alternate(&self) -> Option<bool> {
+        if !self.has_contacts() {
+            return None;
+        }
+        let (Some(left), Some(right)) = (self.mid_stance(0), self.mid_stance(1)) else { return Some(false) };
+        let apart = (left - right).rem_euclid(1.0);
+        Some((0.3..=0.7).contains(&apart))
+    }
+
     /// Stride length (distance travelled per cycle), m.
     pub fn stride(&self) -> f32 {
         self.nominal_speed * self.duration
@@ -160,6 +172,28 @@ mod tests {
             assert!(walk.contact_at(0, phase), "left planted at {phase} (mid-stance {mid})");
         }
         assert!(!walk.contact_at(1, mid), "right swings at the left's mid-stance {mid}");
+    }
+
+    #[test]
+    fn feet_alternate_in_a_walk_not_in_a_hop() {
+        let labels = |on: &[usize]| (0..20).map(|i| on.contains(&i)).collect::<Vec<bool>>();
+        let clip = |l: Vec<bool>, r: Vec<bool>| ClipInfo {
+            name: "c".into(),
+            nominal_speed: 1.0,
+            duration: 1.0,
+            frame_count: 21,
+            contacts: [l, r],
+        };
+        let walk = clip(
+            labels(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]),
+            labels(&[10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 0, 1]),
+        );
+        assert_eq!(walk.feet_alternate(), Some(true));
+        let hop = clip(labels(&[0, 1, 2, 3]), labels(&[0, 1, 2, 3]));
+        assert_eq!(hop.feet_alternate(), Some(false));
+        let one_foot_never_down = clip(labels(&[0, 1, 2]), labels(&[]));
+        assert_eq!(one_foot_never_down.feet_alternate(), Some(false));
+        assert_eq!(ClipInfo::unlabelled("x", 1.0, 1.0).feet_alternate(), None);
     }
 
     #[test]

@@ -212,8 +212,8 @@ pub(super) fn print_table(pilot: &Autopilot) -> BarCount {
             )
         );
     }
-    for p in &pilot.timed_out {
-        println!("warning: pass {} ({}) did not reach the end of the route", p + 1, PASSES[*p].label());
+    for (p, why) in &pilot.timed_out {
+        println!("warning: pass {} ({}) did not reach the end of the route: {why}", p + 1, PASSES[*p].label());
     }
     bars
 }

@@ -41,16 +41,16 @@ fn expected(rig: &ik_core::rig::HumanoidRig<Entity>) -> Vec<(String, Entity)> {
     out.extend(rig.spine.iter().enumerate().map(|(i, b)| (format!("spine_{:02}", i + 1), *b)));
     out.extend(rig.neck.map(|n| ("neck_01".to_string(), n)));
     for (side, s) in ["l", "r"].iter().enumerate() {
-        let (leg, arm) = (&rig.legs[side], &rig.arms[side]);
+        let (leg, arm) = (&rig.legs[side], rig.arms[side]);
         let mut add = |stem: &str, e: Option<Entity>| out.extend(e.map(|e| (format!("{stem}_{s}"), e)));
         add("thigh", Some(leg.thigh));
         add("calf", Some(leg.calf));
         add("foot", Some(leg.foot));
         add("ball", leg.ball);
-        add("clavicle", arm.clavicle);
-        add("upperarm", Some(arm.upper));
-        add("lowerarm", Some(arm.lower));
-        add("hand", Some(arm.hand));
+        add("clavicle", arm.and_then(|a| a.clavicle));
+        add("upperarm", arm.map(|a| a.upper));
+        add("lowerarm", arm.map(|a| a.lower));
+        add("hand", arm.map(|a| a.hand));
     }
     out
 }

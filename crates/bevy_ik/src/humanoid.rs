@@ -293,6 +293,9 @@ pub(crate) fn rig_humanoids(
                     attach(&mut commands, root, humanoid, &report.rig, &report.frame, &bones.hierarchy);
                 let mapping = report.mapping();
                 info!("bevy_ik: rigged {who} ({}):\n{mapping}", report.found_by);
+                for dropped in &report.dropped {
+                    warn!("bevy_ik: {who}: {dropped}");
+                }
                 commands.entity(root).remove::<(RigAttempts, RigPending)>().insert(RiggedHumanoid {
                     rig: report.rig,
                     frame: report.frame,
@@ -333,7 +336,7 @@ pub(crate) fn watch_rigs(
         let mut all = vec![rig.pelvis, rig.head];
         all.extend(rig.spine.iter().copied());
         all.extend(rig.legs.iter().flat_map(|l| [l.thigh, l.calf, l.foot]));
-        all.extend(rig.arms.iter().flat_map(|a| [a.upper, a.lower, a.hand]));
+        all.extend(rig.arms.iter().flatten().flat_map(|a| [a.upper, a.lower, a.hand]));
         if all.iter().all(|e| alive.contains(*e)) {
             continue;
         }
@@ -417,8 +420,7 @@ fn attach(
             ..Default::default()
         });
     }
-    let Some(target) = humanoid.hand_target else { return (None, None) };
-    let arm = rig.arms[1];
+    let (Some(target), Some(arm)) = (humanoid.hand_target, rig.arms[1]) else { return (None, None) };
     // The elbow hint: out to the right, behind and below the shoulder, scaled to the character.
     let h = frame.height;
     let at = frame.left * (-0.39 * h) + frame.up * (0.55 * h) - frame.forward * (0.33 * h);

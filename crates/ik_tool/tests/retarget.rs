@@ -143,8 +143,9 @@ fn roles(rig: &ik_core::rig::HumanoidRig<usize>) -> Vec<(String, usize)> {
     out.extend(rig.spine.iter().enumerate().map(|(i, &b)| (format!("spine_{i}"), b)));
     out.extend(rig.neck.map(|b| ("neck".to_string(), b)));
     for (s, (arm, leg)) in ["l", "r"].into_iter().zip(rig.arms.iter().zip(&rig.legs)) {
-        out.extend(arm.clavicle.map(|b| (format!("clavicle_{s}"), b)));
         out.extend(leg.ball.map(|b| (format!("ball_{s}"), b)));
+        let Some(arm) = arm else { continue };
+        out.extend(arm.clavicle.map(|b| (format!("clavicle_{s}"), b)));
         for (stem, b) in [("upperarm", arm.upper), ("lowerarm", arm.lower), ("hand", arm.hand)] {
             out.push((format!("{stem}_{s}"), b));
         }
@@ -298,8 +299,10 @@ fn limbs(rig: &ik_core::rig::HumanoidRig<usize>) -> Vec<(String, usize, usize)> 
     for (side, (leg, arm)) in ["left", "right"].into_iter().zip(rig.legs.iter().zip(&rig.arms)) {
         out.push((format!("{side} thigh"), leg.thigh, leg.calf));
         out.push((format!("{side} shin"), leg.calf, leg.foot));
-        out.push((format!("{side} upper arm"), arm.upper, arm.lower));
-        out.push((format!("{side} forearm"), arm.lower, arm.hand));
+        if let Some(arm) = arm {
+            out.push((format!("{side} upper arm"), arm.upper, arm.lower));
+            out.push((format!("{side} forearm"), arm.lower, arm.hand));
+        }
     }
     out.push(("spine".into(), rig.pelvis, rig.neck.unwrap_or(rig.head)));
     out

@@ -45,7 +45,7 @@ use core::fmt;
 
 use glam::{Mat3, Quat, Vec3};
 
-use crate::rig::{HumanoidRig, RigFrame};
+use crate::rig::{ArmBones, HumanoidRig, RigFrame};
 use crate::{IkError, Xform};
 
 mod clip;
@@ -172,7 +172,8 @@ pub struct RetargetMap {
     pub(crate) pelvis: [usize; 2],
     pub(crate) chest: [usize; 2],
     pub(crate) legs: [LimbMap; 2],
-    pub(crate) arms: [LimbMap; 2],
+    /// `None` where either rig has no such arm (left out by the rigging).
+    pub(crate) arms: [Option<LimbMap>; 2],
     pub(crate) external_feet: Vec<ExternalFoot>,
     pub(crate) target_forward: Vec3,
     pub(crate) target_up: Vec3,
@@ -215,6 +216,7 @@ fn check(rig: &RetargetRig<'_>, character: Character, model: &[Xform]) -> Result
     roles.extend(r.spine.iter().enumerate().map(|(i, &b)| (format!("spine_{i}"), b)));
     roles.extend(r.neck.map(|b| ("neck".to_string(), b)));
     for (s, arm) in ["l", "r"].into_iter().zip(&r.arms) {
+        let Some(arm) = arm else { continue };
         roles.extend(arm.clavicle.map(|b| (format!("clavicle_{s}"), b)));
         roles.extend([(format!("upperarm_{s}"), arm.upper), (format!("lowerarm_{s}"), arm.lower)]);
         roles.push((format!("hand_{s}"), arm.hand));
@@ -249,6 +251,7 @@ fn check(rig: &RetargetRig<'_>, character: Character, model: &[Xform]) -> Result
         chains.push((s, [leg.thigh, leg.calf, leg.foot]));
     }
     for (s, arm) in ["left", "right"].into_iter().zip(&r.arms) {
+        let Some(arm) = arm else { continue };
         for (a, d, what) in [(arm.upper, arm.lower, "forearm"), (arm.lower, arm.hand, "hand")] {
             if !descends(d, a) {
                 return Err(bad(format!("{s} {what} {} is not below {}", name(d), name(a))));
@@ -357,12 +360,17 @@ impl RetargetMap {
         let turn = (character_basis(&target.frame) * character_basis(&source.frame).inverse()).normalize();
         let scale = settings.scale.unwrap_or(target.frame.leg_length / source.frame.leg_length);
         let (s, t) = (source.rig, target.rig);
-        let arm_length = |rig: &HumanoidRig<usize>, m: &[Xform]| -> f32 {
-            let a = &rig.arms[0];
+        let arm_length = |a: &ArmBones<usize>, m: &[Xform]| -> f32 {
             m[a.upper].translation.distance(m[a.lower].translation)
                 + m[a.lower].translation.distance(m[a.hand].translation)
         };
-        let arm_scale = arm_length(t, &tm) / arm_length(s, &sm).max(f32::MIN_POSITIVE);
+        // Arms present in both rigs (a rig may leave an arm out).
+        let arm_pairs = [0, 1].map(|i| t.arms[i].zip(s.arms[i]));
+        let arm_scale = arm_pairs
+            .iter()
+            .flatten()
+            .next()
+            .map_or(scale, |(ta, sa)| arm_length(ta, &tm) / arm_length(sa, &sm).max(f32::MIN_POSITIVE));
 
         // (target bone, source bone, target child role, source child role, alignment rule)
         #[derive(Clone, Copy, PartialEq)]
@@ -390,7 +398,7 @@ impl RetargetMap {
             pairs.push((neck, s.neck.unwrap_or(s_top), Some(t.head), Some(s.head), Align::Direction));
         }
         pairs.push((t.head, s.head, None, None, Align::None));
-        for (ta, sa) in t.arms.iter().zip(&s.arms) {
+        for (ta, sa) in arm_pairs.iter().flatten() {
             if let Some(c) = ta.clavicle {
                 pairs.push((c, sa.clavicle.unwrap_or(s_top), Some(ta.upper), Some(sa.upper), Align::Direction));
             }
@@ -435,9 +443,8 @@ impl RetargetMap {
             };
             limb([tl.thigh, tl.calf, tl.foot], [sl.thigh, sl.calf, sl.foot], tp, sp)
         });
-        let arms = [0, 1].map(|i| {
-            let (ta, sa) = (&t.arms[i], &s.arms[i]);
-            limb([ta.upper, ta.lower, ta.hand], [sa.upper, sa.lower, sa.hand], ta.hand, sa.hand)
+        let arms = arm_pairs.map(|pair| {
+            pair.map(|(ta, sa)| limb([ta.upper, ta.lower, ta.hand], [sa.upper, sa.lower, sa.hand], ta.hand, sa.hand))
         });
         let external_feet = t
             .legs

@@ -232,6 +232,7 @@ impl RetargetMap {
             let [source_chest, target_chest] = self.chest;
             let chest = model[target_chest].translation;
             for (k, arm) in self.arms.iter().enumerate() {
+                let Some(arm) = arm else { continue };
                 let moved = source_model[arm.source_point].translation - source_model[source_chest].translation;
                 let goal = chest + self.turn * (moved * self.arm_scale);
                 let tip = desired[arm.target[2]];

@@ -39,8 +39,10 @@ pub struct HumanoidRig<T> {
     pub neck: Option<T>,
     /// Head.
     pub head: T,
-    /// `[left, right]` arms.
-    pub arms: [ArmBones<T>; 2],
+    /// `[left, right]` arms; `None` for an arm the rig could not use (see
+    /// [`RigReport::dropped`](super::RigReport::dropped) for why). Legs are what foot IK needs;
+    /// arms only reach.
+    pub arms: [Option<ArmBones<T>>; 2],
     /// `[left, right]` legs.
     pub legs: [LegBones<T>; 2],
 }
@@ -54,7 +56,7 @@ impl<T> HumanoidRig<T> {
     /// let arm = |b| ArmBones { clavicle: None, upper: b, lower: b + 1, hand: b + 2 };
     /// let leg = |b| LegBones { thigh: b, calf: b + 1, foot: b + 2, ball: None };
     /// let rig = HumanoidRig { profile: "test".into(), pelvis: 0, spine: vec![1], neck: None, head: 2,
-    ///     arms: [arm(10), arm(20)], legs: [leg(30), leg(40)] };
+    ///     arms: [Some(arm(10)), Some(arm(20))], legs: [leg(30), leg(40)] };
     /// let named = rig.try_map(|b| Some(format!("bone{b}"))).unwrap();
     /// assert_eq!(named.legs[1].foot, "bone42");
     /// assert!(rig.try_map(|&b| (b < 40).then_some(b)).is_none());
@@ -71,7 +73,11 @@ impl<T> HumanoidRig<T> {
                 hand: map(&a.hand)?,
             })
         };
-        let arms = [arm(&self.arms[0])?, arm(&self.arms[1])?];
+        let mut arm_if_any = |a: &Option<ArmBones<T>>| match a {
+            Some(a) => arm(a).map(Some),
+            None => Some(None),
+        };
+        let arms = [arm_if_any(&self.arms[0])?, arm_if_any(&self.arms[1])?];
         let mut leg = |l: &LegBones<T>| {
             Some(LegBones {
                 thigh: map(&l.thigh)?,
@@ -110,18 +116,18 @@ impl<T> HumanoidRig<T> {
     ///     spine: vec![1],
     ///     neck: None,
     ///     head: 2,
-    ///     arms: [arm(10), arm(20)],
+    ///     arms: [Some(arm(10)), Some(arm(20))],
     ///     legs: [leg(30), leg(40)],
     /// };
     /// rig.for_each_handle_mut(|h| *h += 100);
-    /// assert_eq!((rig.pelvis, rig.arms[1].hand, rig.legs[0].ball), (100, 122, Some(133)));
+    /// assert_eq!((rig.pelvis, rig.arms[1].map(|a| a.hand), rig.legs[0].ball), (100, Some(122), Some(133)));
     /// ```
     pub fn for_each_handle_mut(&mut self, mut visit: impl FnMut(&mut T)) {
         visit(&mut self.pelvis);
         self.spine.iter_mut().for_each(&mut visit);
         self.neck.iter_mut().for_each(&mut visit);
         visit(&mut self.head);
-        for arm in &mut self.arms {
+        for arm in self.arms.iter_mut().flatten() {
             arm.clavicle.iter_mut().for_each(&mut visit);
             [&mut arm.upper, &mut arm.lower, &mut arm.hand].into_iter().for_each(&mut visit);
         }

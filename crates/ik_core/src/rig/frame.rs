@@ -75,7 +75,8 @@ pub(crate) fn measure(tree: &Tree, rig: &HumanoidRig<usize>, sided: bool) -> Rig
 
     let toes: Vec3 = rig.legs.iter().filter_map(|l| l.ball.map(|b| reject(p(b) - p(l.foot), &[up]))).sum();
     let knees: Vec3 = rig.legs.iter().map(|l| reject(bend(tree, l.thigh, l.calf, l.foot), &[up, lateral])).sum();
-    let elbows: Vec3 = rig.arms.iter().map(|a| reject(bend(tree, a.upper, a.lower, a.hand), &[up, lateral])).sum();
+    let elbows: Vec3 =
+        rig.arms.iter().flatten().map(|a| reject(bend(tree, a.upper, a.lower, a.hand), &[up, lateral])).sum();
     let (forward, forward_from) = if toes.length() > 0.05 * small {
         (toes, ForwardSource::Toes)
     } else if knees.length() > 0.005 * small {

@@ -41,7 +41,7 @@ mod tree;
 pub use error::{MAP_HINT, MapMiss, RigError};
 pub use frame::{ForwardSource, RigFrame};
 pub use map::{MapSyntaxError, parse_map};
-pub use report::{RigReport, SkeletonBone, rig_humanoid};
+pub use report::{DroppedArm, RigReport, SkeletonBone, rig_humanoid};
 
 /// Body side of a paired role.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -343,7 +343,7 @@ pub fn match_profile<T: Copy>(bones: &[(T, &str)], profile: &RigProfile) -> Resu
             spine,
             neck: find_role(bones, profile, Role::Neck),
             head,
-            arms: [arm_l, arm_r],
+            arms: [Some(arm_l), Some(arm_r)],
             legs: [leg_l, leg_r],
         }),
         _ => Err(RigMatchError { profile: profile.name.clone(), missing: vec!["(internal) roles".into()] }),
@@ -407,7 +407,7 @@ mod tests {
         assert_eq!(rig.profile, "unreal");
         assert_eq!((rig.pelvis, rig.spine.clone(), rig.neck, rig.head), (1, vec![2, 3, 4], Some(5), 6));
         assert_eq!(rig.legs[0], LegBones { thigh: 15, calf: 16, foot: 17, ball: Some(18) });
-        assert_eq!(rig.arms[1], ArmBones { clavicle: Some(11), upper: 12, lower: 13, hand: 14 });
+        assert_eq!(rig.arms[1], Some(ArmBones { clavicle: Some(11), upper: 12, lower: 13, hand: 14 }));
     }
 
     #[test]

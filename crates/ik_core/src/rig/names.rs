@@ -264,8 +264,9 @@ pub(crate) struct NameFailure {
     pub found: Vec<(Role, usize)>,
 }
 
-/// Matches names to roles; the result fits the hierarchy by construction.
-pub(crate) fn match_names(tree: &Tree) -> Result<HumanoidRig<usize>, NameFailure> {
+/// Matches names to roles; the result fits the hierarchy by construction. Beside the rig, per
+/// arm (`[left, right]`), why it was left out (`None`: it was not).
+pub(crate) fn match_names(tree: &Tree) -> Result<(HumanoidRig<usize>, [Option<String>; 2]), NameFailure> {
     let mut lists: Vec<(Key, Vec<Cand>)> = Vec::new();
     let mut claimed = vec![false; tree.len()];
     for (bone, name) in tree.names.iter().enumerate() {
@@ -289,7 +290,7 @@ pub(crate) fn match_names(tree: &Tree) -> Result<HumanoidRig<usize>, NameFailure
     let mut issue = None;
     let mut found = Vec::new();
 
-    let mut chains = |kinds: [Kind; 3], side: Side, missing: &mut Vec<Role>| -> Option<[usize; 3]> {
+    let chains = |kinds: [Kind; 3], side: Side, missing: &mut Vec<Role>, issue: &mut Option<Issue>| {
         let sets = kinds.map(|k| get(k, Some(side)));
         for (k, s) in kinds.iter().zip(&sets) {
             if s.is_empty() {
@@ -312,7 +313,7 @@ pub(crate) fn match_names(tree: &Tree) -> Result<HumanoidRig<usize>, NameFailure
         }
         if best.is_none() && sets.iter().all(|s| !s.is_empty()) && issue.is_none() {
             let pair = sets[0].iter().find_map(|a| sets[1].iter().find(|b| tree.is_ancestor(a.bone, b.bone)));
-            issue = Some(match pair {
+            *issue = Some(match pair {
                 Some(b) => Issue::NotBelow {
                     role: kinds[2].role(side),
                     bone: sets[2][0].bone,
@@ -329,13 +330,26 @@ pub(crate) fn match_names(tree: &Tree) -> Result<HumanoidRig<usize>, NameFailure
         }
         best.map(|(_, b)| b)
     };
-    let legs = [Side::Left, Side::Right].map(|s| chains([Kind::Thigh, Kind::Calf, Kind::Foot], s, &mut missing));
-    let arms = [Side::Left, Side::Right].map(|s| chains([Kind::UpperArm, Kind::LowerArm, Kind::Hand], s, &mut missing));
+    let legs =
+        [Side::Left, Side::Right].map(|s| chains([Kind::Thigh, Kind::Calf, Kind::Foot], s, &mut missing, &mut issue));
+    // An arm that does not chain is left out (with its reason), not a failure: legs are what
+    // foot IK needs.
+    let arms = [Side::Left, Side::Right].map(|s| {
+        let (mut arm_missing, mut arm_issue) = (Vec::new(), None);
+        let kinds = [Kind::UpperArm, Kind::LowerArm, Kind::Hand];
+        chains(kinds, s, &mut arm_missing, &mut arm_issue).ok_or_else(|| match arm_issue {
+            Some(issue) => issue.describe(tree),
+            None => {
+                let roles: Vec<String> = arm_missing.iter().map(|r| r.key()).collect();
+                format!("no bone is named like {}", roles.join(", "))
+            }
+        })
+    });
     for (i, side) in [Side::Left, Side::Right].into_iter().enumerate() {
         if let Some([t, c, f]) = legs[i] {
             found.extend([(Role::Thigh(side), t), (Role::Calf(side), c), (Role::Foot(side), f)]);
         }
-        if let Some([u, l, h]) = arms[i] {
+        if let Ok([u, l, h]) = arms[i] {
             found.extend([(Role::UpperArm(side), u), (Role::LowerArm(side), l), (Role::Hand(side), h)]);
         }
     }
@@ -380,24 +394,37 @@ pub(crate) fn match_names(tree: &Tree) -> Result<HumanoidRig<usize>, NameFailure
             .find(|c| tree.is_ancestor(c.bone, upper) && tree.is_ancestor(pelvis, c.bone))
             .map(|c| c.bone)
     };
-    match (legs, arms) {
-        ([Some([t0, c0, f0]), Some([t1, c1, f1])], [Some([u0, l0, h0]), Some([u1, l1, h1])])
-            if missing.is_empty() && issue.is_none() =>
-        {
+    match legs {
+        [Some([t0, c0, f0]), Some([t1, c1, f1])] if missing.is_empty() && issue.is_none() => {
             let leg = |s, [thigh, calf, foot]: [usize; 3]| LegBones { thigh, calf, foot, ball: ball(s, foot) };
-            let arm =
-                |s, [upper, lower, hand]: [usize; 3]| ArmBones { clavicle: clavicle(s, upper), upper, lower, hand };
-            Ok(HumanoidRig {
+            let arm = |s, bones: &Result<[usize; 3], String>| {
+                bones.as_ref().ok().map(|&[upper, lower, hand]| ArmBones {
+                    clavicle: clavicle(s, upper),
+                    upper,
+                    lower,
+                    hand,
+                })
+            };
+            let rig = HumanoidRig {
                 profile: "names".into(),
                 pelvis,
                 spine,
                 neck,
                 head,
-                arms: [arm(Side::Left, [u0, l0, h0]), arm(Side::Right, [u1, l1, h1])],
+                arms: [arm(Side::Left, &arms[0]), arm(Side::Right, &arms[1])],
                 legs: [leg(Side::Left, [t0, c0, f0]), leg(Side::Right, [t1, c1, f1])],
-            })
+            };
+            Ok((rig, arms.map(Result::err)))
         }
         _ => Err(NameFailure { missing, issue, claimed, found }),
+    }
+}
+
+impl Issue {
+    /// The issue in words, naming both bones: `hand_l = HandL is not below lowerarm_l = LowerArmL`.
+    pub(crate) fn describe(&self, tree: &Tree) -> String {
+        let Issue::NotBelow { role, bone, parent_role, parent } = *self;
+        format!("{} = {} is not below {} = {}", role.key(), tree.names[bone], parent_role.key(), tree.names[parent])
     }
 }
 

@@ -36,6 +36,38 @@ pub struct RigReport<T> {
     pub frame: RigFrame,
     /// `(role, bone name)` for every role found, pelvis first.
     pub bone_names: Vec<(Role, String)>,
+    /// The arms the rig leaves out (`rig.arms[side]` is `None`), each with why. The legs, the
+    /// pelvis and the look-at work without them; a caller warns once per entry.
+    pub dropped: Vec<DroppedArm>,
+}
+
+/// An arm [`rig_humanoid`] left out of a rig it could otherwise use: the hand hangs outside
+/// the arm (a mesh node under the scene root), a bone is missing, or a map names none.
+/// `Display` is one warning naming the bones and the remedy.
+///
+/// ```
+/// use ik_core::rig::{DroppedArm, Side};
+/// let d = DroppedArm { side: Side::Left, reason: "hand_l = HandL is not below lowerarm_l = LowerArmL".into() };
+/// assert!(d.to_string().starts_with("left arm left out: hand_l = HandL"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DroppedArm {
+    /// Which arm.
+    pub side: Side,
+    /// Why, naming the bones.
+    pub reason: String,
+}
+
+impl core::fmt::Display for DroppedArm {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let side = if self.side == Side::Left { "left" } else { "right" };
+        write!(
+            f,
+            "{side} arm left out: {}; the legs and the look-at are rigged, reaching with this arm stays off \
+             (to use it, name its bones in a rig map: --rig-map FILE or RigChoice::Map)",
+            self.reason
+        )
+    }
 }
 
 impl<T> RigReport<T> {
@@ -64,7 +96,9 @@ impl<T> RigReport<T> {
 /// control bone, and the animation keys the shin so that its end meets the foot) is accepted
 /// when its rest position is at the shin's end: within 10 % of the leg length of the shin's end
 /// bone, or, without one, within 25 % of twice the thigh of the point one thigh length past the
-/// knee along the thigh. Callers tell such an *external foot* from the hierarchy (foot placement moves it with the shin). When names find
+/// knee along the thigh. Callers tell such an *external foot* from the hierarchy (foot placement moves it with the shin).
+/// An arm that cannot be used (its hand not below its forearm, a bone missing) is left out and
+/// listed in [`RigReport::dropped`]; the pelvis, spine, head and both legs are required. When names find
 /// every bone of a leg but its foot is neither below its shin nor at its end, that is an error
 /// ([`RigError::FootNotUnderShin`], naming the bones) even if the shape search could guess.
 ///
@@ -86,11 +120,11 @@ pub fn rig_humanoid<T: Copy>(
         bones.iter().map(|b| b.name.to_string()).collect(),
     )
     .map_err(|reason| RigError::BadSkeleton { reason })?;
-    let (rig, found_by, frame) = match map {
+    let Found { rig, found_by, frame, dropped } = match map {
         Some(profile) => {
-            let rig = from_map(&tree, profile)?;
+            let (rig, dropped) = from_map(&tree, profile)?;
             let frame = frame::measure(&tree, &rig, true);
-            (rig, profile.name.clone(), frame)
+            Found { rig, found_by: profile.name.clone(), frame, dropped }
         }
         None => auto(&tree)?,
     };
@@ -101,17 +135,22 @@ pub fn rig_humanoid<T: Copy>(
         spine: rig.spine.iter().map(|&i| h(i)).collect(),
         neck: rig.neck.map(h),
         head: h(rig.head),
-        arms: rig.arms.map(|a| ArmBones {
-            clavicle: a.clavicle.map(h),
-            upper: h(a.upper),
-            lower: h(a.lower),
-            hand: h(a.hand),
+        arms: rig.arms.map(|arm| {
+            arm.map(|a| ArmBones { clavicle: a.clavicle.map(h), upper: h(a.upper), lower: h(a.lower), hand: h(a.hand) })
         }),
         legs: rig.legs.map(|l| LegBones { thigh: h(l.thigh), calf: h(l.calf), foot: h(l.foot), ball: l.ball.map(h) }),
     };
     let bone_names = roles_of(&rig).into_iter().map(|(r, i)| (r, tree.names[i].clone())).collect();
     let indices = HumanoidRig { profile: found_by.clone(), ..rig };
-    Ok(RigReport { rig: handles, indices, found_by, frame, bone_names })
+    Ok(RigReport { rig: handles, indices, found_by, frame, bone_names, dropped })
+}
+
+/// A rig as found, before it is put in the caller's handles.
+struct Found {
+    rig: HumanoidRig<usize>,
+    found_by: String,
+    frame: RigFrame,
+    dropped: Vec<DroppedArm>,
 }
 
 /// Every role of a rig with its bone, pelvis first.
@@ -121,6 +160,7 @@ fn roles_of(rig: &HumanoidRig<usize>) -> Vec<(Role, usize)> {
     out.extend(rig.neck.map(|b| (Role::Neck, b)));
     out.push((Role::Head, rig.head));
     for (side, arm) in [Side::Left, Side::Right].into_iter().zip(&rig.arms) {
+        let Some(arm) = arm else { continue };
         out.extend(arm.clavicle.map(|b| (Role::Clavicle(side), b)));
         out.extend([
             (Role::UpperArm(side), arm.upper),
@@ -193,7 +233,7 @@ fn thigh_above(tree: &Tree, calf: usize) -> Option<usize> {
 /// The name matcher found a leg whose foot is not below its shin: match the names again as if
 /// each such foot hung from its shin, then check the rig against the real hierarchy, which
 /// accepts a foot at the shin's end ([`external_foot_fit`]). `Err`: the foot issue to report.
-fn with_external_feet(tree: &Tree, first: &Issue) -> Result<(HumanoidRig<usize>, String, RigFrame), Issue> {
+fn with_external_feet(tree: &Tree, first: &Issue) -> Result<Found, Issue> {
     let mut parents = tree.parent.clone();
     let mut issue = first.clone();
     for _ in 0..2 {
@@ -206,12 +246,7 @@ fn with_external_feet(tree: &Tree, first: &Issue) -> Result<(HumanoidRig<usize>,
             return Err(issue);
         };
         match names::match_names(&attached) {
-            Ok(rig) => {
-                validate(tree, &rig)?;
-                let label = exact_profile(tree, &rig).unwrap_or_else(|| "names".into());
-                let frame = frame::measure(tree, &rig, true);
-                return Ok((rig, label, frame));
-            }
+            Ok((rig, arm_reasons)) => return named(tree, rig, arm_reasons),
             Err(failure) => match failure.issue {
                 Some(next) if failure.missing.is_empty() => issue = next,
                 _ => return Err(issue),
@@ -245,8 +280,21 @@ fn issue_error(tree: &Tree, issue: &Issue) -> RigError {
     }
 }
 
-/// Checks that each bone of a rig hangs below the one before it.
-fn validate(tree: &Tree, rig: &HumanoidRig<usize>) -> Result<(), Issue> {
+/// A rig found by names, checked against the real hierarchy: arms that do not chain are left
+/// out with their reasons (`arm_reasons`: why names left an arm out already).
+fn named(tree: &Tree, mut rig: HumanoidRig<usize>, arm_reasons: [Option<String>; 2]) -> Result<Found, Issue> {
+    let mut dropped = validate(tree, &mut rig)?;
+    for (side, reason) in [Side::Left, Side::Right].into_iter().zip(arm_reasons) {
+        dropped.extend(reason.map(|reason| DroppedArm { side, reason }));
+    }
+    let found_by = exact_profile(tree, &rig).unwrap_or_else(|| "names".into());
+    let frame = frame::measure(tree, &rig, true);
+    Ok(Found { rig, found_by, frame, dropped })
+}
+
+/// Checks that each bone of a rig hangs below the one before it. An arm that does not is
+/// left out (`None`) and returned with its reason; any other bone out of place is the error.
+fn validate(tree: &Tree, rig: &mut HumanoidRig<usize>) -> Result<Vec<DroppedArm>, Issue> {
     let below = |role: Role, bone: usize, parent_role: Role, parent: usize| {
         if tree.is_ancestor(parent, bone) { Ok(()) } else { Err(Issue::NotBelow { role, bone, parent_role, parent }) }
     };
@@ -276,23 +324,31 @@ fn validate(tree: &Tree, rig: &HumanoidRig<usize>) -> Result<(), Issue> {
             below(Role::Ball(side), ball, Role::Foot(side), leg.foot)?;
         }
     }
-    for (side, arm) in [Side::Left, Side::Right].into_iter().zip(&rig.arms) {
-        let top = match arm.clavicle {
-            Some(c) => {
-                below(Role::UpperArm(side), arm.upper, Role::Clavicle(side), c)?;
-                (Role::Clavicle(side), c)
-            }
-            None => (Role::UpperArm(side), arm.upper),
-        };
-        below(top.0, top.1, Role::Pelvis, rig.pelvis)?;
-        below(Role::LowerArm(side), arm.lower, Role::UpperArm(side), arm.upper)?;
-        below(Role::Hand(side), arm.hand, Role::LowerArm(side), arm.lower)?;
+    let mut dropped = Vec::new();
+    for (side, slot) in [Side::Left, Side::Right].into_iter().zip(&mut rig.arms) {
+        let Some(arm) = *slot else { continue };
+        let chained = (|| {
+            let top = match arm.clavicle {
+                Some(c) => {
+                    below(Role::UpperArm(side), arm.upper, Role::Clavicle(side), c)?;
+                    (Role::Clavicle(side), c)
+                }
+                None => (Role::UpperArm(side), arm.upper),
+            };
+            below(top.0, top.1, Role::Pelvis, rig.pelvis)?;
+            below(Role::LowerArm(side), arm.lower, Role::UpperArm(side), arm.upper)?;
+            below(Role::Hand(side), arm.hand, Role::LowerArm(side), arm.lower)
+        })();
+        if let Err(issue) = chained {
+            *slot = None;
+            dropped.push(DroppedArm { side, reason: issue.describe(tree) });
+        }
     }
-    Ok(())
+    Ok(dropped)
 }
 
 /// The rig a user map names, checked against the bones and the hierarchy.
-fn from_map(tree: &Tree, profile: &RigProfile) -> Result<HumanoidRig<usize>, RigError> {
+fn from_map(tree: &Tree, profile: &RigProfile) -> Result<(HumanoidRig<usize>, Vec<DroppedArm>), RigError> {
     let key = |s: &str| super::strip_namespace(s).to_lowercase();
     let mut misses = Vec::new();
     let mut found: Vec<(Role, usize)> = Vec::new();
@@ -310,14 +366,7 @@ fn from_map(tree: &Tree, profile: &RigProfile) -> Result<HumanoidRig<usize>, Rig
     let get = |role: Role| found.iter().find(|(r, _)| *r == role).map(|(_, b)| *b);
     let mut required = vec![Role::Pelvis, Role::Spine(0), Role::Head];
     for s in [Side::Left, Side::Right] {
-        required.extend([
-            Role::UpperArm(s),
-            Role::LowerArm(s),
-            Role::Hand(s),
-            Role::Thigh(s),
-            Role::Calf(s),
-            Role::Foot(s),
-        ]);
+        required.extend([Role::Thigh(s), Role::Calf(s), Role::Foot(s)]);
     }
     let missing: Vec<Role> = required.into_iter().filter(|r| get(*r).is_none()).collect();
     if !missing.is_empty() {
@@ -333,40 +382,46 @@ fn from_map(tree: &Tree, profile: &RigProfile) -> Result<HumanoidRig<usize>, Rig
         });
     }
     let need = |role: Role| get(role).unwrap_or(0);
-    let arm = |s| ArmBones {
-        clavicle: get(Role::Clavicle(s)),
-        upper: need(Role::UpperArm(s)),
-        lower: need(Role::LowerArm(s)),
-        hand: need(Role::Hand(s)),
+    let mut dropped = Vec::new();
+    let mut arm = |side| {
+        let bones = [Role::UpperArm(side), Role::LowerArm(side), Role::Hand(side)];
+        match bones.map(get) {
+            [Some(upper), Some(lower), Some(hand)] => {
+                Some(ArmBones { clavicle: get(Role::Clavicle(side)), upper, lower, hand })
+            }
+            found => {
+                let unnamed: Vec<String> =
+                    bones.iter().zip(found).filter(|(_, b)| b.is_none()).map(|(r, _)| r.key()).collect();
+                dropped.push(DroppedArm { side, reason: format!("the map names no {}", unnamed.join(", ")) });
+                None
+            }
+        }
     };
+    let arms = [arm(Side::Left), arm(Side::Right)];
     let leg = |s| LegBones {
         thigh: need(Role::Thigh(s)),
         calf: need(Role::Calf(s)),
         foot: need(Role::Foot(s)),
         ball: get(Role::Ball(s)),
     };
-    let rig = HumanoidRig {
+    let mut rig = HumanoidRig {
         profile: profile.name.clone(),
         pelvis: need(Role::Pelvis),
         spine: (0..8u8).map_while(|n| get(Role::Spine(n))).collect(),
         neck: get(Role::Neck),
         head: need(Role::Head),
-        arms: [arm(Side::Left), arm(Side::Right)],
+        arms,
         legs: [leg(Side::Left), leg(Side::Right)],
     };
-    validate(tree, &rig).map_err(|issue| issue_error(tree, &issue))?;
-    Ok(rig)
+    dropped.extend(validate(tree, &mut rig).map_err(|issue| issue_error(tree, &issue))?);
+    Ok((rig, dropped))
 }
 
 /// Names, then shape.
-fn auto(tree: &Tree) -> Result<(HumanoidRig<usize>, String, RigFrame), RigError> {
+fn auto(tree: &Tree) -> Result<Found, RigError> {
     let failure = match names::match_names(tree) {
-        Ok(rig) => match validate(tree, &rig) {
-            Ok(()) => {
-                let label = exact_profile(tree, &rig).unwrap_or_else(|| "names".into());
-                let frame = frame::measure(tree, &rig, true);
-                return Ok((rig, label, frame));
-            }
+        Ok((rig, arm_reasons)) => match named(tree, rig, arm_reasons) {
+            Ok(found) => return Ok(found),
             Err(issue) => {
                 names::NameFailure { missing: Vec::new(), issue: Some(issue), claimed: Vec::new(), found: Vec::new() }
             }
@@ -377,7 +432,15 @@ fn auto(tree: &Tree) -> Result<(HumanoidRig<usize>, String, RigFrame), RigError>
         return with_external_feet(tree, issue).map_err(|issue| issue_error(tree, &issue));
     }
     match topology::find(tree) {
-        Ok((rig, frame)) => Ok((rig, "topology".into(), frame)),
+        Ok((rig, frame)) => {
+            let dropped = [Side::Left, Side::Right]
+                .into_iter()
+                .zip(&rig.arms)
+                .filter(|(_, arm)| arm.is_none())
+                .map(|(side, _)| DroppedArm { side, reason: "the shape search found no arm on this side".into() })
+                .collect();
+            Ok(Found { rig, found_by: "topology".into(), frame, dropped })
+        }
         Err(shape) => {
             if failure.missing.is_empty()
                 && let Some(issue) = &failure.issue

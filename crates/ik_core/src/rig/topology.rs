@@ -414,14 +414,17 @@ pub(crate) fn find(tree: &Tree) -> Result<(HumanoidRig<usize>, RigFrame), String
             }
         }
     }
-    let (k, arm_starts, _) = arms.ok_or("no two opposite sideways chains (arms) branch from the spine")?;
-    let mut arm_bones = Vec::new();
-    for start in arm_starts {
+    // No arms (or arms of fewer than three bones): the rig goes on without them.
+    let arm = |start: usize| {
         let chain = main_chain(&next, start);
-        let i = longest_pair(tree, &chain).ok_or("an arm has fewer than three bones (upper arm, forearm, hand)")?;
+        let i = longest_pair(tree, &chain)?;
         let clavicle = (i >= 1).then(|| chain[i - 1]);
-        arm_bones.push(ArmBones { clavicle, upper: chain[i], lower: chain[i + 1], hand: chain[i + 2] });
-    }
+        Some(ArmBones { clavicle, upper: chain[i], lower: chain[i + 1], hand: chain[i + 2] })
+    };
+    let (k, arm_bones) = match arms {
+        Some((k, [a, b], _)) => (k, [arm(a), arm(b)]),
+        None => (climb.len().saturating_sub(3), [None, None]),
+    };
     let spine = climb[..=k].to_vec();
     let neck = (k + 1 < climb.len() - 1).then(|| climb[k + 1]);
     let mut rig = HumanoidRig {
@@ -430,7 +433,7 @@ pub(crate) fn find(tree: &Tree) -> Result<(HumanoidRig<usize>, RigFrame), String
         spine,
         neck,
         head,
-        arms: [arm_bones[0], arm_bones[1]],
+        arms: arm_bones,
         legs: [legs[0], legs[1]],
     };
     let mut frame = frame::measure(tree, &rig, false);
@@ -445,7 +448,8 @@ pub(crate) fn find(tree: &Tree) -> Result<(HumanoidRig<usize>, RigFrame), String
     if !leftish(rig.legs[0].thigh, pelvis) {
         rig.legs.swap(0, 1);
     }
-    if !leftish(rig.arms[0].upper, climb[k]) {
+    let on_left = |arm: Option<ArmBones<usize>>| arm.map(|a| leftish(a.upper, climb[k]));
+    if on_left(rig.arms[0]) == Some(false) || on_left(rig.arms[1]) == Some(true) {
         rig.arms.swap(0, 1);
     }
     Ok((rig, frame))

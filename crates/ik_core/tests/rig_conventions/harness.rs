@@ -89,7 +89,7 @@ pub fn expected(b: &Built, toes: bool) -> HumanoidRig<usize> {
         spine: vec![k("spine0"), k("spine1"), k("spine2")],
         neck: Some(k("neck")),
         head: k("head"),
-        arms: [arm("l"), arm("r")],
+        arms: [Some(arm("l")), Some(arm("r"))],
         legs: [leg("l"), leg("r")],
     }
 }

@@ -14,6 +14,7 @@ mod skeletons;
 mod control_rigs;
 mod maps_and_errors;
 mod names;
+mod partial_rigs;
 mod shape;
 
 use harness::*;
