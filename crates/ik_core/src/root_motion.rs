@@ -214,7 +214,8 @@ impl Travel {
     }
 
     /// The in-place remainder of a bone's *local* transform, given its parent's model
-    /// transform (the parent itself does not travel): `parent⁻¹ · self⁻¹ · parent · local`.
+    /// transform (the parent itself does not travel; [`Xform::IDENTITY`] for a root bone):
+    /// `parent⁻¹ · self⁻¹ · parent · local`. What a runtime writes to the carrier's local.
     pub fn remove_from_local(&self, local: &Xform, parent_model: &Xform) -> Xform {
         parent_model.inverse().mul_xform(&self.remove_from(&parent_model.mul_xform(local)))
     }
