@@ -2,8 +2,9 @@
 //! and `clean` commands.
 //!
 //! Method: a binary container's header is checked first (magic, declared length against the
-//! file's) so a wrong or truncated file gets a plain message; the `gltf` crate then parses and
-//! validates the document ([`gltf::Gltf::from_slice`]). Buffers are resolved: the binary chunk,
+//! file's) so a wrong or truncated file gets a plain message; the `gltf` crate then parses the
+//! document and [`crate::gltf_check`] checks every index and enum the crate would `unwrap`
+//! before anything iterates it, then runs the crate's validation. Buffers are resolved: the binary chunk,
 //! a `data:` URI (base64), or a file next to the input. The node hierarchy, skins and animation
 //! clips are read through the document; key data is read with the crate's accessor readers
 //! (dense or **sparse** storage, normalized integer rotations) after every accessor's offsets,
@@ -205,7 +206,12 @@ pub fn load_character(path: &Path) -> Result<Document, ToolError> {
 fn parse_checked(label: &str, bytes: &[u8], folder: Option<&Path>, animated: bool) -> Result<Document, ToolError> {
     let bad = |m: String| ToolError::Input(format!("{label}: {m}"));
     check_container(bytes).map_err(bad)?;
-    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| bad(format!("invalid glTF: {e}")))?;
+    let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| bad(format!("invalid glTF: {e}")))?;
+    let raw = match gltf::binary::Glb::from_slice(bytes) {
+        Ok(glb) => glb.json.into_owned(),
+        Err(_) => bytes.to_vec(),
+    };
+    crate::gltf_check::check(gltf.document.as_json(), &raw).map_err(bad)?;
     let buffers = read_buffers(&gltf, folder).map_err(bad)?;
     let document = &gltf.document;
     let nodes = read_nodes(document).map_err(bad)?;

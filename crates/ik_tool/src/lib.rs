@@ -9,6 +9,7 @@
 //!
 //! Modules:
 //! - [`gltf_write`]: a general glTF 2.0 binary builder over `gltf-json`, and the GLB codec.
+//! - [`gltf_check`]: checks a document's indices and enums before the `gltf` crate unwraps them.
 //! - [`gltf_read`]: loads a `.glb` or `.gltf` (checked, with one clear message per bad input):
 //!   node hierarchy, clips (dense or sparse keys), and the document and buffers kept for
 //!   rewriting.
@@ -27,6 +28,7 @@
 pub mod clean;
 pub mod cli;
 pub mod contacts;
+pub mod gltf_check;
 pub mod gltf_patch;
 pub mod gltf_read;
 pub mod gltf_write;

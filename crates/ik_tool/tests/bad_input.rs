@@ -145,3 +145,21 @@ fn writing_over_the_input_is_refused() {
     assert_eq!(std::fs::read(&in_path).unwrap(), input, "input untouched");
     assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1, "nothing else written");
 }
+
+#[test]
+fn channels_samplers_and_extensions_the_gltf_crate_would_unwrap_are_refused_by_name() {
+    let no_node = edited(|j| j["animations"][1]["channels"][2]["target"]["node"] = 999.into());
+    let message = "animation \"Walk\": channel 2 targets node 999, which does not exist (the file has";
+    refused("channel_node", &no_node, "clean", &[], message);
+    refused("channel_node_contacts", &no_node, "contacts", &[], message);
+    let bad_path = edited(|j| j["animations"][0]["channels"][1]["target"]["path"] = "position".into());
+    refused("channel_path", &bad_path, "contacts", &[], "animation \"Idle\": channel 1 animates \"position\" of node");
+    let bad_sampler = edited(|j| j["animations"][2]["samplers"][0]["interpolation"] = "CUBIC".into());
+    refused("interpolation", &bad_sampler, "clean", &[], "animation \"Jog\": sampler 0 interpolates \"CUBIC\"");
+    let draco = edited(|j| {
+        j["extensionsUsed"] = serde_json::json!(["KHR_draco_mesh_compression"]);
+        j["extensionsRequired"] = serde_json::json!(["KHR_draco_mesh_compression"]);
+    });
+    let message = "requires the glTF extension KHR_draco_mesh_compression, which ik_tool does not read: re-export the file without Draco compression";
+    refused("draco", &draco, "contacts", &[], message);
+}
