@@ -16,7 +16,7 @@
 
 use ik_core::rig::{RigProfile, Role, Side, find_role};
 
-use crate::gltf_read::Node;
+use crate::gltf_read::{Document, Node};
 
 /// One leg, as node indices.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,6 +115,33 @@ pub fn find_legs(nodes: &[Node], map: Option<&RigProfile>) -> Result<Legs, Strin
         }
     }
     detect_legs(nodes).map_err(|e| format!("no legs found: {e}"))
+}
+
+/// The file's nodes with those outside its skeleton (neither a skin joint nor above one: meshes,
+/// cameras, helpers hung on bones) renamed `node N`, so no name matcher takes a mesh called
+/// `LegL` or `HandL` for a bone.
+pub fn skeleton_named(doc: &Document) -> Vec<Node> {
+    let mut skeleton = vec![false; doc.nodes.len()];
+    for &joint in &doc.joints {
+        let mut node = Some(joint);
+        while let Some(n) = node.filter(|&n| n < skeleton.len() && !skeleton[n]) {
+            skeleton[n] = true;
+            node = doc.nodes[n].parent;
+        }
+    }
+    let mut nodes = doc.nodes.clone();
+    for (i, node) in nodes.iter_mut().enumerate() {
+        if !skeleton[i] {
+            node.name = format!("node {i}");
+        }
+    }
+    nodes
+}
+
+/// [`find_legs`] over the file's skeleton ([`skeleton_named`]), else over every node (a file
+/// whose skin leaves out bones); the skeleton's error when both fail.
+pub fn find_file_legs(doc: &Document, map: Option<&RigProfile>) -> Result<Legs, String> {
+    find_legs(&skeleton_named(doc), map).or_else(|e| find_legs(&doc.nodes, map).map_err(|_| e))
 }
 
 /// Model-space rest positions of every node (parents composed, in any node order).

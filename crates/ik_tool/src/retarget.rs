@@ -9,8 +9,9 @@
 //! pelvis drops the frames need (legs of other proportions) are then eased over the clip
 //! ([`ik_core::envelope::slew_limited_above`]) and the frames retargeted again with them
 //! ([`ik_core::retarget::RetargetMap::run_lowered`]). The
-//! target's file is rewritten with one new animation per clip (a clip of the same name is
-//! replaced, other clips are kept): a rotation channel per role bone and a translation channel
+//! target's file is rewritten with one new animation per clip (the target's own clip of the
+//! same name is kept and the source's skipped, or with `--replace` replaced, each such clip
+//! named in the summary; other clips are kept): a rotation channel per role bone and a translation channel
 //! for the pelvis (and for feet hanging outside the shins), keyed at the source's frame times,
 //! and `extras` holding `nominal_speed` (the source's ground speed × the scale) and
 //! `ik_retarget` (source file, clip, scale). The written file is read back and its new clips
@@ -50,6 +51,9 @@ pub struct RetargetOptions {
     pub target_map: Option<RigProfile>,
     /// Keep the hands at the source's positions relative to the chest (IK).
     pub hands: bool,
+    /// Replace the target's own clips of the same name (else they are kept and the source's
+    /// clip of that name is skipped).
+    pub replace: bool,
     /// Contact labelling of the output.
     pub contacts: ContactOptions,
 }
@@ -85,15 +89,23 @@ impl Character {
         let mut world = vec![Xform::IDENTITY; rest.len()];
         ik_core::skeleton::forward_kinematics(&parents, &rest, &Xform::IDENTITY, &mut world)
             .map_err(|e| doc.bad(format!("{who}: {e}")))?;
-        let bones: Vec<SkeletonBone<usize>> = (0..rest.len())
-            .map(|b| SkeletonBone {
-                handle: node_of_bone[b],
-                name: &names[b],
-                parent: parents[b],
-                rest: world[b].translation,
-            })
-            .collect();
-        let report = rig_humanoid(&bones, map).map_err(|e| doc.bad(format!("the {who} cannot be rigged: {e}")))?;
+        // The skeleton's names first (a mesh named like a bone is not taken for one), else every
+        // node's.
+        let skeleton = crate::legs::skeleton_named(&doc);
+        let rig = |names: Vec<&str>| {
+            let bones: Vec<SkeletonBone<usize>> = (0..rest.len())
+                .map(|b| SkeletonBone {
+                    handle: node_of_bone[b],
+                    name: names[b],
+                    parent: parents[b],
+                    rest: world[b].translation,
+                })
+                .collect();
+            rig_humanoid(&bones, map)
+        };
+        let report = rig(node_of_bone.iter().map(|&n| skeleton[n].name.as_str()).collect())
+            .or_else(|e| rig(names.iter().map(String::as_str).collect()).map_err(|_| e))
+            .map_err(|e| doc.bad(format!("the {who} cannot be rigged: {e}")))?;
         Ok(Character { doc, node_of_bone, parents, rest, names, report })
     }
 
@@ -244,13 +256,11 @@ pub fn run_clips(
         let file = if e.character == ik_core::retarget::Character::Source { &source.doc } else { &target.doc };
         file.bad(format!("cannot retarget: {e}"))
     })?;
-    let clips: Vec<&Clip> = match clips {
+    let chosen: Vec<&Clip> = match clips {
         Some(names) => names.iter().map(|name| source.doc.clip(name)).collect::<Result<_, _>>()?,
         None => source.doc.clips.iter().collect(),
     };
-    if clips.is_empty() {
-        return Err(source.doc.bad("no clip to retarget (the source has no animation)".to_string()));
-    }
+    let (clips, same_name) = same_named(&target.doc, chosen, options.replace)?;
     let sidecar_text = std::fs::read_to_string(crate::mannequin::sidecar_path(source_path)).ok();
     let sidecar: Option<Value> = sidecar_text.and_then(|t| serde_json::from_str(&t).ok());
 
@@ -292,7 +302,8 @@ pub fn run_clips(
     }
     let sidecar_out = Sidecar::from_contacts(&written, &labelled, &options.contacts).to_json_text();
 
-    let mut text = format!(
+    let mut text = same_name;
+    text.push_str(&format!(
         "{}: rigged by {}; {}: rigged by {}; scale {:.3} (leg {:.3} m -> {:.3} m)\n",
         source.doc.label,
         source.report.found_by,
@@ -301,7 +312,7 @@ pub fn run_clips(
         map.scale(),
         source.report.frame.leg_length,
         target.report.frame.leg_length,
-    );
+    ));
     for (c, l) in retargeted.iter().zip(&labelled) {
         let count = |k: usize| l.feet[k].contacts.iter().filter(|&&x| x).count();
         text.push_str(&format!(
@@ -318,12 +329,54 @@ pub fn run_clips(
             count(1),
         ));
     }
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
-    }
     let sidecar_path = crate::mannequin::sidecar_path(out);
-    std::fs::write(out, bytes)?;
-    std::fs::write(&sidecar_path, sidecar_out)?;
+    crate::cli::write_output(out, bytes)?;
+    crate::cli::write_output(&sidecar_path, sidecar_out)?;
     text.push_str(&format!("wrote {}\nwrote {}", out.display(), sidecar_path.display()));
     Ok(text)
+}
+
+/// Splits the chosen source clips by whether the target has its own clip of the same name: with
+/// `replace` every clip is retargeted and each replaced one is named; without it the target's
+/// are kept and named, and the source's skipped. Returns the clips to retarget and the lines
+/// that say so; an error when none is left.
+fn same_named<'a>(
+    target: &Document,
+    chosen: Vec<&'a Clip>,
+    replace: bool,
+) -> Result<(Vec<&'a Clip>, String), ToolError> {
+    let mut text = String::new();
+    let mut kept = Vec::new();
+    let mut clips = Vec::new();
+    for c in chosen {
+        let Some(own) = target.clips.iter().find(|t| t.name == c.name) else {
+            clips.push(c);
+            continue;
+        };
+        let (first, last) = own.span();
+        if replace {
+            text.push_str(&format!(
+                "replaced the target's own clip \"{}\" ({:.2} s) with the retargeted one\n",
+                own.name,
+                last - first
+            ));
+            clips.push(c);
+        } else {
+            text.push_str(&format!(
+                "kept the target's own clip \"{}\" ({:.2} s); the source's was not retargeted (--replace replaces it)\n",
+                own.name,
+                last - first
+            ));
+            kept.push(c.name.as_str());
+        }
+    }
+    if clips.is_empty() {
+        let why = if kept.is_empty() {
+            "the source has no animation".to_string()
+        } else {
+            format!("the target already has {}; give --replace to replace them", kept.join(", "))
+        };
+        return Err(target.bad(format!("no clip to retarget: {why}")));
+    }
+    Ok((clips, text))
 }

@@ -41,7 +41,7 @@ impl Rng {
     fn below(&mut self, n: usize) -> usize {
         if n == 0 { 0 } else { (self.next() % n as u64) as usize }
     }
-    fn pick<'a>(&mut self, items: &'a [Value]) -> Option<usize> {
+    fn pick(&mut self, items: &[Value]) -> Option<usize> {
         (!items.is_empty()).then(|| self.below(items.len()))
     }
 }

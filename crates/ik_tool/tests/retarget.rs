@@ -72,10 +72,11 @@ fn write_rig(dir: &TempDir, name: &str, c: &Convention) -> PathBuf {
     path
 }
 
-/// Runs `ik_tool retarget SOURCE TARGET --out OUT --clip CLIP`; returns OUT.
+/// Runs `ik_tool retarget SOURCE TARGET --out OUT --clip CLIP --replace`; returns OUT.
 fn retarget(dir: &TempDir, source: &Path, target: &Path, clip: &str, tag: &str) -> PathBuf {
     let out = dir.path(&format!("out_{tag}.glb"));
-    let (code, stdout, stderr) = ik_tool(&["retarget", s(source), s(target), "--out", s(&out), "--clip", clip]);
+    let args = ["retarget", s(source), s(target), "--out", s(&out), "--clip", clip, "--replace"];
+    let (code, stdout, stderr) = ik_tool(&args);
     assert_eq!(code, 0, "{tag}: {stdout}{stderr}");
     out
 }
@@ -386,26 +387,50 @@ fn limb_directions_follow_the_source_across_t_and_a_poses_and_bone_axes() {
 }
 
 #[test]
-fn every_clip_can_be_retargeted_and_same_named_clips_are_replaced() {
+fn every_clip_can_be_retargeted_and_same_named_clips_are_kept_unless_replaced() {
     let dir = TempDir::new("retarget_all");
     let (name, c) = rigs().into_iter().find(|(n, _)| n == "everything").unwrap();
     let target = write_rig(&dir, &name, &c);
-    let out = dir.path("out.glb");
-    let (code, stdout, stderr) = ik_tool(&["retarget", s(&mannequin()), s(&target), "--out", s(&out), "--all"]);
-    assert_eq!(code, 0, "{stdout}{stderr}");
-    println!("{stdout}");
-    let doc = gltf_read::load(&out).unwrap();
-    let names: Vec<&str> = doc.clips.iter().map(|c| c.name.as_str()).collect();
-    // The target's own Walking and WalkJump stay; its Idle is replaced by the mannequin's.
-    assert_eq!(names, ["Walking", "WalkJump", "Idle", "Walk", "Jog"]);
-    let sidecar = Sidecar::parse(&std::fs::read_to_string(out.with_extension("ik.json")).unwrap()).unwrap();
-    let labelled: Vec<&str> = sidecar.clips.iter().map(|c| c.name.as_str()).collect();
-    assert_eq!(labelled, ["Idle", "Walk", "Jog"]);
-    let jog = sidecar.clip("Jog").unwrap();
-    assert!((jog.nominal_speed - 3.2).abs() < 0.01 && jog.frame_count == 45, "{jog:?}");
-    let walk = play(&out, "Walk");
-    assert!(walk.sampled.locals.iter().all(Xform::is_finite));
-    assert_eq!(walk.clip.channels.len(), walk.character.report.bone_names.len() + 3, "role rotations + pelvis + feet");
+    let own_idle = gltf_read::load(&target).unwrap().clip("Idle").unwrap().clone();
+    let source = mannequin();
+    for replace in [false, true] {
+        let out = dir.path(&format!("out_{replace}.glb"));
+        let mut args = vec!["retarget", s(&source), s(&target), "--out", s(&out), "--all"];
+        args.extend(replace.then_some("--replace"));
+        let (code, stdout, stderr) = ik_tool(&args);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        println!("{stdout}");
+        let doc = gltf_read::load(&out).unwrap();
+        let names: Vec<&str> = doc.clips.iter().map(|c| c.name.as_str()).collect();
+        // The target's own Walking and WalkJump stay; its Idle stays too unless --replace.
+        assert_eq!(names, ["Walking", "WalkJump", "Idle", "Walk", "Jog"]);
+        let idle = doc.clip("Idle").unwrap();
+        let sidecar = Sidecar::parse(&std::fs::read_to_string(out.with_extension("ik.json")).unwrap()).unwrap();
+        let labelled: Vec<&str> = sidecar.clips.iter().map(|c| c.name.as_str()).collect();
+        if replace {
+            assert!(stdout.contains("replaced the target's own clip \"Idle\""), "{stdout}");
+            assert_ne!(idle.channels, own_idle.channels, "Idle replaced");
+            assert_eq!(labelled, ["Idle", "Walk", "Jog"]);
+        } else {
+            assert!(stdout.contains("kept the target's own clip \"Idle\"") && stdout.contains("--replace"), "{stdout}");
+            assert_eq!(idle.channels, own_idle.channels, "Idle kept key for key");
+            assert_eq!(labelled, ["Walk", "Jog"]);
+        }
+        let jog = sidecar.clip("Jog").unwrap();
+        assert!((jog.nominal_speed - 3.2).abs() < 0.01 && jog.frame_count == 45, "{jog:?}");
+        let walk = play(&out, "Walk");
+        assert!(walk.sampled.locals.iter().all(Xform::is_finite));
+        assert_eq!(
+            walk.clip.channels.len(),
+            walk.character.report.bone_names.len() + 3,
+            "role rotations + pelvis + feet"
+        );
+    }
+    // Only same-named clips chosen, no --replace: nothing to do, said so, nothing written.
+    let out = dir.path("out_idle.glb");
+    let (code, _, stderr) = ik_tool(&["retarget", s(&mannequin()), s(&target), "--out", s(&out), "--clip", "Idle"]);
+    assert!(code == 2 && stderr.contains("already has Idle; give --replace"), "{code}: {stderr}");
+    assert!(!out.exists());
 }
 
 /// The mannequin with its JSON edited by `edit`.

@@ -33,14 +33,16 @@ use crate::gltf_patch::NewChannel;
 use crate::gltf_read::{Clip, Document, Property};
 use crate::legs::Legs;
 use crate::motion::{
-    ContactOptions, ContactPoint, RootMotion, Sampled, add_travel, contact_points, label_feet, root_motion,
-    sample_clip, sequence, world_frames,
+    ContactOptions, RootMotion, Sampled, add_travel, contact_points, label_feet, root_motion, sample_clip, sequence,
+    world_frames,
 };
 use crate::sample::pose_at;
 
 mod report;
+mod rig;
 use report::measure;
 pub use report::{ClipReport, FootReport};
+use rig::SolveRig;
 
 /// Width of the legs' soft extension zone used by the tool, as a fraction of thigh + shin: narrow,
 /// so legs animated close to straight are not pulled in where nothing slides.
@@ -220,49 +222,6 @@ pub const NOTHING_TO_FIX: f32 = 2e-3;
 /// source leg, m.
 const KEEP_SOURCE: f32 = 1e-4;
 
-/// The skeleton the solve runs on: the file's bones plus, for each foot without a ball, a
-/// virtual sole bone below the foot bone (the toe particle of the solve).
-struct SolveRig {
-    parents: Vec<Option<usize>>,
-    bones: usize,
-    added: Vec<Xform>,
-}
-
-impl SolveRig {
-    fn new(parents: &[Option<usize>], points: &[ContactPoint; 2]) -> (SolveRig, [usize; 2]) {
-        let mut rig = SolveRig { parents: parents.to_vec(), bones: parents.len(), added: Vec::new() };
-        let toes = points.map(|p| match p.ball {
-            Some(b) => b,
-            None => {
-                rig.parents.push(Some(p.foot));
-                rig.added.push(Xform { translation: p.sole, ..Xform::IDENTITY });
-                rig.parents.len() - 1
-            }
-        });
-        (rig, toes)
-    }
-
-    fn total(&self) -> usize {
-        self.parents.len()
-    }
-
-    /// `frames × bones` locals extended with the virtual bones.
-    fn extend(&self, locals: &[Xform]) -> Vec<Xform> {
-        if self.added.is_empty() {
-            return locals.to_vec();
-        }
-        locals.chunks_exact(self.bones).flat_map(|f| f.iter().chain(&self.added).copied()).collect()
-    }
-
-    /// The file's bones of extended locals.
-    fn strip(&self, locals: &[Xform]) -> Vec<Xform> {
-        if self.added.is_empty() {
-            return locals.to_vec();
-        }
-        locals.chunks_exact(self.total()).flat_map(|f| f[..self.bones].iter().copied()).collect()
-    }
-}
-
 /// Re-poses every frame of `source` (`frames × bones`, travelling) onto the solved pelvis and
 /// toe targets: each leg re-solved with its source pole; a leg whose foot would turn more than
 /// [`MAX_FOOT_TURN`] (beyond the source's own turn) from the previous frame, or whose knee
@@ -384,17 +343,27 @@ pub fn clean_clip(
     let feet = label_feet(doc, &sampled, legs, &motion, &options.contacts).map_err(ik)?;
     let points = contact_points(doc, &sampled, legs).map_err(ik)?;
     let (n, dt) = (sampled.timeline.frames, 1.0 / sampled.timeline.rate);
-    let bone = |node: usize| sampled.bone_of_node[node];
-    let pelvis = bone(legs.pelvis);
-    let top = sampled.top_of(pelvis);
+    let file_bone = |node: usize| sampled.bone_of_node[node];
+    let file_top = sampled.top_of(file_bone(legs.pelvis));
     let added = motion.added_velocity(options.scale);
     // An in-place clip travels from outside (its top node moves; taken out again after the
     // solve); a clip with root motion gets it scaled inside, on its top-most translated bone.
-    let carrier = if motion.in_place { top } else { root_motion_bone(&sampled, clip, pelvis) };
-    let (rig, toes) = SolveRig::new(&sampled.parents, &points);
+    let file_carrier =
+        if motion.in_place { file_top } else { root_motion_bone(&sampled, clip, file_bone(legs.pelvis)) };
+    let shins_feet = legs.legs.each_ref().map(|l| (file_bone(l.calf), file_bone(l.foot)));
+    let (rig, toes) = SolveRig::new(&sampled.parents, shins_feet, &points).map_err(|_| {
+        let names = legs.legs.iter().map(|l| format!("{} / {}", doc.nodes[l.calf].name, doc.nodes[l.foot].name));
+        doc.bad(format!(
+            "animation \"{}\": a shin hangs below its own foot ({}): name the legs with --map",
+            clip.name,
+            names.collect::<Vec<_>>().join(", ")
+        ))
+    })?;
+    let bone = |node: usize| rig.solve_of[file_bone(node)];
+    let (pelvis, top, carrier) = (bone(legs.pelvis), rig.solve_of[file_top], rig.solve_of[file_carrier]);
     let parents = &rig.parents;
     let bones = rig.total();
-    let source_locals = rig.extend(&sampled.locals);
+    let source_locals = rig.extend(&sampled.locals).map_err(ik)?;
     let (first_seq, keep) = sequence(&source_locals, bones, sampled.looping);
     let seq_frames = first_seq.len() / bones;
     let cycle = if sampled.looping { n - 1 } else { seq_frames };
@@ -484,7 +453,7 @@ pub fn clean_clip(
                 break;
             }
         }
-        out = rig.strip(&ext_out);
+        out = rig.strip(&ext_out).map_err(ik)?;
         for (k, frames) in hit_frames.iter().enumerate() {
             if !frames.is_empty() {
                 let list: Vec<String> = frames.iter().map(usize::to_string).collect();
@@ -502,12 +471,19 @@ pub fn clean_clip(
         return Err(ik(IkError::NonFiniteInput));
     }
 
-    let channels = if nothing_to_fix { Vec::new() } else { changed_channels(doc, clip, &sampled, legs, &out) };
+    let mut channels = if nothing_to_fix { Vec::new() } else { changed_channels(doc, clip, &sampled, legs, &out) };
     let after_added = if motion.in_place { added } else { Vec3::ZERO };
     let mut report =
-        measure(&sampled, legs, &points, &feet, &motion, options, &out, top, [added, after_added]).map_err(ik)?;
+        measure(&sampled, legs, &points, &feet, &motion, options, &out, file_top, [added, after_added]).map_err(ik)?;
     report.nothing_to_fix = nothing_to_fix;
     report.warnings = warnings;
+    // A clip the clean cannot improve is left exactly as it was.
+    let worse = report.worse();
+    if !nothing_to_fix && !worse.is_empty() {
+        report.keep(worse.join(", "));
+        report.warnings.clear();
+        channels.clear();
+    }
     let note = CleanNote {
         root_speed: motion.velocity.length() * options.scale,
         root_speed_scale: options.scale,

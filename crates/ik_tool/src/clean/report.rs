@@ -56,11 +56,55 @@ pub struct ClipReport {
     pub feet: [FootReport; 2],
     /// The clip had nothing to fix and was left as it is.
     pub nothing_to_fix: bool,
+    /// The clean could not improve the clip, which was left exactly as it was: what it would
+    /// have made worse (the `after` measures are the clip's own).
+    pub kept: Option<String>,
     /// Limits hit, with frame numbers.
     pub warnings: Vec<String>,
 }
 
+/// Most a clean may add to a foot's largest per-frame turn before the clip is kept as it was.
+pub const TURN_MARGIN: f32 = 1.0 * std::f32::consts::PI / 180.0;
+
 impl ClipReport {
+    /// What cleaning made worse: a foot whose contact travel grew, or whose largest per-frame
+    /// turn grew by more than [`TURN_MARGIN`] (empty when nothing did).
+    pub fn worse(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for f in &self.feet {
+            if f.travel[1] > f.travel[0] + 1e-5 {
+                out.push(format!(
+                    "{} foot's slide {:.2} -> {:.2} cm",
+                    f.side,
+                    100.0 * f.travel[0],
+                    100.0 * f.travel[1]
+                ));
+            }
+            if f.max_foot_turn[1] > f.max_foot_turn[0] + TURN_MARGIN {
+                out.push(format!(
+                    "{} foot's largest turn per frame {:.1} -> {:.1}°",
+                    f.side,
+                    f.max_foot_turn[0].to_degrees(),
+                    f.max_foot_turn[1].to_degrees()
+                ));
+            }
+        }
+        out
+    }
+
+    /// Marks the clip as kept as it was because of `why`: every `after` measure becomes the
+    /// clip's own.
+    pub fn keep(&mut self, why: String) {
+        for f in &mut self.feet {
+            f.travel[1] = f.travel[0];
+            f.stretch[1] = f.stretch[0];
+            f.max_foot_turn[1] = f.max_foot_turn[0];
+            f.max_joint_change = 0.0;
+        }
+        self.pelvis_change = 0.0;
+        self.kept = Some(why);
+    }
+
     /// A Markdown table (also readable as plain text).
     pub fn table(&self) -> String {
         let mut out = format!(
@@ -80,6 +124,11 @@ impl ClipReport {
             out.push_str(
                 "Nothing to fix: the planted feet stand still and every leg reaches; the clip is left as it is.\n\n",
             );
+        }
+        if let Some(why) = &self.kept {
+            out.push_str(&format!(
+                "Not improved: cleaning would make it worse ({why}); the clip is left exactly as it was.\n\n"
+            ));
         }
         out.push_str("| foot | contact frames | contact travel, before (cm) | after (cm) | reduction | max hip–contact, before (cm) | after (cm) | leg reach (cm) | max joint change (°) | max foot turn per frame, before (°) | after (°) |\n");
         out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -180,6 +229,7 @@ pub(super) fn measure(
         pelvis_change,
         feet: reports,
         nothing_to_fix: false,
+        kept: None,
         warnings: Vec::new(),
     })
 }

@@ -21,7 +21,7 @@ use crate::clean::{CleanOptions, clean_clip};
 use crate::contacts::{ClipContacts, summary};
 use crate::gltf_patch::{AnimationPatch, patch};
 use crate::gltf_read::{self, Document};
-use crate::legs::{Legs, find_legs, parse_map};
+use crate::legs::{Legs, find_file_legs, parse_map};
 use crate::mannequin::convention;
 use crate::motion::{ContactOptions, label_feet, root_motion, sample_clip};
 
@@ -86,6 +86,10 @@ pub struct RetargetArgs {
     /// arms' rotations only.
     #[arg(long)]
     pub keep_hands: bool,
+    /// Replace the target's own clips that share a name with a retargeted one (each is named in
+    /// the summary); without it they are kept and the source's clip of that name is skipped.
+    #[arg(long)]
+    pub replace: bool,
 }
 
 /// Flags of `mannequin`.
@@ -322,6 +326,8 @@ pub enum Command {
         target_map: Option<String>,
         /// `--keep-hands`.
         keep_hands: bool,
+        /// `--replace`.
+        replace: bool,
     },
 }
 
@@ -356,6 +362,7 @@ impl From<Cli> for Command {
                 source_map: a.source_map,
                 target_map: a.target_map,
                 keep_hands: a.keep_hands,
+                replace: a.replace,
             },
         }
     }
@@ -387,11 +394,12 @@ pub fn run(command: &Command) -> Result<String, ToolError> {
             run_contacts(input, clip.as_deref(), plot.as_deref(), json.as_deref(), shared)
         }
         Command::Clean { input, out, clip, options, shared } => run_clean(input, out, clip.as_deref(), options, shared),
-        Command::Retarget { source, target, out, clip, source_map, target_map, keep_hands } => {
+        Command::Retarget { source, target, out, clip, source_map, target_map, keep_hands, replace } => {
             let options = crate::retarget::RetargetOptions {
                 source_map: read_map(source_map.as_deref())?,
                 target_map: read_map(target_map.as_deref())?,
                 hands: *keep_hands,
+                replace: *replace,
                 contacts: ContactOptions::default(),
             };
             crate::retarget::run(source, target, out, clip.as_deref(), &options)
@@ -420,7 +428,7 @@ fn read_map(map: Option<&str>) -> Result<Option<ik_core::rig::RigProfile>, ToolE
 fn open(input: &Path, shared: &Shared) -> Result<Opened, ToolError> {
     let doc = gltf_read::load(input)?;
     let map = read_map(shared.map.as_deref())?;
-    let legs = find_legs(&doc.nodes, map.as_ref()).map_err(|e| doc.bad(e))?;
+    let legs = find_file_legs(&doc, map.as_ref()).map_err(|e| doc.bad(e))?;
     let sidecar_path = crate::mannequin::sidecar_path(input);
     let (sidecar, note) = match std::fs::read_to_string(&sidecar_path) {
         Err(_) => (None, None),
@@ -492,6 +500,9 @@ fn run_contacts(
     }
     let json_text =
         json.map(|_| crate::sidecar::Sidecar::from_contacts(&doc, &labelled, &shared.contacts).to_json_text());
+    for path in [plot, json].into_iter().flatten() {
+        output_folder(path)?;
+    }
     if let (Some(path), Some(c)) = (plot, labelled.first()) {
         let times: Vec<f32> = (0..c.sampled.timeline.frames).map(|f| c.sampled.timeline.time(f)).collect();
         let title = format!(
@@ -511,10 +522,29 @@ fn run_contacts(
         text.push_str(&format!("wrote {}\n", path.display()));
     }
     if let (Some(path), Some(body)) = (json, json_text) {
-        std::fs::write(path, body)?;
+        write_output(path, body)?;
         text.push_str(&format!("wrote {}\n", path.display()));
     }
     Ok(text.trim_end().to_string())
+}
+
+/// Creates the folder an output file goes in when it does not exist (every command does the
+/// same); a failure names the folder.
+pub(crate) fn output_folder(path: &Path) -> Result<(), ToolError> {
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => std::fs::create_dir_all(dir).map_err(|e| {
+            ToolError::Input(format!("{}: cannot create the output folder: {e}; choose another path", dir.display()))
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Writes an output file (its folder created first, see [`output_folder`]); a failure names
+/// the file.
+pub(crate) fn write_output(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), ToolError> {
+    output_folder(path)?;
+    std::fs::write(path, bytes)
+        .map_err(|e| ToolError::Input(format!("{}: cannot write: {e}; choose another path", path.display())))
 }
 
 /// True when `a` and `b` name the same file (or would, once `b` is created).
@@ -568,6 +598,9 @@ fn run_clean(
         cleaned.report.clip = c.name.clone();
         text.push_str(&cleaned.report.table());
         text.push('\n');
+        if cleaned.report.kept.is_some() {
+            continue;
+        }
         patches.push(AnimationPatch {
             animation: c.index,
             channels: cleaned.channels,
@@ -578,7 +611,7 @@ fn run_clean(
     // The result must load like its input did before it is written.
     gltf_read::parse(&out.display().to_string(), &bytes)
         .map_err(|e| ToolError::Format(format!("output check failed: {e}")))?;
-    std::fs::write(out, bytes)?;
+    write_output(out, bytes)?;
     text.push_str(&format!("wrote {}", out.display()));
     Ok(text)
 }
