@@ -50,6 +50,12 @@ impl Timeline {
     }
 }
 
+/// A frame rate for messages: whole when it is (`60 Hz`), else with two decimals (`60.27 Hz`:
+/// a resampled clip's frames split its duration evenly, so they are rarely exactly 1/60 s apart).
+pub fn rate_label(rate: f32) -> String {
+    if (rate - rate.round()).abs() < 0.005 { format!("{:.0} Hz", rate.round()) } else { format!("{rate:.2} Hz") }
+}
+
 /// The clip's key rate: the median key interval of its channel with the most keys.
 pub fn source_rate(clip: &Clip) -> Option<f32> {
     let channel = clip.channels.iter().max_by_key(|c| c.times.len())?;

@@ -163,3 +163,39 @@ fn channels_samplers_and_extensions_the_gltf_crate_would_unwrap_are_refused_by_n
     let message = "requires the glTF extension KHR_draco_mesh_compression, which ik_tool does not read: re-export the file without Draco compression";
     refused("draco", &draco, "contacts", &[], message);
 }
+
+#[test]
+fn every_command_creates_an_output_folder_that_does_not_exist() {
+    let dir = TempDir::new("new_folders");
+    let m = mannequin();
+    let (json, plot) = (dir.0.join("a/labels.json"), dir.0.join("b/plot.png"));
+    let (cleaned, retargeted) = (dir.0.join("c/d/clean.glb"), dir.0.join("e/retarget.glb"));
+    let p = |x: &Path| x.to_str().unwrap().to_string();
+    let runs: [Vec<String>; 3] = [
+        vec![
+            "contacts".into(),
+            p(&m),
+            "--clip".into(),
+            "Walk".into(),
+            "--json".into(),
+            p(&json),
+            "--plot".into(),
+            p(&plot),
+        ],
+        vec!["clean".into(), p(&m), "--clip".into(), "Walk".into(), "--out".into(), p(&cleaned)],
+        vec![
+            "retarget".into(),
+            p(&m),
+            p(&m.with_file_name("characters/CesiumMan.glb")),
+            "--out".into(),
+            p(&retargeted),
+        ],
+    ];
+    for args in runs {
+        let result = Command::new(env!("CARGO_BIN_EXE_ik_tool")).args(&args).output().unwrap();
+        assert_eq!(result.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&result.stderr));
+    }
+    for file in [&json, &plot, &cleaned, &retargeted] {
+        assert!(file.is_file(), "{} written", file.display());
+    }
+}

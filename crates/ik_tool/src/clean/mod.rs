@@ -359,6 +359,20 @@ pub fn clean_clip(
             names.collect::<Vec<_>>().join(", ")
         ))
     })?;
+    // From here on, errors name the solve's bones by their node names.
+    let bone_name = |b: usize| rig.file_of(b).map(|f| doc.nodes[sampled.node_of_bone[f]].name.clone());
+    let ik = |e: IkError| {
+        let message = match e {
+            IkError::BrokenHierarchy { bone } => match bone_name(bone) {
+                Some(name) => format!(
+                    "bone {name} is not below the bone its leg needs it under: name the legs with --map role=bone,..."
+                ),
+                None => e.to_string(),
+            },
+            _ => e.to_string(),
+        };
+        doc.bad(format!("animation \"{}\": {message}", clip.name))
+    };
     let bone = |node: usize| rig.solve_of[file_bone(node)];
     let (pelvis, top, carrier) = (bone(legs.pelvis), rig.solve_of[file_top], rig.solve_of[file_carrier]);
     let parents = &rig.parents;

@@ -108,14 +108,14 @@ impl ClipReport {
     /// A Markdown table (also readable as plain text).
     pub fn table(&self) -> String {
         let mut out = format!(
-            "{}: travelling at {} × {:.2} m/s = {:.2} m/s (speed from {}); {} frames at {:.0} Hz{}{}; {} iterations\n\n",
+            "{}: travelling at {} × {} m/s = {} m/s (speed from {}); {} frames at {}{}{}; {} iterations\n\n",
             self.clip,
             self.scale,
-            self.speed,
-            self.scale * self.speed,
+            fixed(self.speed, 2),
+            fixed(self.scale * self.speed, 2),
             self.speed_source,
             self.frames,
-            self.rate,
+            crate::sample::rate_label(self.rate),
             if self.resampled { " (resampled, cubic)" } else { "" },
             if self.looping { ", looping" } else { "" },
             self.iterations,
@@ -134,32 +134,41 @@ impl ClipReport {
         out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for f in &self.feet {
             let reduction = if f.travel[0] > 1e-3 {
-                format!("{:.1} %", 100.0 * (1.0 - f.travel[1] / f.travel[0]))
+                format!("{} %", fixed(100.0 * (1.0 - f.travel[1] / f.travel[0]), 1))
             } else {
                 "–".into()
             };
             out.push_str(&format!(
-                "| {} ({}) | {} | {:.2} | {:.2} | {} | {:.1} | {:.1} | {:.1} | {:.2} | {:.1} | {:.1} |\n",
+                "| {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 f.side,
                 f.key,
                 f.contact_frames,
-                100.0 * f.travel[0],
-                100.0 * f.travel[1],
+                fixed(100.0 * f.travel[0], 2),
+                fixed(100.0 * f.travel[1], 2),
                 reduction,
-                100.0 * f.stretch[0],
-                100.0 * f.stretch[1],
-                100.0 * f.reach,
-                f.max_joint_change.to_degrees(),
-                f.max_foot_turn[0].to_degrees(),
-                f.max_foot_turn[1].to_degrees(),
+                fixed(100.0 * f.stretch[0], 1),
+                fixed(100.0 * f.stretch[1], 1),
+                fixed(100.0 * f.reach, 1),
+                fixed(f.max_joint_change.to_degrees(), 2),
+                fixed(f.max_foot_turn[0].to_degrees(), 1),
+                fixed(f.max_foot_turn[1].to_degrees(), 1),
             ));
         }
-        out.push_str(&format!("\nThe pelvis moved by at most {:.1} cm.\n", 100.0 * self.pelvis_change));
+        out.push_str(&format!("\nThe pelvis moved by at most {} cm.\n", fixed(100.0 * self.pelvis_change, 1)));
         for w in &self.warnings {
             out.push_str(w);
             out.push('\n');
         }
         out
+    }
+}
+
+/// `x` with `decimals` decimals, never `-0.00`: a value that rounds to zero prints unsigned.
+pub fn fixed(x: f32, decimals: usize) -> String {
+    let text = format!("{x:.decimals$}");
+    match text.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_string(),
+        _ => text,
     }
 }
 
@@ -232,4 +241,23 @@ pub(super) fn measure(
         kept: None,
         warnings: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixed;
+    use crate::sample::rate_label;
+
+    #[test]
+    fn tables_print_no_negative_zero_and_real_rates() {
+        assert_eq!(
+            (fixed(-0.001, 2), fixed(-0.0, 1), fixed(-0.006, 2), fixed(1.234, 1)),
+            ("0.00".into(), "0.0".into(), "-0.01".into(), "1.2".into())
+        );
+        // 44 intervals over 0.7302 s: 60.26 Hz, not "60 Hz" or "61 Hz".
+        assert_eq!(
+            (rate_label(60.0), rate_label(44.0 / 0.7302), rate_label(24.0)),
+            ("60 Hz".into(), "60.26 Hz".into(), "24 Hz".into())
+        );
+    }
 }

@@ -84,6 +84,11 @@ impl SolveRig {
         Ok((rig, toes))
     }
 
+    /// The file bone of solve bone `b` (`None` for a virtual one).
+    pub fn file_of(&self, b: usize) -> Option<usize> {
+        self.file_of.get(b).copied()
+    }
+
     /// Bones of the solve, virtual ones included.
     pub fn total(&self) -> usize {
         self.parents.len()
