@@ -157,6 +157,10 @@ pub struct RetargetedClip {
     pub missed: [usize; 2],
     /// Largest hip–ankle distance over the leg's reach, per foot.
     pub extension: [f32; 2],
+    /// The source's contact labels, per foot and frame.
+    pub source_contacts: [Vec<bool>; 2],
+    /// How the source's own planted feet stand during its stances (to compare with the target's).
+    pub source_stances: [crate::stance::StanceCheck; 2],
 }
 
 /// Retargets one clip of `source` through `map` (see the module docs); `progress(done)` is
@@ -166,11 +170,18 @@ pub fn retarget_clip(
     map: &RetargetMap,
     clip: &Clip,
     sidecar: Option<&Value>,
+    contacts: &ContactOptions,
     progress: &mut dyn FnMut(usize),
 ) -> Result<RetargetedClip, ToolError> {
     let sampled = sample_clip(&source.doc, clip);
     let ik = |e: ik_core::IkError| source.doc.bad(format!("animation \"{}\": {e}", clip.name));
-    let motion = root_motion(&source.doc, clip, &sampled, &source.legs(), None, sidecar).map_err(ik)?;
+    let legs = source.legs();
+    let motion = root_motion(&source.doc, clip, &sampled, &legs, None, sidecar).map_err(ik)?;
+    let feet = label_feet(&source.doc, &sampled, &legs, &motion, contacts).map_err(ik)?;
+    let source_contacts = feet.each_ref().map(|f| f.contacts.clone());
+    let own = ClipContacts { clip: clip.name.clone(), index: clip.index, sampled, motion, feet };
+    let source_stances = crate::stance::check(&source.doc, &legs, &own, &source_contacts).map_err(ik)?;
+    let ClipContacts { sampled, motion, .. } = own;
     let (ns, nt) = (sampled.bones(), map.target_bones());
     let frames = sampled.timeline.frames;
     let mut locals = vec![Xform::IDENTITY; frames * nt];
@@ -188,6 +199,8 @@ pub fn retarget_clip(
         nominal_speed: source_speed * map.scale(),
         missed,
         extension,
+        source_contacts,
+        source_stances,
     })
 }
 
@@ -271,7 +284,7 @@ pub fn run_clips(
     for c in &clips {
         bar.set_message(c.name.clone());
         let mut progress = |f: usize| bar.set_position((done + f) as u64);
-        let result = retarget_clip(&source, &map, c, sidecar.as_ref(), &mut progress);
+        let result = retarget_clip(&source, &map, c, sidecar.as_ref(), &options.contacts, &mut progress);
         let result = match result {
             Ok(r) => r,
             Err(e) => {
@@ -328,6 +341,9 @@ pub fn run_clips(
             count(0),
             count(1),
         ));
+        let check = crate::stance::check(&written, &legs, l, &c.source_contacts)
+            .map_err(|e| ToolError::Format(format!("checking \"{}\": {e}", c.name)))?;
+        text.push_str(&crate::stance::describe(&check, &c.source_stances));
     }
     let sidecar_path = crate::mannequin::sidecar_path(out);
     crate::cli::write_output(out, bytes)?;

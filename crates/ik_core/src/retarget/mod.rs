@@ -2,7 +2,8 @@
 //!
 //! **Method.** Both characters are rigged ([`crate::rig`]: roles and the measured
 //! [`RigFrame`] — up, forward, left, leg length). The two frames give one rotation `M` that
-//! takes the source's model space to the target's (its left/up/forward onto the target's), so
+//! takes the source's model space to the target's (its left/up/forward onto the target's, up
+//! being each floor's normal, [`floor_up`], so neither rest pose's lean tilts a path), so
 //! nothing depends on either file's axes, units or facing; `s = target leg / source leg`.
 //! 1. **Rotations.** Per role, the source bone's *model-space turn from its rest*
 //!    `D = R · R_rest⁻¹` is carried over, `R'_target = (M·D·M⁻¹) · A · R_rest,target`: no bone's
@@ -271,9 +272,33 @@ fn check(rig: &RetargetRig<'_>, character: Character, model: &[Xform]) -> Result
     Ok(())
 }
 
-/// The rotation taking the frame's model space to the character space (x left, y up, z forward).
+/// Largest angle between a rig's up (pelvis → head) and a model axis for which the axis is
+/// taken as the floor's normal: rest poses lean a few degrees; files stand on an axis.
+pub const FLOOR_SNAP: f32 = 20.0 * core::f32::consts::PI / 180.0;
+
+/// The floor's normal for a rig whose up (pelvis → head) is `up`: the model axis nearest it when
+/// within [`FLOOR_SNAP`], else `up` itself. A rest pose leaning forward (3–5° on common rigs)
+/// would otherwise tilt every path mapped between the two characters, and a planted foot would
+/// sink or rise along the stance by that slope.
+///
+/// ```
+/// use ik_core::glam::Vec3;
+/// use ik_core::retarget::floor_up;
+/// let leaning = Vec3::new(0.0, 1.0, 0.06).normalize(); // 3.4° forward
+/// assert_eq!(floor_up(leaning), Vec3::Y);
+/// assert_eq!(floor_up(Vec3::new(0.0, 0.0, 1.0)), Vec3::Z);
+/// ```
+pub fn floor_up(up: Vec3) -> Vec3 {
+    let up = up.normalize_or(Vec3::Y);
+    let axes = [Vec3::X, Vec3::Y, Vec3::Z, Vec3::NEG_X, Vec3::NEG_Y, Vec3::NEG_Z];
+    let nearest = axes.into_iter().max_by(|a, b| a.dot(up).total_cmp(&b.dot(up))).unwrap_or(Vec3::Y);
+    if nearest.dot(up) >= FLOOR_SNAP.cos() { nearest } else { up }
+}
+
+/// The rotation taking the frame's model space to the character space (x left, y up, z forward),
+/// up being the floor's normal ([`floor_up`]).
 fn character_basis(f: &RigFrame) -> Quat {
-    let up = f.up.normalize_or(Vec3::Y);
+    let up = floor_up(f.up);
     let forward = (f.forward - up * f.forward.dot(up)).normalize_or(up.any_orthonormal_vector());
     let left = up.cross(forward);
     Quat::from_mat3(&Mat3::from_cols(left, up, forward)).normalize()
@@ -470,7 +495,7 @@ impl RetargetMap {
             arms,
             external_feet,
             target_forward: target.frame.forward,
-            target_up: target.frame.up.normalize_or(Vec3::Y),
+            target_up: floor_up(target.frame.up),
             settings,
         })
     }

@@ -41,7 +41,7 @@ use crate::sample::pose_at;
 mod report;
 mod rig;
 use report::measure;
-pub use report::{ClipReport, FootReport};
+pub use report::{ClipReport, FootReport, fixed};
 use rig::SolveRig;
 
 /// Width of the legs' soft extension zone used by the tool, as a fraction of thigh + shin: narrow,
