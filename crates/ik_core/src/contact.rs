@@ -1,58 +1,162 @@
-//! Contact labelling: which frames of a clip have a foot planted, from its toe trajectory.
+//! Contact labelling: which frames of a clip have a foot planted, from its contact point's path.
 //!
-//! **Method.** (1) Raw labels: a frame is in contact when the toe's speed is under
-//! [`ContactSettings::velocity_threshold`] *and* it is less than
-//! [`ContactSettings::height_threshold`] above the floor. Speed is the central difference of
-//! positions (one-sided at the ends). (2) A majority vote over a centred window of
-//! [`ContactSettings::vote_window`] frames removes single-frame activations and dropouts.
-//! (3) Optionally, [`smooth_contacts`] turns the labels into a 0..1 signal with a Gaussian blur
-//! (useful as a weight, or thresholded at ½ for a softer edge).
+//! **Inputs.** One contact point per foot (its ball, toe or an estimated sole point), one
+//! position per frame *in the ground's frame* (the character travelling at the clip's ground
+//! speed: an in-place clip's planted foot moves backward at the ground speed, so the caller adds
+//! the travel; a clip with root motion already travels), the frame rate, whether the clip loops,
+//! and [`ContactSettings`] (heights in m above the floor, speeds in m/s over the ground) —
+//! [`ContactSettings::for_gait`] scales them to the leg length and the clip's ground speed.
 //!
-//! **Robust labelling** ([`label_contacts_hysteresis`], used by `ik_tool`): hysteresis instead
-//! of one threshold pair — a foot *enters* contact only where it is lower than
-//! [`HysteresisSettings::enter_height`] and slower than [`HysteresisSettings::enter_speed`],
-//! and *leaves* only where it rises above [`HysteresisSettings::leave_height`] or moves faster
-//! than [`HysteresisSettings::leave_speed`] (speeds of the step to the next frame, so the
-//! incoming swing does not blur the landing frame) — then gaps shorter than
-//! [`HysteresisSettings::min_gap`] frames are closed and spans shorter than
-//! [`HysteresisSettings::min_span`] frames removed. Heights are measured above the floor
-//! given; the caller scales the thresholds to the character (e.g. by leg length).
+//! **Method** ([`label_contacts`]). (1) Speeds: horizontal speed over the ground, central
+//! difference ([`ground_speeds`]; across the seam for a looping clip, one-sided at the ends
+//! otherwise). (2) The floor the stances define ([`floor_height`]): of the slowest quarter of
+//! the frames, the height at the 10th percentile — a fast dip in a swing never sets it, and one
+//! low sample does not either. (3) The height band the stances allow ([`stance_noise`],
+//! [`ContactSettings::fitted`]): [`HEIGHT_NOISE`] × how far the stance's own core (the slowest
+//! tenth of the frames) strays above that floor, no less than `least_height` and no more than
+//! `enter_height` — a clean clip whose planted foot holds the floor to the millimetre gets a band
+//! of a fraction of a millimetre, a noisy capture the full `enter_height`. (4) Hysteresis: a free
+//! foot lands where it is within the landing band of that floor and slower than `enter_speed`; a
+//! planted foot lifts off where it rises above the lift-off band or moves faster than
+//! `leave_speed`. A looping clip runs round the cycle twice so its first frame starts from the
+//! state the cycle ends in. (5) An optional majority vote ([`majority_vote`]); gaps shorter
+//! than `min_gap` frames closed and spans shorter than `min_span` dropped ([`tidy_spans`]),
+//! across the seam when looping.
+//! [`smooth_contacts`] turns labels into a 0..1 signal.
 //!
-//! **Inputs.** Toe positions, one per frame, in *world* space (root motion applied: an in-place
-//! clip's planted toe slides backward and would never be labelled), at a fixed frame rate, and
-//! the floor height. **Outputs** go to caller-owned slices of the same length; nothing allocates.
+//! **Why relative to the ground speed.** Real walks are not clean: the planted toe of a sample
+//! walk moves at 0.24–1.27 m/s in the travelling frame of a 0.91 m/s walk (its body does not
+//! travel at one speed), and a 4.4 m/s robot walk pushes its planted foot back at 0.5–1.7 × the
+//! ground speed. A swing moves forward over the ground at about twice the ground speed, so
+//! "slower over the ground than the ground speed itself" separates them on every clip checked
+//! (the corpus walks in `ik_tool`'s `contacts_corpus` test), where an absolute threshold does
+//! not.
 //!
-//! **Defaults** ([`ContactSettings::default`]): 0.3 m/s and 0.1 m. Usable speed thresholds run
-//! from about 0.1 m/s (clean data; misses contacts in noisy capture) to 0.5 m/s (extends
-//! contacts into the start and end of the swing); 0.3 m/s sits in the middle and, at 60 fps,
-//! tolerates ±2 mm of jitter per frame. The height test only rejects still-but-airborne poses.
-//! A 3-frame vote removes one-frame blips without eating short running contacts (which may
-//! last only 2 frames at 30 Hz); prefer 60 Hz data.
+//! **Why a band from the stance's own noise.** A swing that leaves and meets the floor
+//! tangentially (a generated walk's does: no vertical or horizontal speed at either end) stays
+//! within a fixed 2 %-of-leg band and slower than the ground speed for several frames at both
+//! ends, so a fixed band labels a 15 % stance as 40 % planted; those frames are a millimetre or
+//! less above a floor the planted foot holds exactly. A real capture's planted foot wanders by
+//! several millimetres (a toe roll by 1–2 cm), which widens its band up to `enter_height`.
 //!
-//! **Invariants.** Non-finite positions or floor, or a frame rate that is not finite and > 0,
-//! return [`IkError::NonFiniteInput`] and leave the output untouched; smoothed values lie in
-//! `[0, 1]`.
+//! **Invariants.** Non-finite positions or settings, or a frame rate that is not a finite
+//! positive number, return [`IkError::NonFiniteInput`] and leave the labels untouched; slices of
+//! the wrong length return [`IkError::LengthMismatch`]; smoothed values lie in `[0, 1]`.
+//!
+//! ```
+//! use glam::Vec3;
+//! use ik_core::contact::{ContactSettings, label_contacts};
+//! // A foot planted for 20 frames, then swinging forward at 2.8 m/s, 3 cm up (60 Hz, 1.4 m/s).
+//! let path: Vec<Vec3> = (0..40)
+//!     .map(|i| if i < 20 { Vec3::ZERO } else { Vec3::new(0.0, 0.03, 2.8 * (i - 19) as f32 / 60.0) })
+//!     .collect();
+//! let settings = ContactSettings::for_gait(0.85, 1.4, 60.0);
+//! let mut labels = vec![false; path.len()];
+//! let labelled = label_contacts(&path, 60.0, false, &settings, &mut labels).unwrap();
+//! assert_eq!(labelled.floor, 0.0);
+//! assert!(labels[..19].iter().all(|&c| c) && labels[21..].iter().all(|&c| !c));
+//! ```
 
 use glam::Vec3;
 
 use crate::IkError;
 
-/// Thresholds for [`label_contacts`].
+/// Thresholds of [`label_contacts`]: heights above the floor (m), speeds over the ground
+/// (m/s), spans (frames). `enter_*` should not exceed the matching `leave_*`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ContactSettings {
-    /// Toe speed below which it may be planted, m/s. Default 0.3.
-    pub velocity_threshold: f32,
-    /// Height above the floor below which it may be planted, m. Default 0.1.
-    pub height_threshold: f32,
-    /// Majority-vote window, frames (even sizes grow to the next odd; 0 or 1: no vote; at most
-    /// [`MAX_VOTE_WINDOW`]). Default 3.
+    /// A free foot lands only within this height of the floor — at most: the band used is
+    /// [`HEIGHT_NOISE`] × the stance's height noise within `least_height..=enter_height`
+    /// ([`ContactSettings::fitted`]).
+    pub enter_height: f32,
+    /// A planted foot lifts off above this height (scaled with the landing band, keeping
+    /// `leave_height / enter_height`).
+    pub leave_height: f32,
+    /// The least landing band, m; `least_height >= enter_height` uses `enter_height` as given.
+    pub least_height: f32,
+    /// A free foot lands only below this speed.
+    pub enter_speed: f32,
+    /// A planted foot lifts off above this speed.
+    pub leave_speed: f32,
+    /// Contact spans shorter than this many frames are dropped.
+    pub min_span: usize,
+    /// Gaps between contacts shorter than this many frames are closed (before spans are
+    /// dropped).
+    pub min_gap: usize,
+    /// Majority-vote window over the hysteresis labels, frames (0 or 1: none).
     pub vote_window: usize,
 }
 
-impl Default for ContactSettings {
-    fn default() -> Self {
-        ContactSettings { velocity_threshold: 0.3, height_threshold: 0.1, vote_window: 3 }
+/// Landing height, × leg length (1.7 cm for a 0.84 m leg).
+pub const ENTER_HEIGHT: f32 = 0.02;
+/// Lift-off height, × leg length (2.1 cm for a 0.84 m leg).
+pub const LEAVE_HEIGHT: f32 = 0.025;
+/// Landing speed over the ground, × the clip's ground speed.
+pub const ENTER_SPEED: f32 = 1.0;
+/// Lift-off speed over the ground, × the clip's ground speed.
+pub const LEAVE_SPEED: f32 = 1.2;
+/// Least speed threshold, × leg length per second (for clips that hardly travel).
+pub const MIN_SPEED: f32 = 0.2;
+/// Least landing band, × leg length (0.08 mm for a 0.84 m leg: float noise on a clean clip).
+pub const LEAST_HEIGHT: f32 = 1e-4;
+/// Landing band, × the stance's height noise ([`stance_noise`]).
+pub const HEIGHT_NOISE: f32 = 2.0;
+/// Share of the frames, slowest first, that make a stance's core ([`stance_noise`]).
+pub const STANCE_CORE: f32 = 0.1;
+
+impl ContactSettings {
+    /// The defaults for a leg of `leg_length` (m) on a clip travelling at `ground_speed` (m/s),
+    /// sampled at `frame_rate` (Hz): land within at most [`ENTER_HEIGHT`] × leg of the floor
+    /// (at least [`LEAST_HEIGHT`] × leg, as the stance's noise says) and slower than
+    /// [`ENTER_SPEED`] × ground speed, lift off above [`LEAVE_HEIGHT`] / `ENTER_HEIGHT` × that
+    /// band or faster than [`LEAVE_SPEED`] × ground speed (speeds never under [`MIN_SPEED`] × leg
+    /// per second), spans and gaps of 0.05 s, a 3-frame vote.
+    pub fn for_gait(leg_length: f32, ground_speed: f32, frame_rate: f32) -> Self {
+        let least = MIN_SPEED * leg_length;
+        let frames = ((0.05 * frame_rate).round().max(1.0)) as usize;
+        ContactSettings {
+            enter_height: ENTER_HEIGHT * leg_length,
+            leave_height: LEAVE_HEIGHT * leg_length,
+            least_height: LEAST_HEIGHT * leg_length,
+            enter_speed: (ENTER_SPEED * ground_speed).max(least),
+            leave_speed: (LEAVE_SPEED * ground_speed).max(least),
+            min_span: frames,
+            min_gap: frames,
+            vote_window: 3,
+        }
     }
+
+    /// These settings with the height band fitted to a stance height noise of `noise` m
+    /// ([`stance_noise`]): landing band [`HEIGHT_NOISE`] × `noise` within
+    /// `least_height..=enter_height`, lift-off band scaled by the same factor.
+    ///
+    /// ```
+    /// use ik_core::contact::ContactSettings;
+    /// let s = ContactSettings::for_gait(0.85, 1.4, 60.0);
+    /// assert_eq!(s.fitted(1.0).enter_height, s.enter_height); // a noisy stance: the full band
+    /// assert_eq!(s.fitted(0.0).enter_height, s.least_height); // a clean one: the least band
+    /// assert!((s.fitted(0.003).enter_height - 0.006).abs() < 1e-7);
+    /// ```
+    pub fn fitted(&self, noise: f32) -> ContactSettings {
+        let band = (HEIGHT_NOISE * noise).max(self.least_height).min(self.enter_height);
+        let ratio = if self.enter_height > 0.0 { band / self.enter_height } else { 1.0 };
+        ContactSettings { enter_height: band, leave_height: self.leave_height * ratio, ..*self }
+    }
+
+    fn finite(&self) -> bool {
+        [self.enter_height, self.leave_height, self.least_height, self.enter_speed, self.leave_speed]
+            .iter()
+            .all(|v| v.is_finite())
+    }
+}
+
+/// What [`label_contacts`] measured: the floor and the thresholds it labelled with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Labelled {
+    /// The floor the stances define, m ([`floor_height`]).
+    pub floor: f32,
+    /// The settings with the height band fitted to the stance ([`ContactSettings::fitted`]).
+    pub settings: ContactSettings,
 }
 
 /// Largest majority-vote window, frames (the vote runs in place with a 64-frame history).
@@ -66,38 +170,124 @@ fn check_rate(frame_rate: f32) -> Result<(), IkError> {
     if frame_rate.is_finite() && frame_rate > 0.0 { Ok(()) } else { Err(IkError::NonFiniteInput) }
 }
 
-/// Toe speed at frame `i`, m/s: central difference, one-sided at the ends, 0 for one frame.
-/// Positions must be finite; huge differences saturate at `f32::MAX`.
-pub fn toe_speed(positions: &[Vec3], frame_rate: f32, i: usize) -> f32 {
-    let n = positions.len();
-    if n < 2 || i >= n {
-        return 0.0;
-    }
-    let (a, b) = (i.saturating_sub(1), (i + 1).min(n - 1));
-    let span = (b - a) as f32;
-    let speed = (positions[b] - positions[a]).length() * frame_rate / span;
-    if speed.is_finite() { speed } else { f32::MAX }
+/// Frames of one cycle: a looping clip's last frame repeats its first.
+fn cycle_len(n: usize, looping: bool) -> usize {
+    if looping && n > 2 { n - 1 } else { n }
 }
 
-/// Raw labels: `true` where the toe is slower than the velocity threshold and lower than the
-/// height threshold above `floor_height`. `labels` must be as long as `positions`.
-pub fn raw_contacts(
-    positions: &[Vec3],
-    frame_rate: f32,
-    floor_height: f32,
-    settings: &ContactSettings,
-    labels: &mut [bool],
-) -> Result<(), IkError> {
-    check_lengths(positions.len(), labels.len())?;
+/// Horizontal speed over the ground of each frame, m/s, into `speeds`: central difference,
+/// one-sided at the ends; when `looping` (the last frame is the first one cycle on, moved by
+/// the cycle's travel) across the seam instead; 0 for one frame; saturates at `f32::MAX`.
+pub fn ground_speeds(positions: &[Vec3], frame_rate: f32, looping: bool, speeds: &mut [f32]) -> Result<(), IkError> {
+    check_lengths(positions.len(), speeds.len())?;
     check_rate(frame_rate)?;
-    if !floor_height.is_finite() || positions.iter().any(|p| !p.is_finite()) {
-        return Err(IkError::NonFiniteInput);
-    }
-    for (i, label) in labels.iter_mut().enumerate() {
-        let low = positions[i].y - floor_height < settings.height_threshold;
-        *label = low && toe_speed(positions, frame_rate, i) < settings.velocity_threshold;
+    let n = positions.len();
+    let m = cycle_len(n, looping);
+    let travel = if m < n { positions[n - 1] - positions[0] } else { Vec3::ZERO };
+    for (i, s) in speeds.iter_mut().enumerate() {
+        let (a, b, step) = match (i, m < n) {
+            (0, true) => (positions[m - 1] - travel, positions[1], 2.0),
+            (i, true) if i == n - 1 => (positions[n - 2], positions[1] + travel, 2.0),
+            _ => {
+                let (a, b) = (i.saturating_sub(1), (i + 1).min(n.saturating_sub(1)));
+                (positions[a], positions[b], (b - a).max(1) as f32)
+            }
+        };
+        let d = b - a;
+        let v = Vec3::new(d.x, 0.0, d.z).length() * frame_rate / step;
+        *s = if v.is_finite() { v } else { f32::MAX };
     }
     Ok(())
+}
+
+/// The floor the stances define: of the slowest quarter of the frames (at least one), the height
+/// at the 10th percentile. `NaN`-free inputs give a finite answer; empty input gives 0.
+pub fn floor_height(heights: &[f32], speeds: &[f32]) -> f32 {
+    let mut order: Vec<usize> = (0..heights.len().min(speeds.len())).collect();
+    if order.is_empty() {
+        return 0.0;
+    }
+    order.sort_by(|&a, &b| speeds[a].total_cmp(&speeds[b]));
+    let mut slow: Vec<f32> = order[..order.len().div_ceil(4)].iter().map(|&i| heights[i]).collect();
+    slow.sort_by(f32::total_cmp);
+    slow[(slow.len() - 1) / 10]
+}
+
+/// How far a stance strays above its floor, m: of the slowest [`STANCE_CORE`] of the frames (at
+/// least 3), the 75th percentile of the height above `floor` (heights below it count as 0).
+/// Empty input gives 0.
+pub fn stance_noise(heights: &[f32], speeds: &[f32], floor: f32) -> f32 {
+    let mut order: Vec<usize> = (0..heights.len().min(speeds.len())).collect();
+    if order.is_empty() {
+        return 0.0;
+    }
+    order.sort_by(|&a, &b| speeds[a].total_cmp(&speeds[b]));
+    let core = ((STANCE_CORE * order.len() as f32).ceil() as usize).max(3).min(order.len());
+    let mut above: Vec<f32> = order[..core].iter().map(|&i| (heights[i] - floor).max(0.0)).collect();
+    above.sort_by(f32::total_cmp);
+    above[3 * (above.len() - 1) / 4]
+}
+
+/// Labels one foot (see the module docs): `labels[i]` is true where the foot is planted.
+/// `positions` are in the ground's frame; `looping` says the last frame repeats the first.
+/// Returns the floor the labels were measured from and the fitted thresholds.
+pub fn label_contacts(
+    positions: &[Vec3],
+    frame_rate: f32,
+    looping: bool,
+    settings: &ContactSettings,
+    labels: &mut [bool],
+) -> Result<Labelled, IkError> {
+    check_lengths(positions.len(), labels.len())?;
+    check_rate(frame_rate)?;
+    if !settings.finite() || positions.iter().any(|p| !p.is_finite()) {
+        return Err(IkError::NonFiniteInput);
+    }
+    let n = positions.len();
+    let m = cycle_len(n, looping);
+    let mut speeds = vec![0.0; n];
+    ground_speeds(positions, frame_rate, looping, &mut speeds)?;
+    let heights: Vec<f32> = positions.iter().map(|p| p.y).collect();
+    let floor = floor_height(&heights[..m], &speeds[..m]);
+    let fitted = settings.fitted(stance_noise(&heights[..m], &speeds[..m], floor));
+    let s = &fitted;
+    let step = |planted: bool, i: usize| {
+        let (h, v) = (heights[i] - floor, speeds[i]);
+        if planted { h <= s.leave_height && v <= s.leave_speed } else { h <= s.enter_height && v <= s.enter_speed }
+    };
+    let mut planted = false;
+    if m < n {
+        // Round the cycle once so frame 0 starts from the state the cycle ends in.
+        for i in 0..m {
+            planted = step(planted, i);
+        }
+    }
+    for (i, label) in labels.iter_mut().enumerate().take(m) {
+        planted = step(planted, i);
+        *label = planted;
+    }
+    let cycle = &mut labels[..m];
+    if m < n {
+        tidy_cycle(cycle, s);
+        labels[n - 1] = labels[0];
+    } else {
+        majority_vote(cycle, s.vote_window);
+        tidy_spans(cycle, s.min_gap, s.min_span);
+    }
+    Ok(Labelled { floor, settings: fitted })
+}
+
+/// Vote and tidy a looping cycle: rotated so it starts at a lift-off (or left whole when it is
+/// all one label), processed as a line, rotated back.
+fn tidy_cycle(cycle: &mut [bool], s: &ContactSettings) {
+    let m = cycle.len();
+    let Some(start) = (0..m).find(|&i| !cycle[i] && cycle[(i + m - 1) % m]) else {
+        return;
+    };
+    cycle.rotate_left(start);
+    majority_vote(cycle, s.vote_window);
+    tidy_spans(cycle, s.min_gap, s.min_span);
+    cycle.rotate_right(start);
 }
 
 /// In-place majority vote over a centred window of `window` frames (even sizes grow to the next
@@ -133,95 +323,6 @@ pub fn majority_vote(labels: &mut [bool], window: usize) {
     }
 }
 
-/// Raw labels followed by the majority vote: the whole labelling in one call.
-pub fn label_contacts(
-    positions: &[Vec3],
-    frame_rate: f32,
-    floor_height: f32,
-    settings: &ContactSettings,
-    labels: &mut [bool],
-) -> Result<(), IkError> {
-    raw_contacts(positions, frame_rate, floor_height, settings, labels)?;
-    majority_vote(labels, settings.vote_window);
-    Ok(())
-}
-
-/// Thresholds of [`label_contacts_hysteresis`] (heights above the floor, m; speeds, m/s;
-/// spans, frames). `enter_*` should not exceed the matching `leave_*`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct HysteresisSettings {
-    /// A free foot lands only below this height.
-    pub enter_height: f32,
-    /// A planted foot lifts off above this height.
-    pub leave_height: f32,
-    /// A free foot lands only below this speed.
-    pub enter_speed: f32,
-    /// A planted foot lifts off above this speed.
-    pub leave_speed: f32,
-    /// Contact spans shorter than this many frames are dropped.
-    pub min_span: usize,
-    /// Gaps between contacts shorter than this many frames are closed (before spans are
-    /// dropped).
-    pub min_gap: usize,
-}
-
-impl Default for HysteresisSettings {
-    /// Thresholds for a leg of about 0.85 m at 60 Hz: enter below 5 cm and 0.15 m/s, leave above
-    /// 8 cm or 0.35 m/s, spans of at least 3 frames, gaps of 3 frames closed.
-    fn default() -> Self {
-        HysteresisSettings {
-            enter_height: 0.05,
-            leave_height: 0.08,
-            enter_speed: 0.15,
-            leave_speed: 0.35,
-            min_span: 3,
-            min_gap: 3,
-        }
-    }
-}
-
-/// Robust labels (see the module docs): hysteresis on the height above `floor_height` and on
-/// the *step speed* (frame `i` → `i + 1`, the last frame's step backward: a frame is planted
-/// when the foot stays put until the next one), then short gaps closed and short spans dropped.
-/// `labels` must be as long as `positions`.
-pub fn label_contacts_hysteresis(
-    positions: &[Vec3],
-    frame_rate: f32,
-    floor_height: f32,
-    settings: &HysteresisSettings,
-    labels: &mut [bool],
-) -> Result<(), IkError> {
-    check_lengths(positions.len(), labels.len())?;
-    check_rate(frame_rate)?;
-    let s = settings;
-    let values = [s.enter_height, s.leave_height, s.enter_speed, s.leave_speed, floor_height];
-    if values.iter().any(|v| !v.is_finite()) || positions.iter().any(|p| !p.is_finite()) {
-        return Err(IkError::NonFiniteInput);
-    }
-    let mut planted = false;
-    for (i, label) in labels.iter_mut().enumerate() {
-        let h = positions[i].y - floor_height;
-        let v = step_speed(positions, frame_rate, i);
-        planted =
-            if planted { h <= s.leave_height && v <= s.leave_speed } else { h < s.enter_height && v < s.enter_speed };
-        *label = planted;
-    }
-    tidy_spans(labels, s.min_gap, s.min_span);
-    Ok(())
-}
-
-/// Speed of the step from frame `i` to `i + 1` (the last frame: from `i − 1`), m/s; 0 for one
-/// frame; saturates at `f32::MAX`.
-pub fn step_speed(positions: &[Vec3], frame_rate: f32, i: usize) -> f32 {
-    let n = positions.len();
-    if n < 2 || i >= n {
-        return 0.0;
-    }
-    let (a, b) = if i + 1 < n { (i, i + 1) } else { (i - 1, i) };
-    let speed = (positions[b] - positions[a]).length() * frame_rate;
-    if speed.is_finite() { speed } else { f32::MAX }
-}
-
 /// Closes interior gaps shorter than `min_gap` frames, then drops contact spans shorter than
 /// `min_span` frames.
 pub fn tidy_spans(labels: &mut [bool], min_gap: usize, min_span: usize) {
@@ -249,7 +350,6 @@ fn fill_runs(labels: &mut [bool], value: bool, min: usize) {
         }
     }
 }
-
 /// Smooths labels into a 0..1 contact signal with a Gaussian blur of standard deviation
 /// `sigma` seconds (window ±3σ, renormalized at the clip's ends). `sigma ≤ 0` copies the labels
 /// as 0/1. `signal` must be as long as `labels`.

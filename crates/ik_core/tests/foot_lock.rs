@@ -177,7 +177,7 @@ fn labels_from_the_clip_drive_the_lock_as_well_as_the_truth() {
         FootLockSettings { lock_distance: 0.1, unlock_distance: 0.35, blend_time: 0.2, lock_blend_time: 0.2 };
     let (clip, _) = walk(12.0, 0.0, 1.0, 1.0);
     let mut labels = vec![false; clip.len()];
-    label_contacts(&clip, FPS, 0.0, &ContactSettings::default(), &mut labels).unwrap();
+    label_contacts(&clip, FPS, false, &ContactSettings::for_gait(0.85, SPEED, FPS), &mut labels).unwrap();
     let (toe, _) = walk(12.0, 0.0, 1.0, 1.25);
     let r = run(&toe, &labels, &settings);
     let (drift, _, jump_excess, _, locks) = measure(&toe, &r, &settings);

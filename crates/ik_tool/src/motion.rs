@@ -20,21 +20,20 @@
 //! 0.07 × leg length forward).
 //!
 //! Contacts per foot: the contact point's world positions in the travelling frame (so speeds
-//! are relative to the ground, which an in-place clip's planted foot moves backward at) are
-//! labelled with [`ik_core::contact::label_contacts_hysteresis`]: heights above the clip's own
-//! lowest contact point, thresholds scaled by the leg length (thigh + shin) unless given
-//! ([`ContactOptions`]), separate enter/leave thresholds, a majority vote, short gaps closed and
-//! spans shorter than [`ContactOptions::min_span`] dropped; then smoothed into a 0..1 signal
-//! with [`ik_core::contact::smooth_contacts`].
+//! are over the ground, which an in-place clip's planted foot moves backward at) are labelled
+//! with [`ik_core::contact::label_contacts`] — the one labelling path: heights above the floor
+//! this foot's stances define within a band fitted to their own height noise, speeds relative
+//! to the clip's ground speed, hysteresis, loop-aware — with thresholds scaled to the leg length
+//! and the ground speed unless given
+//! ([`ContactOptions`]); then smoothed into a 0..1 signal with
+//! [`ik_core::contact::smooth_contacts`].
 //!
 //! Invariants: the source locals are never modified (travel is added to copies); every output
 //! is finite; labels always come from the travel at the clip's own speed (`scale` 1), because
 //! that is where its planted feet stand still.
 
 use glam::Vec3;
-use ik_core::contact::{
-    HysteresisSettings, label_contacts_hysteresis, majority_vote, smooth_contacts, step_speed, tidy_spans,
-};
+use ik_core::contact::{ContactSettings, ground_speeds, label_contacts, smooth_contacts};
 use ik_core::{IkError, Xform};
 
 use crate::gltf_read::{Clip, Document};
@@ -332,15 +331,17 @@ pub fn ground_velocity(sampled: &Sampled, world: &[Xform], points: &[ContactPoin
     if mean.length() < 0.05 { Vec3::ZERO } else { mean }
 }
 
-/// Contact labelling options: thresholds (leg-length relative unless given), vote, minimum
-/// span and the smoothing width.
+/// Contact labelling options: thresholds (relative to the leg length and the clip's ground
+/// speed unless given), vote, minimum span and the smoothing width.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ContactOptions {
-    /// Lift-off speed, m/s (`--velocity`); `None`: [`LEAVE_SPEED`] × leg length per second.
-    /// Landing needs 0.6 of it.
+    /// Lift-off speed over the ground, m/s (`--velocity`); `None`:
+    /// [`ik_core::contact::LEAVE_SPEED`] × the clip's ground speed. Landing needs
+    /// [`ik_core::contact::ENTER_SPEED`] / `LEAVE_SPEED` of it.
     pub velocity: Option<f32>,
-    /// Lift-off height above the clip's lowest contact point, m (`--height`); `None`:
-    /// [`LEAVE_HEIGHT`] × leg length. Landing needs 0.6 of it.
+    /// Lift-off height above the foot's floor, m (`--height`), used as given; `None`: at most
+    /// [`ik_core::contact::LEAVE_HEIGHT`] × leg length, fitted to the stance's own height noise
+    /// ([`ContactSettings::fitted`]). Landing needs `ENTER_HEIGHT` / `LEAVE_HEIGHT` of it.
     pub height: Option<f32>,
     /// Majority-vote window over the hysteresis labels, frames (`--vote`).
     pub vote_window: usize,
@@ -350,11 +351,6 @@ pub struct ContactOptions {
     pub smooth: f32,
 }
 
-/// Default lift-off height, × leg length (8.4 cm for a 0.84 m leg).
-pub const LEAVE_HEIGHT: f32 = 0.10;
-/// Default lift-off speed, × leg length per second (0.17 m/s for a 0.84 m leg).
-pub const LEAVE_SPEED: f32 = 0.20;
-
 impl Default for ContactOptions {
     fn default() -> Self {
         ContactOptions { velocity: None, height: None, vote_window: 3, min_span: 0.05, smooth: 0.02 }
@@ -362,19 +358,22 @@ impl Default for ContactOptions {
 }
 
 impl ContactOptions {
-    /// The thresholds for a leg of `leg_length` (m) at `rate` Hz.
-    pub fn thresholds(&self, leg_length: f32, rate: f32) -> HysteresisSettings {
-        let leave_height = self.height.unwrap_or(LEAVE_HEIGHT * leg_length);
-        let leave_speed = self.velocity.unwrap_or(LEAVE_SPEED * leg_length);
-        let frames = ((self.min_span * rate).round() as usize).max(1);
-        HysteresisSettings {
-            enter_height: 0.6 * leave_height,
-            leave_height,
-            enter_speed: 0.6 * leave_speed,
-            leave_speed,
-            min_span: frames,
-            min_gap: frames,
+    /// The thresholds for a leg of `leg_length` (m) on a clip travelling at `ground_speed`
+    /// (m/s), sampled at `rate` Hz ([`ContactSettings::for_gait`], with the options given).
+    pub fn thresholds(&self, leg_length: f32, ground_speed: f32, rate: f32) -> ContactSettings {
+        use ik_core::contact::{ENTER_HEIGHT, ENTER_SPEED, LEAVE_HEIGHT, LEAVE_SPEED};
+        let mut s = ContactSettings::for_gait(leg_length, ground_speed, rate);
+        if let Some(h) = self.height {
+            // A height given is used as given (no band fitted to the stance's noise).
+            (s.enter_height, s.leave_height) = (h * ENTER_HEIGHT / LEAVE_HEIGHT, h);
+            s.least_height = s.enter_height;
         }
+        if let Some(v) = self.velocity {
+            (s.enter_speed, s.leave_speed) = (v * ENTER_SPEED / LEAVE_SPEED, v);
+        }
+        let frames = ((self.min_span * rate).round() as usize).max(1);
+        (s.min_span, s.min_gap, s.vote_window) = (frames, frames, self.vote_window);
+        s
     }
 }
 
@@ -385,18 +384,18 @@ pub struct FootContacts {
     pub side: &'static str,
     /// The foot bone's name.
     pub key: String,
-    /// Floor height the heights are measured from (lowest contact point of the clip), m.
+    /// Floor height the heights are measured from (the one this foot's stances define), m.
     pub floor: f32,
     /// Contact point (ball, or estimated sole) height above the floor per frame, m.
     pub toe_height: Vec<f32>,
-    /// Contact point speed per frame in the travelling frame (step to the next frame), m/s.
+    /// Contact point horizontal speed over the ground per frame (central difference), m/s.
     pub toe_speed: Vec<f32>,
     /// Contact label per frame.
     pub contacts: Vec<bool>,
     /// Smoothed 0..1 contact signal per frame.
     pub signal: Vec<f32>,
-    /// The thresholds used.
-    pub thresholds: HysteresisSettings,
+    /// The thresholds used (the height band fitted to this foot's stance).
+    pub thresholds: ContactSettings,
     /// Whether the contact point is the ball bone (else an estimated sole point).
     pub ball: bool,
 }
@@ -410,44 +409,35 @@ pub fn label_feet(
     options: &ContactOptions,
 ) -> Result<[FootContacts; 2], IkError> {
     let bones = sampled.bones();
-    let (seq, keep) = sequence(&sampled.locals, bones, sampled.looping);
     let rate = sampled.timeline.rate;
     let top = sampled.top_of(sampled.bone_of_node[legs.pelvis]);
-    let world = world_frames(&sampled.parents, &seq, 1.0 / rate, top, motion.added_velocity(1.0))?;
-    let frames = seq.len() / bones;
+    let world = world_frames(&sampled.parents, &sampled.locals, 1.0 / rate, top, motion.added_velocity(1.0))?;
     let n = sampled.timeline.frames;
     let points = contact_points(doc, sampled, legs)?;
-    let tracks: Vec<Vec<Vec3>> = points.iter().map(|p| (0..frames).map(|f| p.at(&world, bones, f)).collect()).collect();
-    let floor = tracks.iter().flat_map(|t| &t[keep..keep + n]).map(|p| p.y).fold(f32::INFINITY, f32::min);
-    let mut out = Vec::with_capacity(2);
-    for ((leg, track), point) in legs.legs.iter().zip(&tracks).zip(&points) {
-        let thresholds = options.thresholds(point.leg_length, rate);
-        let heights: Vec<f32> = track.iter().map(|p| p.y).collect();
-        let speeds: Vec<f32> = (0..frames).map(|i| step_speed(track, rate, i)).collect();
-        let mut labels = vec![false; frames];
-        label_contacts_hysteresis(track, rate, floor, &thresholds, &mut labels)?;
-        if options.vote_window > 1 {
-            majority_vote(&mut labels, options.vote_window);
-            // Spans the vote shortened below the minimum are dropped again.
-            tidy_spans(&mut labels, thresholds.min_gap, thresholds.min_span);
-        }
-        let mut signal = vec![0.0; frames];
-        smooth_contacts(&labels, rate, options.smooth, &mut signal)?;
-        out.push(FootContacts {
+    let ground_speed = Vec3::new(motion.velocity.x, 0.0, motion.velocity.z).length();
+    let foot = |(leg, point): (&crate::legs::Leg, &ContactPoint)| -> Result<FootContacts, IkError> {
+        let track: Vec<Vec3> = (0..n).map(|f| point.at(&world, bones, f)).collect();
+        let thresholds = options.thresholds(point.leg_length, ground_speed, rate);
+        let mut contacts = vec![false; n];
+        let labelled = label_contacts(&track, rate, sampled.looping, &thresholds, &mut contacts)?;
+        let floor = labelled.floor;
+        let mut toe_speed = vec![0.0; n];
+        ground_speeds(&track, rate, sampled.looping, &mut toe_speed)?;
+        let mut signal = vec![0.0; n];
+        smooth_contacts(&contacts, rate, options.smooth, &mut signal)?;
+        Ok(FootContacts {
             side: leg.side,
             key: doc.nodes[leg.foot].name.clone(),
             floor,
-            toe_height: heights[keep..keep + n].iter().map(|y| y - floor).collect(),
-            toe_speed: speeds[keep..keep + n].to_vec(),
-            contacts: labels[keep..keep + n].to_vec(),
-            signal: signal[keep..keep + n].to_vec(),
-            thresholds,
+            toe_height: track.iter().map(|p| p.y - floor).collect(),
+            toe_speed,
+            contacts,
+            signal,
+            thresholds: labelled.settings,
             ball: point.ball.is_some(),
-        });
-    }
-    let [left, right]: [FootContacts; 2] =
-        out.try_into().map_err(|_| IkError::LengthMismatch { expected: 2, got: 0 })?;
-    Ok([left, right])
+        })
+    };
+    Ok([foot((&legs.legs[0], &points[0]))?, foot((&legs.legs[1], &points[1]))?])
 }
 
 /// Number of contact spans; for a looping clip a span across the seam counts once.

@@ -287,10 +287,21 @@ pub fn contact_input() -> impl Strategy<Value = ContactInput> {
 /// Contact labelling refuses only non-finite input; the smoothed signal stays in [0, 1].
 pub fn contacts(input: ContactInput) -> Verdict {
     let ContactInput { positions, frame_rate, floor, sigma, velocity_threshold, height_threshold, vote_window } = input;
-    let settings = ContactSettings { velocity_threshold, height_threshold, vote_window };
+    let settings = ContactSettings {
+        enter_height: height_threshold,
+        leave_height: height_threshold,
+        least_height: height_threshold,
+        enter_speed: velocity_threshold,
+        leave_speed: velocity_threshold,
+        min_span: vote_window / 4,
+        min_gap: vote_window / 4,
+        vote_window,
+    };
     let mut labels = vec![false; positions.len()];
-    let result = label_contacts(&positions, frame_rate, floor, &settings, &mut labels);
+    let looping = floor > 0.0;
+    let result = label_contacts(&positions, frame_rate, looping, &settings, &mut labels);
     check!(result.is_ok() || result == Err(IkError::NonFiniteInput), "{:?}", result);
+    check_finite!(result.is_err() || result.is_ok_and(|l| l.floor.is_finite() && l.settings.enter_height.is_finite()));
     majority_vote(&mut labels, vote_window);
     let mut signal = vec![-1.0; positions.len()];
     if smooth_contacts(&labels, frame_rate, sigma, &mut signal).is_ok() {
