@@ -84,6 +84,10 @@ pub struct Args {
     /// Run the autopilot without a window or renderer (implies --autopilot).
     #[arg(long)]
     pub headless: bool,
+    /// Run the headless course for every character file in this folder, one process each, and
+    /// print a scoreboard (see `DIR/refusals.txt` for the files that must be refused).
+    #[arg(long, value_name = "DIR")]
+    pub scoreboard: Option<PathBuf>,
     /// Walk the autopilot's route in a loop with IK as switched (hands-free demo; no table).
     #[arg(long)]
     pub tour: bool,

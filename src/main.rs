@@ -34,6 +34,7 @@ mod player;
 mod registry;
 mod retarget;
 mod rigging;
+mod scoreboard;
 mod screenshot;
 mod sidecar;
 mod surfaces;
@@ -52,6 +53,9 @@ fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
         }
     };
+    if let Some(dir) = &args.scoreboard {
+        return scoreboard::run(dir);
+    }
     let mut app = match app::build_app(&args) {
         Ok(app) => app,
         Err(message) => {

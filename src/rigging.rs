@@ -99,8 +99,22 @@ pub fn after_rigging(
         for (side, leg) in rig.legs.iter().enumerate() {
             let Some(ankle) = rel(leg.foot) else { continue };
             let ball = leg.ball.and_then(|b| rel(b).map(|x| (b, x)));
-            let sole = FlatSole::estimate(&ankle, ball.as_ref().map(|(_, x)| x), humanoid.frame.forward, leg_length);
-            let (heel, ball_pt, tip) = (sole.heel, sole.ball, sole.tip);
+            // The sole the plugin uses (measured from the mesh where there is one), so the
+            // metrics measure the feet the player sees; the estimate only without it.
+            let rest = placers.get(avatar).ok().and_then(|p| p.legs.get(side).and_then(|l| l.rest));
+            let (heel, ball_pt, tip) = match rest.and_then(|r| Some((r.heel?, r.toe_tip?))) {
+                Some((heel, tip)) => {
+                    let (heel, tip) =
+                        (ankle.transform_point(heel), ball.map_or(ankle, |(_, x)| x).transform_point(tip));
+                    let under_ball = ball.map_or(heel.lerp(tip, 0.6), |(_, x)| x.translation);
+                    (heel, Vec3::new(under_ball.x, heel.y, under_ball.z), tip)
+                }
+                None => {
+                    let toe = ball.as_ref().map(|(_, x)| x);
+                    let sole = FlatSole::estimate(&ankle, toe, humanoid.frame.forward, leg_length);
+                    (sole.heel, sole.ball, sole.tip)
+                }
+            };
             let in_frame = |x: &ik_core::Xform, p: Vec3| x.inverse_transform_point(p);
             let (toe_bone, toe_frame) = ball.unwrap_or((leg.foot, ankle));
             // Heel → ball on the foot bone, ball → tip on the toe bone, a point every ~1 cm.

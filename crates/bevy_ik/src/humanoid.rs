@@ -4,7 +4,11 @@
 //! shape alone, or your own map) and the character gets a [`FootPlacer`] (+ [`FootLock`] and
 //! [`FootstepPrediction`]), a
 //! [`LookAtSpread`] down the spine and a reaching right arm ([`IkChain`] + [`Pole`] +
-//! [`IkFade`]), measured from its rest pose.
+//! [`IkFade`]), measured from its rest pose. The feet's soles (heel, toe tip and the floor they
+//! stand on) are measured from the vertices the foot bones carry in the character's own meshes
+//! (the `scene` feature); without a mesh they are estimated from the joints
+//! ([`FlatSole::estimate`]). To give them by hand, replace [`LegBones::rest`] on the
+//! [`FootPlacer`] once [`HumanoidRigged`] has been triggered.
 //!
 //! Lifecycle: a character is rigged when [`HumanoidIk`] is added to it if its bones exist, and
 //! otherwise when its scene instance is ready (an observer of Bevy's `WorldInstanceReady`, with
@@ -203,19 +207,25 @@ pub struct HumanoidBones<'w, 's> {
     names: Query<'w, 's, &'static Name>,
     children: Query<'w, 's, &'static Children>,
     hierarchy: Hierarchy<'w, 's>,
+    #[cfg(feature = "scene")]
+    skins: Query<'w, 's, &'static bevy::mesh::skinning::SkinnedMesh>,
 }
 
 impl HumanoidBones<'_, '_> {
-    /// Every named descendant of `root`: its name, the index of its nearest named ancestor and
-    /// its rest position relative to `root` (from the current local transforms).
+    /// Every named descendant of `root` that can be a bone: its name, the index of its nearest
+    /// named ancestor and its rest position relative to `root` (from the current local
+    /// transforms). With a skinned mesh under `root`, only its joints and their ancestors can
+    /// be bones (mesh nodes named like bones, as RobotExpressive's `LegL` and `HandL`, are not).
     pub fn skeleton(&self, root: Entity) -> Vec<(Entity, String, Option<usize>, Vec3)> {
         let Some(root_world) = world_of(root, &self.hierarchy) else { return Vec::new() };
         let inverse = root_world.inverse();
+        let bones = self.skin_bones(root);
         let mut out: Vec<(Entity, String, Option<usize>, Vec3)> = Vec::new();
         let mut stack: Vec<(Entity, Option<usize>)> = vec![(root, None)];
         while let Some((entity, parent)) = stack.pop() {
             let mut here = parent;
             if entity != root
+                && bones.as_ref().is_none_or(|b| b.contains(&entity))
                 && let Ok(name) = self.names.get(entity)
                 && let Some(world) = world_of(entity, &self.hierarchy)
             {
@@ -255,7 +265,44 @@ impl HumanoidBones<'_, '_> {
                 )?)
             }
         };
-        rig_humanoid(&bones, map.as_ref()).map_err(|e| e.to_string())
+        rig_humanoid(&bones, map.as_ref()).map_err(|e| self.cause(root, e.to_string()))
+    }
+
+    /// The joints of the skins under `root` and their ancestors; `None` without a skin.
+    fn skin_bones(&self, root: Entity) -> Option<bevy::platform::collections::HashSet<Entity>> {
+        #[cfg(feature = "scene")]
+        {
+            let mut bones = bevy::platform::collections::HashSet::new();
+            let skins = self.children.iter_descendants(root).filter_map(|e| self.skins.get(e).ok());
+            for joint in skins.flat_map(|s| s.joints.iter().copied()) {
+                let mut at = Some(joint);
+                while let Some(e) = at.filter(|e| *e != root && bones.insert(*e)) {
+                    at = self.hierarchy.get(e).ok().and_then(|(_, p)| p.map(ChildOf::parent));
+                }
+            }
+            (!bones.is_empty()).then_some(bones)
+        }
+        #[cfg(not(feature = "scene"))]
+        {
+            let _ = root;
+            None
+        }
+    }
+
+    /// A rig error with its real cause first when the character has no skin: its parts are
+    /// separate meshes moved as plain nodes (as in Kenney's platformer kit), so no name or
+    /// shape could have made a humanoid of them.
+    fn cause(&self, root: Entity, message: String) -> String {
+        #[cfg(feature = "scene")]
+        if !self.children.iter_descendants(root).any(|e| self.skins.contains(e)) {
+            return format!(
+                "the character has no skinned mesh: its parts are separate meshes animated as plain nodes, with \
+                 no bones to bend (humanoid IK needs a skinned skeleton; re-export it with an armature). What the \
+                 rigging found: {message}"
+            );
+        }
+        let _ = root;
+        message
     }
 
     fn named_count(&self, root: Entity) -> usize {
@@ -273,6 +320,7 @@ pub(crate) fn rig_humanoids(
         (With<RigPending>, Without<RiggedHumanoid>, Without<RigFailed>),
     >,
     bones: HumanoidBones,
+    #[cfg(feature = "scene")] meshes: crate::mesh_sole::FootMeshes,
 ) {
     for (root, humanoid, attempts, name, holds_scene) in &mut pending {
         let count = bones.named_count(root);
@@ -289,10 +337,14 @@ pub(crate) fn rig_humanoids(
         let who = name.map_or_else(|| format!("{root}"), |n| format!("`{n}`"));
         match bones.detect(root, &humanoid.profile) {
             Ok(report) => {
-                let (reaching_hand, pole) =
-                    attach(&mut commands, root, humanoid, &report.rig, &report.frame, &bones.hierarchy);
+                #[cfg(feature = "scene")]
+                let feet_vertices = report.rig.legs.map(|leg| meshes.vertices(root, leg.foot, &bones.hierarchy));
+                #[cfg(not(feature = "scene"))]
+                let feet_vertices = [Vec::new(), Vec::new()];
+                let rigging = Rigging { root, rig: &report.rig, frame: &report.frame, feet_vertices };
+                let (reaching_hand, pole, soles) = attach(&mut commands, humanoid, &rigging, &bones.hierarchy);
                 let mapping = report.mapping();
-                info!("bevy_ik: rigged {who} ({}):\n{mapping}", report.found_by);
+                info!("bevy_ik: rigged {who} ({}), {soles}:\n{mapping}", report.found_by);
                 for dropped in &report.dropped {
                     warn!("bevy_ik: {who}: {dropped}");
                 }
@@ -362,36 +414,65 @@ fn rest_relative(root: Entity, bone: Entity, hierarchy: &Hierarchy) -> Option<ik
     Some(world_of(root, hierarchy)?.inverse().mul_xform(&world_of(bone, hierarchy)?))
 }
 
-/// Adds the IK components for a detected rig; returns the reaching hand and its pole.
+/// What [`attach`] rigs: the character root, its rig and frame, and per leg the vertices its
+/// foot carries (relative to the root; empty without a mesh).
+struct Rigging<'a> {
+    root: Entity,
+    rig: &'a HumanoidRig<Entity>,
+    frame: &'a RigFrame,
+    feet_vertices: [Vec<Vec3>; 2],
+}
+
+/// A leg's rest measurements: the sole from the foot's vertices when they make one, else
+/// estimated from the joints; the ankle and toe heights over that sole's floor. Also says
+/// which it was.
+fn leg_rest(a: &ik_core::Xform, toe: Option<&ik_core::Xform>, vertices: &[Vec3], frame: &RigFrame) -> (LegRest, bool) {
+    let measured = FootRest::measure(a, toe);
+    let (sole, floor, from_mesh) = match FlatSole::from_vertices(vertices, a, toe, frame.forward) {
+        Some(sole) => (sole, sole.heel.y, true),
+        None => (FlatSole::estimate(a, toe, frame.forward, frame.leg_length), 0.0, false),
+    };
+    let (heel, tip) = sole.local_points(a, toe);
+    let rest = LegRest {
+        ankle_height: measured.ankle_height - floor,
+        toe_height: measured.toe_height - if toe.is_some() { floor } else { 0.0 },
+        foot_up: measured.foot_up,
+        heel: Some(heel),
+        toe_tip: Some(tip),
+    };
+    (rest, from_mesh)
+}
+
+/// Adds the IK components for a detected rig; returns the reaching hand, its pole and where
+/// the soles came from (for the log).
 fn attach(
     commands: &mut Commands,
-    root: Entity,
     humanoid: &HumanoidIk,
-    rig: &HumanoidRig<Entity>,
-    frame: &RigFrame,
+    rigging: &Rigging,
     hierarchy: &Hierarchy,
-) -> (Option<Entity>, Option<Entity>) {
+) -> (Option<Entity>, Option<Entity>, &'static str) {
+    let Rigging { root, rig, frame, .. } = *rigging;
+    let mut from_mesh = 0;
     let legs = rig
         .legs
         .iter()
-        .map(|leg| {
+        .zip(&rigging.feet_vertices)
+        .map(|(leg, vertices)| {
             let ankle = rest_relative(root, leg.foot, hierarchy);
             let toe = leg.ball.and_then(|b| rest_relative(root, b, hierarchy));
             let rest = ankle.map(|a| {
-                let sole = FlatSole::estimate(&a, toe.as_ref(), frame.forward, frame.leg_length);
-                let (heel, tip) = sole.local_points(&a, toe.as_ref());
-                let measured = FootRest::measure(&a, toe.as_ref());
-                LegRest {
-                    ankle_height: measured.ankle_height,
-                    toe_height: measured.toe_height,
-                    foot_up: measured.foot_up,
-                    heel: Some(heel),
-                    toe_tip: Some(tip),
-                }
+                let (rest, mesh) = leg_rest(&a, toe.as_ref(), vertices, frame);
+                from_mesh += usize::from(mesh);
+                rest
             });
             LegBones { hip: leg.thigh, knee: leg.calf, ankle: leg.foot, toe: leg.ball, rest }
         })
         .collect();
+    let soles = match from_mesh {
+        2 => "soles measured from the mesh",
+        0 => "soles estimated from the joints (no mesh vertices on the feet)",
+        _ => "one sole measured from the mesh, one estimated",
+    };
     let mut root_commands = commands.entity(root);
     let mut placer = FootPlacer::new(rig.pelvis, legs);
     placer.settings.knee_pole = KneePole::Forward(frame.forward);
@@ -420,15 +501,24 @@ fn attach(
             ..Default::default()
         });
     }
-    let (Some(target), Some(arm)) = (humanoid.hand_target, rig.arms[1]) else { return (None, None) };
+    let (hand, pole) = attach_reach(commands, humanoid, rigging).unzip();
+    (hand, pole, soles)
+}
+
+/// The reaching right arm (when the rig kept it and a hand target is asked for): its hand and
+/// the elbow's pole entity.
+fn attach_reach(commands: &mut Commands, humanoid: &HumanoidIk, rigging: &Rigging) -> Option<(Entity, Entity)> {
+    let (Some(target), Some(arm)) = (humanoid.hand_target, rigging.rig.arms[1]) else { return None };
     // The elbow hint: out to the right, behind and below the shoulder, scaled to the character.
+    let frame = rigging.frame;
     let h = frame.height;
     let at = frame.left * (-0.39 * h) + frame.up * (0.55 * h) - frame.forward * (0.33 * h);
-    let pole = commands.spawn((Name::new("right elbow pole"), Transform::from_translation(at), ChildOf(root))).id();
+    let pole =
+        commands.spawn((Name::new("right elbow pole"), Transform::from_translation(at), ChildOf(rigging.root))).id();
     commands.entity(arm.hand).insert((
         IkChain { soften: 0.03, ..IkChain::two_bone(target) },
         Pole::new(IkTarget::Entity(pole)),
         IkFade::new(false),
     ));
-    (Some(arm.hand), Some(pole))
+    Some((arm.hand, pole))
 }

@@ -52,6 +52,8 @@ pub mod ground;
 pub mod humanoid;
 mod limb;
 pub mod look_at;
+#[cfg(feature = "scene")]
+mod mesh_sole;
 #[cfg(feature = "animation")]
 pub mod retarget;
 pub mod rig;

@@ -120,6 +120,63 @@ impl FlatSole {
         }
     }
 
+    /// Measures the sole from the mesh: `vertices` are the model-space positions (+Y up) of the
+    /// vertices the foot and toe bones carry, in the same flat-standing pose as `ankle` and
+    /// `toe`. The floor is the lowest vertex; the heel and the tip are where the foot's vertices
+    /// in its lower half (below half the ankle's height over that floor) reach furthest back and
+    /// forward along the foot (ankle → toe, else `forward`), on the floor under the ankle's line.
+    /// `None` with fewer than 8 finite vertices, or when they do not reach behind the ankle and
+    /// past the ball (not a foot's mesh): then [`FlatSole::estimate`] is the fallback.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use ik_core::Xform;
+    /// use ik_core::sole::FlatSole;
+    ///
+    /// // A shoe 7.5 cm behind the ankle to 14.8 cm ahead of it, 1 cm above y = 0.
+    /// let ankle = Xform::from_translation(Vec3::new(0.0, 0.09, 0.0));
+    /// let toe = Xform::from_translation(Vec3::new(0.0, 0.03, 0.032));
+    /// let mut shoe = Vec::new();
+    /// for z in [-0.075, 0.0, 0.05, 0.1, 0.148] {
+    ///     for (x, y) in [(-0.04, 0.01), (0.04, 0.01), (0.0, 0.08)] {
+    ///         shoe.push(Vec3::new(x, y, z));
+    ///     }
+    /// }
+    /// let sole = FlatSole::from_vertices(&shoe, &ankle, Some(&toe), Vec3::Z).unwrap();
+    /// assert!((sole.heel - Vec3::new(0.0, 0.01, -0.075)).length() < 1e-6);
+    /// assert!((sole.tip - Vec3::new(0.0, 0.01, 0.148)).length() < 1e-6);
+    /// // Too few vertices, or none behind the ankle (not a foot's mesh): no measurement.
+    /// assert!(FlatSole::from_vertices(&shoe[..6], &ankle, Some(&toe), Vec3::Z).is_none());
+    /// let ahead: Vec<Vec3> = shoe.iter().map(|v| *v + Vec3::Z * 0.2).collect();
+    /// assert!(FlatSole::from_vertices(&ahead, &ankle, Some(&toe), Vec3::Z).is_none());
+    /// ```
+    pub fn from_vertices(vertices: &[Vec3], ankle: &Xform, toe: Option<&Xform>, forward: Vec3) -> Option<FlatSole> {
+        let finite: Vec<Vec3> = vertices.iter().copied().filter(|v| v.is_finite()).collect();
+        if finite.len() < 8 || !ankle.is_finite() {
+            return None;
+        }
+        let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
+        let a = ankle.translation;
+        let along = toe.map_or(Vec3::ZERO, |t| flat(t.translation - a));
+        let dir = along.try_normalize().or_else(|| flat(forward).try_normalize())?;
+        let floor = finite.iter().map(|v| v.y).fold(f32::INFINITY, f32::min);
+        let lower_half = floor + 0.5 * (a.y - floor).max(0.0);
+        let reach = finite.iter().filter(|v| v.y <= lower_half).map(|v| (*v - a).dot(dir));
+        let (back, ahead) = reach.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), t| (lo.min(t), hi.max(t)));
+        let ball_at = toe.map_or(0.0, |t| (t.translation - a).dot(dir));
+        if !(back < 0.0 && ahead > ball_at) {
+            return None;
+        }
+        let on_floor = |p: Vec3| Vec3::new(p.x, floor, p.z);
+        let length = along.length();
+        Some(FlatSole {
+            heel: on_floor(a + dir * back),
+            ball: on_floor(toe.map_or(a + dir * 0.5 * ahead, |t| t.translation)),
+            tip: on_floor(a + dir * ahead),
+            length: if length > 0.0 { length } else { 0.5 * ahead },
+        })
+    }
+
     /// The heel point in the ankle's frame and the tip point in the toe's frame (the ankle's
     /// when there is no toe): what [`SolePoint`]s fixed to those bones hold.
     pub fn local_points(&self, ankle: &Xform, toe: Option<&Xform>) -> (Vec3, Vec3) {

@@ -64,6 +64,12 @@ pub enum RigError {
         /// How far its rest position is from the shin's end, in words.
         reason: String,
     },
+    /// The skeleton is a four-legged creature's: two unrelated bones each carry a pair of
+    /// equal legs down to the lowest bones (its hips and its shoulders).
+    FourLegged {
+        /// The bones carrying the leg pairs, by name.
+        carriers: [String; 2],
+    },
     /// Another bone is not below the bone it must hang from (`calf_l` not below `thigh_l`).
     WrongHierarchy {
         /// The role key of the bone.
@@ -81,6 +87,14 @@ impl fmt::Display for RigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RigError::BadSkeleton { reason } => return write!(f, "cannot rig this skeleton: {reason}"),
+            RigError::FourLegged { carriers: [a, b] } => {
+                return write!(
+                    f,
+                    "not a humanoid: four legs — {a} and {b} each carry two equal legs down to the lowest bones \
+                     (a four-legged creature). Humanoid IK needs two legs under a rising spine; creatures are not \
+                     rigged yet."
+                );
+            }
             RigError::MapBoneMissing { misses } => {
                 let lines: Vec<String> = misses
                     .iter()

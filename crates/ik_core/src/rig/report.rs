@@ -120,6 +120,9 @@ pub fn rig_humanoid<T: Copy>(
         bones.iter().map(|b| b.name.to_string()).collect(),
     )
     .map_err(|reason| RigError::BadSkeleton { reason })?;
+    if let Some([a, b]) = topology::four_legged(&tree) {
+        return Err(RigError::FourLegged { carriers: [a, b].map(|i| tree.names[i].clone()) });
+    }
     let Found { rig, found_by, frame, dropped } = match map {
         Some(profile) => {
             let (rig, dropped) = from_map(&tree, profile)?;

@@ -332,6 +332,66 @@ fn find_hips(tree: &Tree, reach: &[f32], next: &[Option<usize>], size: f32, exte
     best
 }
 
+/// Two bones that each carry a pair of equal chains (±10 %) pointing the same way down to the
+/// lowest bones, with the same down: a four-legged creature's hips and shoulders, which no
+/// humanoid has (arms never reach the feet's level in a rest pose). Legs are long (each at
+/// least a quarter of the skeleton's size: fingers and palms are not) and the two pairs stand
+/// apart across down by at least half a leg (a body's length, not a hand's width).
+pub(crate) fn four_legged(tree: &Tree) -> Option<[usize; 2]> {
+    let (lo, hi) = tree.pos.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+    let size = (hi - lo).length();
+    if !(size.is_finite() && size > 0.0) {
+        return None;
+    }
+    let (reach, next) = reaches(tree);
+    let mut carriers: Vec<LegPair> = Vec::new();
+    for p in 0..tree.len() {
+        let Some(pair) = leg_pair(tree, (&reach, &next), p, 0.25 * size) else { continue };
+        // The other pair's legs must be other bones (neither carrier inside the other's legs),
+        // standing a body's length away.
+        let inside = |bone: usize, legs: [usize; 2]| legs.iter().any(|&l| l == bone || tree.is_ancestor(l, bone));
+        let apart = |q: usize| {
+            let d = tree.pos[q] - tree.pos[p];
+            (d - pair.down * d.dot(pair.down)).length() >= 0.5 * pair.leg
+        };
+        let other = |q: &&LegPair| {
+            q.down.dot(pair.down) > 0.85 && !inside(p, q.legs) && !inside(q.carrier, pair.legs) && apart(q.carrier)
+        };
+        if let Some(q) = carriers.iter().find(other) {
+            return Some([q.carrier, p]);
+        }
+        carriers.push(pair);
+    }
+    None
+}
+
+/// Two legs hanging from one bone (see [`four_legged`]).
+struct LegPair {
+    carrier: usize,
+    legs: [usize; 2],
+    down: Vec3,
+    leg: f32,
+}
+
+/// The first pair of children of `p`, each at least `least` long, equal (±10 %), pointing the
+/// same way and ending at the lowest bones along that way.
+fn leg_pair(tree: &Tree, (reach, next): (&[f32], &[Option<usize>]), p: usize, least: f32) -> Option<LegPair> {
+    let long: Vec<usize> = tree.children[p].iter().copied().filter(|&c| tree.seg(p, c) + reach[c] >= least).collect();
+    let tip = |c: usize| tree.pos[*main_chain(next, c).last().unwrap_or(&c)] - tree.pos[p];
+    let pairs = long.iter().enumerate().flat_map(|(i, &a)| long[i + 1..].iter().map(move |&b| (a, b)));
+    pairs.into_iter().find_map(|(a, b)| {
+        let (la, lb) = (tree.seg(p, a) + reach[a], tree.seg(p, b) + reach[b]);
+        let (va, vb) = (tip(a), tip(b));
+        let together = (va + vb).length() / (va.length() + vb.length()).max(f32::MIN_POSITIVE);
+        let down = (va + vb).try_normalize()?;
+        let lowest = (0..tree.len()).map(|d| tree.pos[d].dot(down)).fold(f32::MIN, f32::max);
+        let feet = (tree.pos[p] + va).dot(down).min((tree.pos[p] + vb).dot(down));
+        let leg = la.max(lb);
+        let fits = (la - lb).abs() <= 0.1 * leg && together >= 0.85 && lowest - feet <= 0.1 * leg;
+        fits.then_some(LegPair { carrier: p, legs: [a, b], down, leg })
+    })
+}
+
 /// Whether a leaf at the top of the climb is an end bone rather than the head.
 fn is_end(tree: &Tree, climb: &[usize]) -> bool {
     let [.., below, parent, leaf] = climb else { return false };

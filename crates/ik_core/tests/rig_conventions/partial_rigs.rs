@@ -110,3 +110,44 @@ fn a_leg_that_does_not_chain_is_still_an_error() {
     b.parents[calf] = Some(root);
     assert!(rig_humanoid(&bones(&b), None).is_err());
 }
+
+#[test]
+fn a_four_legged_creature_is_refused_naming_its_hips_and_shoulders() {
+    let v = Vec3::new;
+    // A fox-like quadruped, 0.5 high and 0.9 long, facing +Z: hind legs from the hips, front
+    // legs (named as arms) from the chest, a neck and head rising ahead, a tail behind.
+    let bones: Vec<(&str, Option<usize>, Vec3)> = vec![
+        ("root", None, v(0.0, 0.0, 0.0)),
+        ("hips", Some(0), v(0.0, 0.5, -0.4)),
+        ("spine", Some(1), v(0.0, 0.52, 0.0)),
+        ("chest", Some(2), v(0.0, 0.52, 0.35)),
+        ("neck", Some(3), v(0.0, 0.62, 0.45)),
+        ("head", Some(4), v(0.0, 0.72, 0.55)),
+        ("tail", Some(1), v(0.0, 0.5, -0.6)),
+        ("LeftLeg01", Some(1), v(0.1, 0.45, -0.4)),
+        ("LeftLeg02", Some(7), v(0.1, 0.25, -0.35)),
+        ("LeftFoot", Some(8), v(0.1, 0.02, -0.42)),
+        ("RightLeg01", Some(1), v(-0.1, 0.45, -0.4)),
+        ("RightLeg02", Some(10), v(-0.1, 0.25, -0.35)),
+        ("RightFoot", Some(11), v(-0.1, 0.02, -0.42)),
+        ("LeftUpperArm", Some(3), v(0.1, 0.47, 0.35)),
+        ("LeftForeArm", Some(13), v(0.1, 0.25, 0.37)),
+        ("LeftHand", Some(14), v(0.1, 0.02, 0.38)),
+        ("RightUpperArm", Some(3), v(-0.1, 0.47, 0.35)),
+        ("RightForeArm", Some(16), v(-0.1, 0.25, 0.37)),
+        ("RightHand", Some(17), v(-0.1, 0.02, 0.38)),
+    ];
+    let input: Vec<SkeletonBone<usize>> = bones
+        .iter()
+        .enumerate()
+        .map(|(i, (name, parent, rest))| SkeletonBone { handle: i, name, parent: *parent, rest: *rest })
+        .collect();
+    let err = rig_humanoid(&input, None).unwrap_err();
+    let text = err.to_string();
+    println!("{text}");
+    assert!(
+        matches!(&err, RigError::FourLegged { carriers } if carriers.contains(&"hips".to_string()) && carriers.contains(&"chest".to_string())),
+        "{text}"
+    );
+    assert!(text.contains("four legs"), "{text}");
+}
