@@ -64,8 +64,8 @@ pub enum RigError {
         /// How far its rest position is from the shin's end, in words.
         reason: String,
     },
-    /// The skeleton is a four-legged creature's: two unrelated bones each carry a pair of
-    /// equal legs down to the lowest bones (its hips and its shoulders).
+    /// The skeleton is a four-legged creature's: besides the hips the rig found, another bone
+    /// carries a pair of legs like them (its shoulders).
     FourLegged {
         /// The bones carrying the leg pairs, by name.
         carriers: [String; 2],
@@ -90,9 +90,9 @@ impl fmt::Display for RigError {
             RigError::FourLegged { carriers: [a, b] } => {
                 return write!(
                     f,
-                    "not a humanoid: four legs — {a} and {b} each carry two equal legs down to the lowest bones \
-                     (a four-legged creature). Humanoid IK needs two legs under a rising spine; creatures are not \
-                     rigged yet."
+                    "not a humanoid: four legs: {a} and {b} each carry a pair of equal legs, as long as each \
+                     other and ending at the same level (a four-legged creature). Humanoid IK needs two legs; \
+                     creatures are not rigged yet."
                 );
             }
             RigError::MapBoneMissing { misses } => {

@@ -120,9 +120,6 @@ pub fn rig_humanoid<T: Copy>(
         bones.iter().map(|b| b.name.to_string()).collect(),
     )
     .map_err(|reason| RigError::BadSkeleton { reason })?;
-    if let Some([a, b]) = topology::four_legged(&tree) {
-        return Err(RigError::FourLegged { carriers: [a, b].map(|i| tree.names[i].clone()) });
-    }
     let Found { rig, found_by, frame, dropped } = match map {
         Some(profile) => {
             let (rig, dropped) = from_map(&tree, profile)?;
@@ -131,6 +128,9 @@ pub fn rig_humanoid<T: Copy>(
         }
         None => auto(&tree)?,
     };
+    if let Some(shoulders) = topology::four_legged(&tree, &rig) {
+        return Err(RigError::FourLegged { carriers: [rig.pelvis, shoulders].map(|i| tree.names[i].clone()) });
+    }
     let h = |i: usize| bones[i].handle;
     let handles = HumanoidRig {
         profile: found_by.clone(),

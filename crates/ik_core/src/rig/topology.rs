@@ -332,43 +332,35 @@ fn find_hips(tree: &Tree, reach: &[f32], next: &[Option<usize>], size: f32, exte
     best
 }
 
-/// Two bones that each carry a pair of equal chains (±10 %) pointing the same way down to the
-/// lowest bones, with the same down: a four-legged creature's hips and shoulders, which no
-/// humanoid has (arms never reach the feet's level in a rest pose). Legs are long (each at
-/// least a quarter of the skeleton's size: fingers and palms are not) and the two pairs stand
-/// apart across down by at least half a leg (a body's length, not a hand's width).
-pub(crate) fn four_legged(tree: &Tree) -> Option<[usize; 2]> {
-    let (lo, hi) = tree.pos.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
-    let size = (hi - lo).length();
-    if !(size.is_finite() && size > 0.0) {
-        return None;
-    }
+/// A second bone that carries a pair of legs like the rig's own: a four-legged creature's
+/// shoulders beside the hips the rig took for a pelvis (no humanoid's arms match its legs in a
+/// rest pose). The pair's chains are equal (±10 %), as long as the rig's legs (±15 %), point the
+/// same way down (within ~30°) and end at the same level (within 15 % of a leg along the two
+/// pairs' mean down), outside the rig's legs.
+pub(crate) fn four_legged(tree: &Tree, rig: &HumanoidRig<usize>) -> Option<usize> {
     let (reach, next) = reaches(tree);
-    let mut carriers: Vec<LegPair> = Vec::new();
-    for p in 0..tree.len() {
-        let Some(pair) = leg_pair(tree, (&reach, &next), p, 0.25 * size) else { continue };
-        // The other pair's legs must be other bones (neither carrier inside the other's legs),
-        // standing a body's length away.
-        let inside = |bone: usize, legs: [usize; 2]| legs.iter().any(|&l| l == bone || tree.is_ancestor(l, bone));
-        let apart = |q: usize| {
-            let d = tree.pos[q] - tree.pos[p];
-            (d - pair.down * d.dot(pair.down)).length() >= 0.5 * pair.leg
-        };
-        let other = |q: &&LegPair| {
-            q.down.dot(pair.down) > 0.85 && !inside(p, q.legs) && !inside(q.carrier, pair.legs) && apart(q.carrier)
-        };
-        if let Some(q) = carriers.iter().find(other) {
-            return Some([q.carrier, p]);
-        }
-        carriers.push(pair);
-    }
-    None
+    let tip = |c: usize| tree.pos[*main_chain(&next, c).last().unwrap_or(&c)];
+    let hips = rig.pelvis;
+    let feet = rig.legs.map(|l| tip(l.thigh));
+    let down = (feet[0] + feet[1] - tree.pos[hips] * 2.0).try_normalize()?;
+    let leg = rig.legs.iter().map(|l| tree.seg(hips, l.thigh) + reach[l.thigh]).fold(0.0, f32::max);
+    let in_legs = |b: usize| rig.legs.iter().any(|l| l.thigh == b || tree.is_ancestor(l.thigh, b));
+    let matches = |pair: LegPair| {
+        let mean = (pair.down + down).normalize_or_zero();
+        let level = |f: &Vec3| f.dot(mean);
+        let hind = feet.iter().map(level).fold(f32::MIN, f32::max);
+        pair.down.dot(down) > 0.85
+            && (pair.leg - leg).abs() <= 0.15 * leg
+            && pair.feet.iter().all(|f| (level(f) - hind).abs() <= 0.15 * leg)
+    };
+    (0..tree.len())
+        .filter(|&p| p != hips && !in_legs(p))
+        .find(|&p| leg_pair(tree, (&reach, &next), p, 0.5 * leg).is_some_and(matches))
 }
 
 /// Two legs hanging from one bone (see [`four_legged`]).
 struct LegPair {
-    carrier: usize,
-    legs: [usize; 2],
+    feet: [Vec3; 2],
     down: Vec3,
     leg: f32,
 }
@@ -388,7 +380,7 @@ fn leg_pair(tree: &Tree, (reach, next): (&[f32], &[Option<usize>]), p: usize, le
         let feet = (tree.pos[p] + va).dot(down).min((tree.pos[p] + vb).dot(down));
         let leg = la.max(lb);
         let fits = (la - lb).abs() <= 0.1 * leg && together >= 0.85 && lowest - feet <= 0.1 * leg;
-        fits.then_some(LegPair { carrier: p, legs: [a, b], down, leg })
+        fits.then_some(LegPair { feet: [tree.pos[p] + va, tree.pos[p] + vb], down, leg })
     })
 }
 
