@@ -209,6 +209,8 @@ pub struct HumanoidBones<'w, 's> {
     hierarchy: Hierarchy<'w, 's>,
     #[cfg(feature = "scene")]
     skins: Query<'w, 's, &'static bevy::mesh::skinning::SkinnedMesh>,
+    #[cfg(feature = "scene")]
+    meshes: Query<'w, 's, (), With<bevy::mesh::Mesh3d>>,
 }
 
 impl HumanoidBones<'_, '_> {
@@ -268,18 +270,27 @@ impl HumanoidBones<'_, '_> {
         rig_humanoid(&bones, map.as_ref()).map_err(|e| self.cause(root, e.to_string()))
     }
 
-    /// The joints of the skins under `root` and their ancestors; `None` without a skin.
+    /// The joints of the skins under `root`, their ancestors, and the nodes below a joint that
+    /// carry no mesh (end bones such as `LowerLegL_end`, which mark where a shin ends); `None`
+    /// without a skin.
     fn skin_bones(&self, root: Entity) -> Option<bevy::platform::collections::HashSet<Entity>> {
         #[cfg(feature = "scene")]
         {
             let mut bones = bevy::platform::collections::HashSet::new();
             let skins = self.children.iter_descendants(root).filter_map(|e| self.skins.get(e).ok());
-            for joint in skins.flat_map(|s| s.joints.iter().copied()) {
+            let joints: Vec<Entity> = skins.flat_map(|s| s.joints.iter().copied()).collect();
+            for &joint in &joints {
                 let mut at = Some(joint);
                 while let Some(e) = at.filter(|e| *e != root && bones.insert(*e)) {
                     at = self.hierarchy.get(e).ok().and_then(|(_, p)| p.map(ChildOf::parent));
                 }
             }
+            let no_mesh = |e: Entity| {
+                !self.meshes.contains(e) && !self.children.iter_descendants(e).any(|d| self.meshes.contains(d))
+            };
+            let ends: Vec<Entity> =
+                joints.iter().flat_map(|&j| self.children.iter_descendants(j)).filter(|&e| no_mesh(e)).collect();
+            bones.extend(ends);
             (!bones.is_empty()).then_some(bones)
         }
         #[cfg(not(feature = "scene"))]
