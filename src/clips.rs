@@ -240,10 +240,12 @@ pub fn choose(candidates: &[ClipCandidate], leg_length: f32, overrides: &ClipOve
             .max_by(|a, b| {
                 a.0.cmp(&b.0).then(candidates[b.1].name.len().cmp(&candidates[a.1].name.len())).then(b.1.cmp(&a.1))
             });
-        // A clip whose speed contradicts its name (a "walk" that stands still) is left to the
-        // speed pass.
+        // A clip whose speed contradicts its name (a "walk" that stands still, an "idle" that
+        // travels) is left to the speed pass; walk against run is the name's call (a cartoon
+        // walk may stride three leg lengths a second).
+        let still = |r: ClipRole| r == ClipRole::Idle;
         if let Some((score, i)) =
-            best.filter(|(_, i)| speed_role(candidates[*i].speed, leg_length).is_none_or(|r| r == role))
+            best.filter(|(_, i)| speed_role(candidates[*i].speed, leg_length).is_none_or(|r| still(r) == still(role)))
         {
             choice.set(role, i);
             taken[i] = true;
@@ -383,6 +385,14 @@ mod tests {
         assert_eq!(choice.run, Some(2), "{:?}", choice.report);
         c[2].alternates = Some(false);
         assert_eq!(choose(&c, 0.84, &ClipOverrides::default()).unwrap().run, None);
+    }
+
+    #[test]
+    fn a_fast_walk_is_still_the_walk_by_its_name() {
+        // RobotExpressive: `Walking` at 4.62 m/s on 1.54 m legs (3.0 leg lengths a second).
+        let c = clips(&[("Idle", Some(0.0)), ("Running", Some(6.09)), ("Walking", Some(4.62))]);
+        let choice = choose(&c, 1.54, &ClipOverrides::default()).unwrap();
+        assert_eq!((choice.idle, choice.walk, choice.run), (Some(0), Some(2), Some(1)), "{:?}", choice.report);
     }
 
     #[test]
