@@ -68,7 +68,7 @@ pub const TURN_MARGIN: f32 = 1.0 * std::f32::consts::PI / 180.0;
 
 impl ClipReport {
     /// What cleaning made worse: a foot whose contact travel grew, or whose largest per-frame
-    /// turn grew by more than [`TURN_MARGIN`] (empty when nothing did).
+    /// turn grew by more than `TURN_MARGIN` (1°; empty when nothing did).
     pub fn worse(&self) -> Vec<String> {
         let mut out = Vec::new();
         for f in &self.feet {
