@@ -320,7 +320,8 @@ pub fn run_autopilot(
             let goal = pursuit(route, &mut segment, p);
             let end = route[route.len() - 1];
             let arrived = segment + 2 >= route.len() && p.distance(end) < 0.3;
-            if !(p.distance(pilot.headway.0) < STALL_DISTANCE) {
+            let moved = p.distance(pilot.headway.0);
+            if moved.is_nan() || moved >= STALL_DISTANCE {
                 pilot.headway = (p, time);
             }
             let stuck = give_up(pilot, route, motion.speeds.0, time, p, || layout.section_at(p).label());

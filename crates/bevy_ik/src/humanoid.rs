@@ -481,7 +481,7 @@ fn attach(
         .collect();
     let soles = match from_mesh {
         2 => "soles measured from the mesh",
-        0 => "soles estimated from the joints (no mesh vertices on the feet)",
+        0 => "soles estimated from the joints (no foot mesh reaching behind the ankle and past the ball)",
         _ => "one sole measured from the mesh, one estimated",
     };
     let mut root_commands = commands.entity(root);
