@@ -211,6 +211,7 @@ fn character_source(args: &Args) -> Result<(CharacterSource, Option<String>), St
         user_dir,
         retargeted: Vec::new(),
         start,
+        keep_scale: args.keep_scale,
     };
     let mut failure = None;
     if let (Some(path), RetargetMode::Auto) = (&args.character, args.retarget) {

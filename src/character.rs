@@ -53,6 +53,8 @@ pub struct CharacterSource {
     pub retargeted: Vec<String>,
     /// Start position (x, z) and yaw, radians.
     pub start: (Vec2, f32),
+    /// Keep the file's size even when its legs say it is far from a person's (`--keep-scale`).
+    pub keep_scale: bool,
 }
 
 /// The loaded glTF document of the character.
@@ -171,11 +173,19 @@ pub fn spawn_scene(
 }
 
 /// Clip info for the clip at `index` named `name`: from the sidecar (by name, or `clip<index>`
-/// for an unnamed clip), else unlabelled at the speed its role suggests.
-fn clip_info(name: &str, index: usize, role: ClipRole, sidecar: Option<&ClipTable>, duration: f32) -> ClipInfo {
+/// for an unnamed clip; its speed times the character's `scale`), else unlabelled at the speed
+/// its role suggests.
+fn clip_info(
+    name: &str,
+    index: usize,
+    role: ClipRole,
+    sidecar: Option<&ClipTable>,
+    duration: f32,
+    scale: f32,
+) -> ClipInfo {
     let key = crate::sidecar::clip_key(name, index);
     if let Some(info) = sidecar.and_then(|t| t.clips.iter().find(|c| c.name == key)) {
-        return ClipInfo { name: key, ..info.clone() };
+        return ClipInfo { name: key, nominal_speed: info.nominal_speed * scale, ..info.clone() };
     }
     let speed = match role {
         ClipRole::Idle => 0.0,
@@ -183,6 +193,38 @@ fn clip_info(name: &str, index: usize, role: ClipRole, sidecar: Option<&ClipTabl
         ClipRole::Run => JOG_SPEED,
     };
     ClipInfo::unlabelled(&key, speed, duration)
+}
+
+/// A person's legs per height (0.84 m legs on the 1.75 m mannequin).
+const LEGS_PER_HEIGHT: f32 = 0.48;
+/// Heights the demo leaves as they are, m (from the legs: [`LEGS_PER_HEIGHT`]).
+const PERSON_SIZES: std::ops::RangeInclusive<f32> = 0.5..=2.5;
+/// The height a character outside [`PERSON_SIZES`] is scaled to, m.
+const SCALED_HEIGHT: f32 = 1.75;
+/// Legs shorter than this cannot climb the course's 20 cm stairs like a person, m.
+const SHORTEST_CLIMBING_LEGS: f32 = 0.45;
+
+/// The factor the demo scales a character by: 1 when its legs say it is a person's size
+/// (0.5–2.5 m tall) or `keep` (`--keep-scale`), else what makes it 1.75 m tall — a file in
+/// centimetres read as metres, a 4 m robot. Height comes from the legs, never the mesh's box
+/// (an oversized head would say 3 m).
+pub fn size_scale(leg_length: f32, keep: bool) -> f32 {
+    let height = leg_length / LEGS_PER_HEIGHT;
+    if keep || !height.is_finite() || height <= 0.0 || PERSON_SIZES.contains(&height) {
+        1.0
+    } else {
+        SCALED_HEIGHT / height
+    }
+}
+
+/// `, scaled ×0.55 from legs of 1.54 m (--keep-scale keeps its size)`, or nothing at 1.
+fn size_note(scale: f32, file_legs: f32) -> String {
+    if scale == 1.0 {
+        return String::new();
+    }
+    format!(
+        ", scaled ×{scale:.3} from legs of {file_legs:.2} m to a {SCALED_HEIGHT} m person (--keep-scale keeps its size)"
+    )
 }
 
 /// The rotation that turns a model whose rest pose faces `forward` with `up` into one facing
@@ -236,10 +278,12 @@ pub fn finish_character(
         };
         let frame = report.frame;
         let turn = facing_rotation(frame.up, frame.forward);
-        commands.entity(avatar.holder).insert(Transform::from_rotation(turn));
+        let scale = size_scale(frame.leg_length, source.keep_scale);
+        commands.entity(avatar.holder).insert(Transform::from_rotation(turn).with_scale(Vec3::splat(scale)));
+        let (height, leg_length) = (frame.height * scale, frame.leg_length * scale);
         // The capsule spans the whole body: 2.15 leg lengths (1.8 m for the mannequin's 0.84 m
         // legs; the rig's height stops at the head joint when there is no head-top bone).
-        commands.entity(body.parent()).insert(controller(2.15 * frame.leg_length));
+        commands.entity(body.parent()).insert(controller(2.15 * leg_length));
         // Clips: every animation of the file, with its name and the speed measured from its feet.
         let names: Vec<String> = gltf
             .animations
@@ -279,12 +323,17 @@ pub fn finish_character(
             }
         }
         info!(
-            "character: {:.2} m tall, legs {:.2} m, turned {:.0}° to face +Z; clips: {}",
-            frame.height,
-            frame.leg_length,
+            "character: {height:.2} m tall, legs {leg_length:.2} m{}, turned {:.0}° to face +Z; clips: {}",
+            size_note(scale, frame.leg_length),
             turn.angle_between(Quat::IDENTITY).to_degrees(),
             report.join("; ")
         );
+        if leg_length < SHORTEST_CLIMBING_LEGS {
+            warn!(
+                "character: legs {leg_length:.2} m long cannot climb the course's 15 and 20 cm steps like a person \
+                 (legs under {SHORTEST_CLIMBING_LEGS} m); it may stop at them"
+            );
+        }
         let chosen: Vec<(usize, ClipRole)> =
             ClipRole::ALL.iter().filter_map(|r| choice.get(*r).map(|i| (i, *r))).collect();
         let player = children.iter_descendants(avatar.holder).find(|e| players.get(*e).is_ok());
@@ -300,7 +349,7 @@ pub fn finish_character(
                     .zip(&handles)
                     .map(|(((index, role), node), handle)| {
                         let duration = clips.get(handle).map_or(1.0, |c| c.duration());
-                        BlendClip { node, info: clip_info(&names[*index], *index, *role, sidecar, duration) }
+                        BlendClip { node, info: clip_info(&names[*index], *index, *role, sidecar, duration, scale) }
                     })
                     .collect();
                 let loco = Locomotion::new(player, blend);
@@ -315,7 +364,7 @@ pub fn finish_character(
             }
         };
         commands.entity(avatar_entity).insert((
-            ModelInfo { height: frame.height, leg_length: frame.leg_length, clips: report },
+            ModelInfo { height, leg_length, clips: report },
             PendingLocomotion(locomotion),
             HumanoidIk {
                 profile,
@@ -326,5 +375,24 @@ pub fn finish_character(
                 ..Default::default()
             },
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_characters_far_from_a_persons_size_are_scaled() {
+        // The mannequin (0.84 m legs) and CesiumMan (0.54 m) keep their size.
+        assert_eq!((size_scale(0.84, false), size_scale(0.54, false)), (1.0, 1.0));
+        // RobotExpressive's 1.54 m legs say 3.2 m tall: scaled to 1.75 m.
+        let robot = size_scale(1.54, false);
+        assert!((1.54 * robot / LEGS_PER_HEIGHT - 1.75).abs() < 1e-4, "{robot}");
+        // A file in centimetres read as metres (84 m legs), and a 0.17-unit re-export.
+        assert!((84.0 * size_scale(84.0, false) - 0.84).abs() < 1e-3);
+        assert!((0.08 * size_scale(0.08, false) - 0.84).abs() < 1e-3);
+        // --keep-scale, or no legs to measure: as it is.
+        assert_eq!((size_scale(1.54, true), size_scale(0.0, false), size_scale(f32::NAN, false)), (1.0, 1.0, 1.0));
     }
 }

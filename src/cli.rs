@@ -113,6 +113,10 @@ pub struct Args {
     /// gives the table its contrast columns; every bar comes from the two IK passes.
     #[arg(long)]
     pub skip_ik_off: bool,
+    /// Keep a `--character`'s size even when its legs say it is under 0.5 m or over 2.5 m tall
+    /// (by default such a character is scaled to 1.75 m, with one line saying so).
+    #[arg(long)]
+    pub keep_scale: bool,
     /// Initial camera orbit (degrees, degrees, metres).
     #[arg(long, value_name = "YAW,PITCH,DIST", value_parser = orbit, allow_hyphen_values = true)]
     pub orbit: Option<(f32, f32, f32)>,

@@ -436,8 +436,13 @@ struct Rigging<'a> {
 
 /// A leg's rest measurements: the sole from the foot's vertices when they make one, else
 /// estimated from the joints; the ankle and toe heights over that sole's floor. Also says
-/// which it was.
-fn leg_rest(a: &ik_core::Xform, toe: Option<&ik_core::Xform>, vertices: &[Vec3], frame: &RigFrame) -> (LegRest, bool) {
+/// which it was, and the sole's length heel to tip.
+fn leg_rest(
+    a: &ik_core::Xform,
+    toe: Option<&ik_core::Xform>,
+    vertices: &[Vec3],
+    frame: &RigFrame,
+) -> (LegRest, bool, f32) {
     let measured = FootRest::measure(a, toe);
     let (sole, floor, from_mesh) = match FlatSole::from_vertices(vertices, a, toe, frame.forward) {
         Some(sole) => (sole, sole.heel.y, true),
@@ -451,7 +456,7 @@ fn leg_rest(a: &ik_core::Xform, toe: Option<&ik_core::Xform>, vertices: &[Vec3],
         heel: Some(heel),
         toe_tip: Some(tip),
     };
-    (rest, from_mesh)
+    (rest, from_mesh, sole.heel.distance(sole.tip))
 }
 
 /// Adds the IK components for a detected rig; returns the reaching hand, its pole and where
@@ -461,9 +466,9 @@ fn attach(
     humanoid: &HumanoidIk,
     rigging: &Rigging,
     hierarchy: &Hierarchy,
-) -> (Option<Entity>, Option<Entity>, &'static str) {
+) -> (Option<Entity>, Option<Entity>, String) {
     let Rigging { root, rig, frame, .. } = *rigging;
-    let mut from_mesh = 0;
+    let (mut from_mesh, mut lengths) = (0, Vec::new());
     let legs = rig
         .legs
         .iter()
@@ -472,18 +477,20 @@ fn attach(
             let ankle = rest_relative(root, leg.foot, hierarchy);
             let toe = leg.ball.and_then(|b| rest_relative(root, b, hierarchy));
             let rest = ankle.map(|a| {
-                let (rest, mesh) = leg_rest(&a, toe.as_ref(), vertices, frame);
+                let (rest, mesh, length) = leg_rest(&a, toe.as_ref(), vertices, frame);
                 from_mesh += usize::from(mesh);
+                lengths.push(format!("{length:.3}"));
                 rest
             });
             LegBones { hip: leg.thigh, knee: leg.calf, ankle: leg.foot, toe: leg.ball, rest }
         })
         .collect();
-    let soles = match from_mesh {
+    let how = match from_mesh {
         2 => "soles measured from the mesh",
         0 => "soles estimated from the joints (no foot mesh reaching behind the ankle and past the ball)",
         _ => "one sole measured from the mesh, one estimated",
     };
+    let soles = format!("{how}, heel to tip {}", lengths.join(" and "));
     let mut root_commands = commands.entity(root);
     let mut placer = FootPlacer::new(rig.pelvis, legs);
     placer.settings.knee_pole = KneePole::Forward(frame.forward);

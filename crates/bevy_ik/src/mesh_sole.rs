@@ -21,22 +21,25 @@ use crate::bones::{Hierarchy, world_of};
 pub(crate) struct FootMeshes<'w, 's> {
     shapes: Query<'w, 's, (&'static Mesh3d, Option<&'static SkinnedMesh>)>,
     children: Query<'w, 's, &'static Children>,
-    meshes: Res<'w, Assets<Mesh>>,
-    bindposes: Res<'w, Assets<SkinnedMeshInverseBindposes>>,
+    // Optional: an app without Bevy's mesh assets (a hand-built hierarchy) has no meshes.
+    meshes: Option<Res<'w, Assets<Mesh>>>,
+    bindposes: Option<Res<'w, Assets<SkinnedMeshInverseBindposes>>>,
 }
 
 impl FootMeshes<'_, '_> {
     /// The positions, relative to `root`, of the vertices the bones under (and including)
     /// `ankle` carry in the meshes under `root`.
     pub(crate) fn vertices(&self, root: Entity, ankle: Entity, hierarchy: &Hierarchy) -> Vec<Vec3> {
-        let Some(root_world) = world_of(root, hierarchy) else { return Vec::new() };
+        let (Some(root_world), Some(meshes)) = (world_of(root, hierarchy), self.meshes.as_deref()) else {
+            return Vec::new();
+        };
         let to_root = mat(&root_world).inverse();
         let foot: HashSet<Entity> = std::iter::once(ankle).chain(self.children.iter_descendants(ankle)).collect();
         let world = |e: Entity| world_of(e, hierarchy).map(|x| to_root * mat(&x));
         let mut out = Vec::new();
         for entity in self.children.iter_descendants(root) {
             let Ok((shape, skin)) = self.shapes.get(entity) else { continue };
-            let Some(mesh) = self.meshes.get(&shape.0) else { continue };
+            let Some(mesh) = meshes.get(&shape.0) else { continue };
             let Some(positions) = float3(mesh, Mesh::ATTRIBUTE_POSITION) else { continue };
             match skin {
                 Some(skin) => self.skinned(mesh, skin, positions, &foot, &world, &mut out),
@@ -61,7 +64,9 @@ impl FootMeshes<'_, '_> {
         world: &impl Fn(Entity) -> Option<Mat4>,
         out: &mut Vec<Vec3>,
     ) {
-        let Some(inverse_binds) = self.bindposes.get(&skin.inverse_bindposes) else { return };
+        let Some(inverse_binds) = self.bindposes.as_ref().and_then(|b| b.get(&skin.inverse_bindposes)) else {
+            return;
+        };
         let (Some(VertexAttributeValues::Uint16x4(joints)), Some(VertexAttributeValues::Float32x4(weights))) = (
             mesh.try_attribute_option(Mesh::ATTRIBUTE_JOINT_INDEX).ok().flatten(),
             mesh.try_attribute_option(Mesh::ATTRIBUTE_JOINT_WEIGHT).ok().flatten(),

@@ -55,6 +55,10 @@ pub fn heel_and_tip(ankle: &Xform, toe: Option<&Xform>, heel_back: f32, tip_ahea
     (ankle.inverse_transform_point(heel), toe.inverse_transform_point(tip))
 }
 
+/// How high above the floor a foot's vertex still belongs to its sole, as a fraction of the
+/// ankle's height over the floor ([`FlatSole::from_vertices`]).
+pub const SOLE_BAND: f32 = 0.2;
+
 /// Where the back of the heel is estimated, behind the ankle, as a fraction of the foot's
 /// ankle-to-ball length.
 pub const HEEL_BACK: f32 = 0.45;
@@ -123,8 +127,9 @@ impl FlatSole {
     /// Measures the sole from the mesh: `vertices` are the model-space positions (+Y up) of the
     /// vertices the foot and toe bones carry, in the same flat-standing pose as `ankle` and
     /// `toe`. The floor is the lowest vertex; the heel and the tip are where the foot's vertices
-    /// in its lower half (below half the ankle's height over that floor) reach furthest back and
-    /// forward along the foot (ankle → toe, else `forward`), on the floor under the ankle's line.
+    /// that a flat floor carries (within [`SOLE_BAND`] of the ankle's height over that floor: the
+    /// sole, not a rounded heel or toe cap above it) reach furthest back and forward along the
+    /// foot (ankle → toe, else `forward`), on the floor under the ankle's line.
     /// `None` with fewer than 8 finite vertices, or when they do not reach behind the ankle and
     /// past the ball (not a foot's mesh): then [`FlatSole::estimate`] is the fallback.
     ///
@@ -160,8 +165,8 @@ impl FlatSole {
         let along = toe.map_or(Vec3::ZERO, |t| flat(t.translation - a));
         let dir = along.try_normalize().or_else(|| flat(forward).try_normalize())?;
         let floor = finite.iter().map(|v| v.y).fold(f32::INFINITY, f32::min);
-        let lower_half = floor + 0.5 * (a.y - floor).max(0.0);
-        let reach = finite.iter().filter(|v| v.y <= lower_half).map(|v| (*v - a).dot(dir));
+        let band = floor + SOLE_BAND * (a.y - floor).max(0.0);
+        let reach = finite.iter().filter(|v| v.y <= band).map(|v| (*v - a).dot(dir));
         let (back, ahead) = reach.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), t| (lo.min(t), hi.max(t)));
         let ball_at = toe.map_or(0.0, |t| (t.translation - a).dot(dir));
         if !(back < 0.0 && ahead > ball_at) {
