@@ -79,6 +79,10 @@ fn clean_makes_no_clip_of_the_corpus_worse_and_leaves_what_it_cannot_improve() {
             Err(e) => {
                 println!("{name}: refused: {e}");
                 assert!(e.contains(&name), "{name}: the refusal names the file: {e}");
+                // Only the corpus's non-humanoids are refused, each naming its real cause.
+                let cause = [("Fox.glb", "four legs"), ("KenneyCharacter.glb", "skin")];
+                let expected = cause.iter().find(|(file, _)| *file == name);
+                assert!(expected.is_some_and(|(_, why)| e.contains(why)), "{name}: refused for the wrong cause: {e}");
                 continue;
             }
         };
@@ -113,7 +117,8 @@ fn clean_makes_no_clip_of_the_corpus_worse_and_leaves_what_it_cannot_improve() {
         }
     }
     println!("{cleaned} clips cleaned or with nothing to fix, {kept} kept as they were");
-    assert!(cleaned + kept >= 20, "the corpus has clips to clean");
+    // RobotExpressive's 14 clips, CesiumMan's one and the mannequin's three.
+    assert!(cleaned + kept >= 18, "the corpus has clips to clean");
     assert!(failures.is_empty(), "clips made worse:\n{}", failures.join("\n"));
 }
 
