@@ -26,6 +26,7 @@ use ik_tool::mannequin::generate_convention;
 use ik_tool::motion::{Sampled, contact_points, root_motion, sample_clip, world_frames};
 use ik_tool::retarget::Character;
 use ik_tool::sidecar::Sidecar;
+use ik_tool::stance::spans;
 
 mod common;
 use common::*;
@@ -102,23 +103,6 @@ fn play(path: &Path, clip: &str) -> Played {
     let dt = 1.0 / sampled.timeline.rate;
     let world = world_frames(&sampled.parents, &sampled.locals, dt, top, motion.added_velocity(1.0)).unwrap();
     Played { character, sampled, world, clip }
-}
-
-/// Frames of each contact span of `labels` (no wrapping over the loop's seam).
-fn spans(labels: &[bool]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (f, &c) in labels.iter().chain([&false]).enumerate() {
-        match (c, start) {
-            (true, None) => start = Some(f),
-            (false, Some(s)) => {
-                out.push((s, f));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 /// Largest distance of a frame's label mismatch to the nearest change of `truth`, frames.
