@@ -27,6 +27,7 @@ use crate::player::{Motion, MoveIntent, Player};
 use crate::toggles::DemoIk;
 
 mod figures;
+mod headway;
 mod lanes;
 mod report;
 mod swings;
@@ -42,15 +43,6 @@ const FLAT_MARGIN: f32 = 1.0;
 const SETTLE: f32 = 1.0;
 /// Look-ahead along the route, m.
 const LOOKAHEAD: f32 = 1.2;
-/// A pass may take this many times the route's length walked at the character's walking speed
-/// (`Motion::speeds.0`), and never less than [`PASS_LIMIT_FLOOR`] seconds.
-const PASS_LIMIT_FACTOR: f32 = 3.0;
-/// The shortest pass limit, s.
-const PASS_LIMIT_FLOOR: f32 = 120.0;
-/// A pass whose body has not moved [`STALL_DISTANCE`] m in this many seconds has stopped.
-const STALL_SECONDS: f32 = 20.0;
-/// How far the body must move to count as making headway, m.
-const STALL_DISTANCE: f32 = 0.5;
 
 /// One pass's IK configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,8 +136,8 @@ pub struct Autopilot {
     pub frames: u32,
     /// Passes that did not reach the end of the route, each with where and why.
     pub timed_out: Vec<(usize, String)>,
-    /// Where the body last made headway in this pass (point, pass time then).
-    headway: (Vec2, f32),
+    /// Where the body last made headway in this pass.
+    headway: headway::Headway,
     /// Set when the table has been printed.
     pub finished: bool,
     /// Exit the app when done (false when a screenshot ends the run instead).
@@ -187,7 +179,7 @@ impl Autopilot {
             ik_ms: Vec::new(),
             frames: 0,
             timed_out: Vec::new(),
-            headway: (Vec2::NAN, 0.0),
+            headway: headway::Headway::default(),
             finished: false,
             exit_when_done,
             tour: false,
@@ -320,14 +312,11 @@ pub fn run_autopilot(
             let goal = pursuit(route, &mut segment, p);
             let end = route[route.len() - 1];
             let arrived = segment + 2 >= route.len() && p.distance(end) < 0.3;
-            let moved = p.distance(pilot.headway.0);
-            if moved.is_nan() || moved >= STALL_DISTANCE {
-                pilot.headway = (p, time);
-            }
-            let stuck = give_up(pilot, route, motion.speeds.0, time, p, || layout.section_at(p).label());
+            let stuck = pilot.headway.check(route, motion.speeds.0, (time, p), || layout.section_at(p).label());
             if pilot.tour && (arrived || stuck.is_some() || goal.is_none()) {
                 start_pass(0, route, &mut transform, &mut motion, None);
                 restart_game(&mut game);
+                pilot.headway = headway::Headway::default();
                 pilot.phase = Phase::Settle(0.0);
                 return;
             }
@@ -336,7 +325,7 @@ pub fn run_autopilot(
                     let why = stuck.unwrap_or_else(|| format!("lost the route at ({:.2}, {:.2})", p.x, p.y));
                     pilot.timed_out.push((pilot.pass, why));
                 }
-                pilot.headway = (Vec2::NAN, 0.0);
+                pilot.headway = headway::Headway::default();
                 if let Some(game) = game.as_deref() {
                     pilot.games.push((pilot.pass, game.clone()));
                 }
@@ -430,41 +419,6 @@ pub fn run_autopilot(
         }
         Phase::Done => *intent = MoveIntent::default(),
     }
-}
-
-/// Why a pass walking for `time` s, now at `p`, should be given up: it made no headway for
-/// [`STALL_SECONDS`], or it ran past its limit (which follows the character's `walk_speed`).
-/// `None`: keep walking.
-fn give_up(
-    pilot: &Autopilot,
-    route: &[Vec2],
-    walk_speed: f32,
-    time: f32,
-    p: Vec2,
-    section: impl Fn() -> &'static str,
-) -> Option<String> {
-    let (since, stalled_for) = (pilot.headway.0, time - pilot.headway.1);
-    if stalled_for > STALL_SECONDS {
-        return Some(format!(
-            "stopped at ({:.2}, {:.2}) on {} for {stalled_for:.0} s (moved under {STALL_DISTANCE} m from ({:.2}, {:.2}))",
-            p.x,
-            p.y,
-            section(),
-            since.x,
-            since.y
-        ));
-    }
-    let length: f32 = route.windows(2).map(|w| w[0].distance(w[1])).sum();
-    let limit = (PASS_LIMIT_FACTOR * length / walk_speed.max(0.05)).max(PASS_LIMIT_FLOOR);
-    (time > limit).then(|| {
-        format!(
-            "ran out of time at ({:.2}, {:.2}) on {} after {time:.0} s (limit {limit:.0} s: {PASS_LIMIT_FACTOR} × the \
-             {length:.0} m route at the walk's {walk_speed:.2} m/s)",
-            p.x,
-            p.y,
-            section()
-        )
-    })
 }
 
 fn start_pass(pass: usize, route: &[Vec2], transform: &mut Transform, motion: &mut Motion, ik: Option<&mut DemoIk>) {

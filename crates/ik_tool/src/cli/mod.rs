@@ -25,6 +25,9 @@ use crate::legs::{Legs, find_file_legs, parse_map};
 use crate::mannequin::convention;
 use crate::motion::{ContactOptions, label_feet, root_motion, sample_clip};
 
+mod output;
+pub(crate) use output::{output_folder, progress_bar, same_file, write_output};
+
 const AFTER_HELP: &str = "\
 Contacts are labelled with the character travelling at the clip's own speed; clips keyed
 coarser than 60 Hz are resampled to 60 Hz with cubic interpolation. Inputs are glTF binaries
@@ -526,46 +529,6 @@ fn run_contacts(
         text.push_str(&format!("wrote {}\n", path.display()));
     }
     Ok(text.trim_end().to_string())
-}
-
-/// Creates the folder an output file goes in when it does not exist (every command does the
-/// same); a failure names the folder.
-pub(crate) fn output_folder(path: &Path) -> Result<(), ToolError> {
-    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        Some(dir) => std::fs::create_dir_all(dir).map_err(|e| {
-            ToolError::Input(format!("{}: cannot create the output folder: {e}; choose another path", dir.display()))
-        }),
-        None => Ok(()),
-    }
-}
-
-/// Writes an output file (its folder created first, see [`output_folder`]); a failure names
-/// the file.
-pub(crate) fn write_output(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), ToolError> {
-    output_folder(path)?;
-    std::fs::write(path, bytes)
-        .map_err(|e| ToolError::Input(format!("{}: cannot write: {e}; choose another path", path.display())))
-}
-
-/// True when `a` and `b` name the same file (or would, once `b` is created).
-pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
-    let full = |p: &Path| -> Option<PathBuf> {
-        if let Ok(c) = p.canonicalize() {
-            return Some(c);
-        }
-        let parent = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        Some(parent.canonicalize().ok()?.join(p.file_name()?))
-    };
-    a == b || matches!((full(a), full(b)), (Some(x), Some(y)) if x == y)
-}
-
-pub(crate) fn progress_bar(total: u64, clip: &str) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(total);
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{msg:>12} [{bar:40}] {pos}/{len} ({eta})") {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar.set_message(clip.to_string());
-    bar
 }
 
 fn run_clean(
