@@ -299,20 +299,44 @@ pub struct StairFlight {
 
 const LANE_WIDTH: f32 = 2.4;
 
+/// The controller's ramps up and down a raised box's two ends along `axis` (27°, run twice the
+/// rise, ending at the edge): the controller walks the step and the kerbs on them as it walks
+/// the stairs on theirs, at any capsule size (rapier's autostep left a 1.2 m character's
+/// 19 cm capsule stuck at the 15 cm step's edge, now and then); the feet see the real edge.
+fn edge_ramps(b: &BoxPiece, axis: Axis) -> [RampPiece; 2] {
+    let (across, along, half_along, width) = match axis {
+        Axis::Z => (b.center.x, b.center.z, b.half.z, 2.0 * b.half.x),
+        Axis::X => (b.center.z, b.center.x, b.half.x, 2.0 * b.half.z),
+    };
+    let height = b.center.y + b.half.y;
+    let ramp = |edge: f32, out: f32| RampPiece {
+        axis,
+        across,
+        low: edge + out * 2.0 * height,
+        high: edge,
+        base: 0.0,
+        height,
+        width,
+        solidity: Solidity::ControllerOnly,
+    };
+    [ramp(along - half_along, -1.0), ramp(along + half_along, 1.0)]
+}
+
 impl CourseLayout {
     /// The course used by the demo and the autopilot.
     pub fn new() -> Self {
         let mut boxes = Vec::new();
         let w = LANE_WIDTH * 0.5;
         // Lane A: the 15 cm step, a platform 4 m long.
-        boxes.push(BoxPiece {
+        let step = BoxPiece {
             center: Vec3::new(0.0, 0.075, 5.0),
             half: Vec3::new(w, 0.075, 2.0),
             paint: Paint::Step,
             solidity: Solidity::Solid,
-        });
+        };
+        boxes.push(step);
+        let mut ramps = Vec::from(edge_ramps(&step, Axis::Z));
         // Lane A: three staircases (up, landing, down).
-        let mut ramps = Vec::new();
         let mut flights = Vec::new();
         let lane_a = Run { axis: Axis::Z, across: 0.0, width: LANE_WIDTH };
         for (z0, rise, tread, steps) in [(10.0, 0.10, 0.32, 4), (16.0, 0.15, 0.30, 4), (22.0, 0.20, 0.32, 3)] {
@@ -339,6 +363,8 @@ impl CourseLayout {
         }
         let rough = RoughPatch { min: Vec2::new(8.0, 1.0), size: Vec2::new(4.0, 20.0), spacing: 0.1 };
         let kerb_areas = crate::course_lanes::kerbs(&mut boxes);
+        let kerbs: Vec<BoxPiece> = boxes.iter().filter(|b| b.paint == Paint::Kerb).copied().collect();
+        ramps.extend(kerbs.iter().flat_map(|kerb| edge_ramps(kerb, Axis::X)));
         let (platforms, board) = crate::course_lanes::lane_d(&mut boxes);
         // Out of lane D past the board, across to lane E and along it.
         let lane_e = crate::course_stairs::lane_e(&mut boxes, &mut ramps, LANE_WIDTH, 6.5);
@@ -524,9 +550,26 @@ mod tests {
             let along = |p: Vec3| r.axis.split(Vec2::new(p.x, p.z)).1;
             assert!((lo.y - r.base).abs() < 1e-3 && (along(lo) - r.low).abs() < 1e-3, "{lo:?} vs {}", r.low);
             assert!((hi.y - r.base - r.height).abs() < 1e-3 && (along(hi) - r.high).abs() < 1e-3, "{hi:?}");
-            along_x += usize::from(r.axis == Axis::X);
+            along_x += usize::from(r.axis == Axis::X && r.base > 0.0);
         }
-        assert_eq!(along_x, 2, "the turning stair's flight along X: up and down");
+        assert_eq!(along_x, 2, "the turning stair's flight along X (from its landing): up and down");
+    }
+
+    #[test]
+    fn the_controller_walks_the_step_and_kerbs_on_ramps_the_feet_do_not_see() {
+        let layout = CourseLayout::new();
+        // Before, on and past the step's riser (z = 3) and the kerbs' (x = 1.9 and 6.4).
+        for (p, riser) in
+            [(Vec2::new(0.0, 3.0), Vec2::Y), (Vec2::new(1.9, 28.0), Vec2::X), (Vec2::new(6.4, -0.5), Vec2::X)]
+        {
+            let heights: Vec<f32> = (-40..=40).map(|i| layout.controller_height(p + riser * i as f32 * 0.01)).collect();
+            let top = heights[80];
+            assert!(top > 0.12, "{p}: {top}");
+            // No lip: every centimetre rises at most 27° worth (0.5 cm) on the way up.
+            assert!(heights.windows(2).all(|w| (w[1] - w[0]).abs() <= 0.0051), "{p}: {heights:?}");
+            // The feet's ground still has the riser.
+            assert!(layout.feet_height(p - riser * 0.05) < 0.01, "{p}");
+        }
     }
 
     #[test]
@@ -551,7 +594,7 @@ mod tests {
         let mut stair_angles: Vec<i32> = layout
             .ramps
             .iter()
-            .filter(|r| r.solidity == Solidity::ControllerOnly && r.axis == Axis::Z && r.across == 0.0)
+            .filter(|r| r.solidity == Solidity::ControllerOnly && r.axis == Axis::Z && r.across == 0.0 && r.low > 8.0)
             .map(|r| r.degrees().round() as i32)
             .collect();
         stair_angles.sort();
