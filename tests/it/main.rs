@@ -1,6 +1,7 @@
 //! Integration tests: headless Bevy apps (no window, no renderer), all in one test binary so
 //! Bevy is linked once.
 
+mod bind_pose;
 mod chain;
 mod common;
 mod components;

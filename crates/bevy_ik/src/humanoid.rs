@@ -30,7 +30,8 @@ use ik_core::foot_placement::{FootRest, KneePole};
 use ik_core::rig::{HumanoidRig, RigFrame, RigProfile, RigReport, SkeletonBone, rig_humanoid};
 use ik_core::sole::FlatSole;
 
-use crate::bones::{Hierarchy, world_of};
+use crate::bind_pose::BindPose;
+use crate::bones::Hierarchy;
 use crate::chain::{IkChain, Pole};
 use crate::fade::IkFade;
 use crate::feet::{FootLock, FootPlacer, FootPlacerState, LegBones, LegRest};
@@ -211,16 +212,18 @@ pub struct HumanoidBones<'w, 's> {
     skins: Query<'w, 's, &'static bevy::mesh::skinning::SkinnedMesh>,
     #[cfg(feature = "scene")]
     meshes: Query<'w, 's, (), With<bevy::mesh::Mesh3d>>,
+    #[cfg(feature = "scene")]
+    inverse_binds: Option<Res<'w, Assets<bevy::mesh::skinning::SkinnedMeshInverseBindposes>>>,
 }
 
 impl HumanoidBones<'_, '_> {
     /// Every named descendant of `root` that can be a bone: its name, the index of its nearest
-    /// named ancestor and its rest position relative to `root` (from the current local
-    /// transforms). With a skinned mesh under `root`, only its joints and their ancestors can
-    /// be bones (mesh nodes named like bones, as RobotExpressive's `LegL` and `HandL`, are not).
+    /// named ancestor and its rest position relative to `root` (the skin's bind pose, else the
+    /// current local transforms). With a skinned mesh under `root`, only its joints and their
+    /// ancestors can be bones (mesh nodes named like bones, as RobotExpressive's `LegL` and
+    /// `HandL`, are not).
     pub fn skeleton(&self, root: Entity) -> Vec<(Entity, String, Option<usize>, Vec3)> {
-        let Some(root_world) = world_of(root, &self.hierarchy) else { return Vec::new() };
-        let inverse = root_world.inverse();
+        let pose = self.bind_pose(root);
         let bones = self.skin_bones(root);
         let mut out: Vec<(Entity, String, Option<usize>, Vec3)> = Vec::new();
         let mut stack: Vec<(Entity, Option<usize>)> = vec![(root, None)];
@@ -229,9 +232,9 @@ impl HumanoidBones<'_, '_> {
             if entity != root
                 && bones.as_ref().is_none_or(|b| b.contains(&entity))
                 && let Ok(name) = self.names.get(entity)
-                && let Some(world) = world_of(entity, &self.hierarchy)
+                && let Some(rest) = pose.rest_of(entity, &self.hierarchy)
             {
-                out.push((entity, name.as_str().to_string(), parent, inverse.transform_point(world.translation)));
+                out.push((entity, name.as_str().to_string(), parent, rest.translation));
                 here = Some(out.len() - 1);
             }
             if let Ok(children) = self.children.get(entity) {
@@ -268,6 +271,23 @@ impl HumanoidBones<'_, '_> {
             }
         };
         rig_humanoid(&bones, map.as_ref()).map_err(|e| self.cause(root, e.to_string()))
+    }
+
+    /// The rest pose under `root`: its first skin's bind pose (see [`BindPose`]), else the
+    /// current local transforms.
+    pub(crate) fn bind_pose(&self, root: Entity) -> BindPose {
+        #[cfg(feature = "scene")]
+        {
+            let skinned = self.children.iter_descendants(root).find_map(|e| Some((e, self.skins.get(e).ok()?)));
+            let binds = self.inverse_binds.as_deref();
+            if let Some((mesh, skin)) = skinned
+                && let Some(binds) = binds.and_then(|b| b.get(&skin.inverse_bindposes))
+                && let Some(mesh_rest) = BindPose::current(root).rest_of(mesh, &self.hierarchy)
+            {
+                return BindPose::from_skin(root, mesh_rest, &skin.joints, binds, &self.hierarchy);
+            }
+        }
+        BindPose::current(root)
     }
 
     /// The joints of the skins under `root`, their ancestors, and the nodes below a joint that
@@ -348,11 +368,12 @@ pub(crate) fn rig_humanoids(
         let who = name.map_or_else(|| format!("{root}"), |n| format!("`{n}`"));
         match bones.detect(root, &humanoid.profile) {
             Ok(report) => {
+                let pose = bones.bind_pose(root);
                 #[cfg(feature = "scene")]
-                let feet_vertices = report.rig.legs.map(|leg| meshes.vertices(root, leg.foot, &bones.hierarchy));
+                let feet_vertices = report.rig.legs.map(|leg| meshes.vertices(root, leg.foot, &pose, &bones.hierarchy));
                 #[cfg(not(feature = "scene"))]
                 let feet_vertices = [Vec::new(), Vec::new()];
-                let rigging = Rigging { root, rig: &report.rig, frame: &report.frame, feet_vertices };
+                let rigging = Rigging { root, rig: &report.rig, frame: &report.frame, feet_vertices, pose: &pose };
                 let (reaching_hand, pole, soles) = attach(&mut commands, humanoid, &rigging, &bones.hierarchy);
                 let mapping = report.mapping();
                 info!("bevy_ik: rigged {who} ({}), {soles}:\n{mapping}", report.found_by);
@@ -420,11 +441,6 @@ pub(crate) fn watch_rigs(
     }
 }
 
-/// A bone's transform relative to the character root, from the current (rest) locals.
-fn rest_relative(root: Entity, bone: Entity, hierarchy: &Hierarchy) -> Option<ik_core::Xform> {
-    Some(world_of(root, hierarchy)?.inverse().mul_xform(&world_of(bone, hierarchy)?))
-}
-
 /// What [`attach`] rigs: the character root, its rig and frame, and per leg the vertices its
 /// foot carries (relative to the root; empty without a mesh).
 struct Rigging<'a> {
@@ -432,6 +448,7 @@ struct Rigging<'a> {
     rig: &'a HumanoidRig<Entity>,
     frame: &'a RigFrame,
     feet_vertices: [Vec<Vec3>; 2],
+    pose: &'a BindPose,
 }
 
 /// A leg's rest measurements: the sole from the foot's vertices when they make one, else
@@ -474,8 +491,8 @@ fn attach(
         .iter()
         .zip(&rigging.feet_vertices)
         .map(|(leg, vertices)| {
-            let ankle = rest_relative(root, leg.foot, hierarchy);
-            let toe = leg.ball.and_then(|b| rest_relative(root, b, hierarchy));
+            let ankle = rigging.pose.rest_of(leg.foot, hierarchy);
+            let toe = leg.ball.and_then(|b| rigging.pose.rest_of(b, hierarchy));
             let rest = ankle.map(|a| {
                 let (rest, mesh, length) = leg_rest(&a, toe.as_ref(), vertices, frame);
                 from_mesh += usize::from(mesh);
@@ -508,7 +525,9 @@ fn attach(
         let spread = ik_core::look_at::spine_chest_neck_head();
         let mut shares = spread[spread.len().saturating_sub(joints.len())..].to_vec();
         ik_core::look_at::scale_limits(&mut shares, humanoid.look_limit);
-        let forward = rest_relative(root, rig.head, hierarchy)
+        let forward = rigging
+            .pose
+            .rest_of(rig.head, hierarchy)
             .map_or(Vec3::ZERO, |h| ik_core::look_at::local_forward_axis(h.rotation, frame.forward));
         root_commands.insert(LookAtSpread {
             joints: joints.iter().zip(&shares).map(|(b, j)| LookAtJoint { bone: *b, spread: *j }).collect(),

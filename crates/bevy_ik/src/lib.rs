@@ -37,6 +37,7 @@
 
 #![warn(missing_docs)]
 
+mod bind_pose;
 pub mod bones;
 pub mod chain;
 mod chain_system;

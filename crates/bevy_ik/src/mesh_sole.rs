@@ -5,7 +5,7 @@
 //! a bone of the foot's subtree (the ankle, the toes and their ends); a mesh with no skin
 //! belongs to it when it hangs below one of those bones (rigid parts, as in asset-pack robots).
 //! Skinned vertices are placed through their joint's inverse bind matrix and that joint's
-//! current transform, so they sit on the foot however the joints stand. Output: positions
+//! rest transform (the bind pose: [`crate::bind_pose`]). Output: positions
 //! relative to the character root. Meshes not loaded into the main world give nothing.
 
 use bevy::ecs::system::SystemParam;
@@ -14,7 +14,8 @@ use bevy::mesh::{Mesh, Mesh3d, VertexAttributeValues};
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 
-use crate::bones::{Hierarchy, world_of};
+use crate::bind_pose::BindPose;
+use crate::bones::Hierarchy;
 
 /// Read access to the meshes under a character.
 #[derive(SystemParam)]
@@ -28,14 +29,11 @@ pub(crate) struct FootMeshes<'w, 's> {
 
 impl FootMeshes<'_, '_> {
     /// The positions, relative to `root`, of the vertices the bones under (and including)
-    /// `ankle` carry in the meshes under `root`.
-    pub(crate) fn vertices(&self, root: Entity, ankle: Entity, hierarchy: &Hierarchy) -> Vec<Vec3> {
-        let (Some(root_world), Some(meshes)) = (world_of(root, hierarchy), self.meshes.as_deref()) else {
-            return Vec::new();
-        };
-        let to_root = mat(&root_world).inverse();
+    /// `ankle` carry in the meshes under `root`, with the bones in `pose`.
+    pub(crate) fn vertices(&self, root: Entity, ankle: Entity, pose: &BindPose, hierarchy: &Hierarchy) -> Vec<Vec3> {
+        let Some(meshes) = self.meshes.as_deref() else { return Vec::new() };
         let foot: HashSet<Entity> = std::iter::once(ankle).chain(self.children.iter_descendants(ankle)).collect();
-        let world = |e: Entity| world_of(e, hierarchy).map(|x| to_root * mat(&x));
+        let world = |e: Entity| pose.rest_of(e, hierarchy).map(|x| mat(&x));
         let mut out = Vec::new();
         for entity in self.children.iter_descendants(root) {
             let Ok((shape, skin)) = self.shapes.get(entity) else { continue };

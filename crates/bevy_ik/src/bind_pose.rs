@@ -1,0 +1,102 @@
+//! The pose a skinned character was bound in, read from its skin instead of from whatever frame
+//! a clip has reached when rigging happens (a clip started when the scene is ready has already
+//! moved the bones).
+//!
+//! Method: a skin joint's rest transform relative to the character root is `F · IBM⁻¹`, with
+//! `IBM` its inverse bind matrix and `F` the skinned mesh node's transform relative to the root
+//! (its vertices are given there; mesh nodes are not animated). Other bones compose their own
+//! local transforms onto the nearest joint or the root. The bind pose is used only when it keeps
+//! every joint's bone length as the current pose has it (rotations never change a length; a
+//! file whose matrices disagree with its nodes falls back to the current pose).
+
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+use ik_core::Xform;
+
+use crate::bones::{Hierarchy, xform_of};
+
+/// Deepest hierarchy walked (as [`crate::bones`]).
+const MAX_DEPTH: usize = 512;
+
+/// Largest relative difference between a joint's bind and current bone length for the two to
+/// count as the same bone.
+const LENGTH_TOLERANCE: f32 = 0.01;
+
+/// Rest transforms relative to a character root: the skin's joints from their inverse bind
+/// matrices, everything else from its local transform.
+#[derive(Debug)]
+pub(crate) struct BindPose {
+    root: Entity,
+    joints: HashMap<Entity, Xform>,
+}
+
+impl BindPose {
+    /// No skin: every rest transform is the current one.
+    pub(crate) fn current(root: Entity) -> Self {
+        BindPose { root, joints: HashMap::default() }
+    }
+
+    /// The bind pose of `joints` whose inverse bind matrices are `inverse_binds`, for a mesh at
+    /// `mesh` relative to `root`; [`BindPose::current`] when the matrices are not finite or do
+    /// not keep the current bone lengths.
+    pub(crate) fn from_skin(
+        root: Entity,
+        mesh: Xform,
+        joints: &[Entity],
+        inverse_binds: &[Mat4],
+        hierarchy: &Hierarchy,
+    ) -> Self {
+        let mesh = Mat4::from_scale_rotation_translation(mesh.scale, mesh.rotation, mesh.translation);
+        let mut pose = BindPose::current(root);
+        for (joint, inverse_bind) in joints.iter().zip(inverse_binds) {
+            let (scale, rotation, translation) = (mesh * inverse_bind.inverse()).to_scale_rotation_translation();
+            if scale.is_finite() && rotation.is_finite() && translation.is_finite() {
+                pose.joints.insert(*joint, Xform { translation, rotation, scale });
+            }
+        }
+        if pose.keeps_lengths(hierarchy) { pose } else { BindPose::current(root) }
+    }
+
+    /// Whether the joints with a joint parent are as far from it as in the current pose (three
+    /// in four: a clip may move a few joints' translations, as CesiumMan's walk moves 2 of 18).
+    fn keeps_lengths(&self, hierarchy: &Hierarchy) -> bool {
+        let current = BindPose { root: self.root, joints: HashMap::default() };
+        let length = |pose: &BindPose, a: Entity, b: Entity| {
+            Some(pose.rest_of(a, hierarchy)?.translation.distance(pose.rest_of(b, hierarchy)?.translation))
+        };
+        let (mut checked, mut kept) = (0usize, 0usize);
+        for &joint in self.joints.keys() {
+            let Some(parent) = hierarchy.get(joint).ok().and_then(|(_, p)| p.map(ChildOf::parent)) else { continue };
+            if !self.joints.contains_key(&parent) {
+                continue;
+            }
+            let (Some(bind), Some(now)) = (length(self, joint, parent), length(&current, joint, parent)) else {
+                continue;
+            };
+            checked += 1;
+            kept += usize::from((bind - now).abs() <= LENGTH_TOLERANCE * bind.max(now).max(1e-4));
+        }
+        kept * 4 >= checked * 3
+    }
+
+    /// `entity`'s rest transform relative to the root; `None` when it is not under the root.
+    pub(crate) fn rest_of(&self, entity: Entity, hierarchy: &Hierarchy) -> Option<Xform> {
+        if entity == self.root {
+            return Some(Xform::IDENTITY);
+        }
+        let mut local = Xform::IDENTITY;
+        let mut at = entity;
+        for _ in 0..MAX_DEPTH {
+            if let Some(bind) = self.joints.get(&at) {
+                return Some(bind.mul_xform(&local));
+            }
+            let (transform, parent) = hierarchy.get(at).ok()?;
+            local = xform_of(transform).mul_xform(&local);
+            at = parent?.parent();
+            if at == self.root {
+                return Some(local);
+            }
+        }
+        None
+    }
+}

@@ -1,0 +1,68 @@
+//! The rest pose comes from the skin, not from the frame a clip has reached: a character whose
+//! walk started the moment its scene was ready (as Bevy's animated-mesh example does) and which
+//! is rigged a few frames later gets the same rig — frame, ankle and toe rest heights, foot up,
+//! sole points — as one rigged with no clip playing, on the corpus humanoids and the mannequin.
+
+use bevy::gltf::GltfPlugin;
+use bevy::prelude::*;
+use bevy::world_serialization::{WorldAssetRoot, WorldInstanceReady};
+use bevy_ik::prelude::*;
+
+use crate::common::{gltf_app_with, headless_app, load_gltf, update_until_rigged};
+
+/// What the rig measured at rest: the frame (leg length, height, up, forward); per leg the
+/// ankle and toe heights, the foot's up, heel and tip.
+fn rest_figures(path: &str, play_first: bool) -> (Vec<f32>, String) {
+    let mut app = gltf_app_with(headless_app(), GltfPlugin::default());
+    let (scene, walk) = load_gltf(&mut app, path, |g| {
+        let walk = g.named_animations.iter().find(|(name, _)| name.to_lowercase().contains("walk"));
+        (g.scenes[0].clone(), walk.map(|(_, h)| h.clone()).or_else(|| g.animations.first().cloned()).unwrap())
+    });
+    app.world_mut().resource_mut::<IkSettings>().enabled = false;
+    let character = app.world_mut().spawn(WorldAssetRoot(scene)).id();
+    if play_first {
+        let (graph, node) = AnimationGraph::from_clip(walk);
+        let graph = app.world_mut().resource_mut::<Assets<AnimationGraph>>().add(graph);
+        app.world_mut().entity_mut(character).observe(
+            move |_: On<WorldInstanceReady>,
+                  mut players: Query<(Entity, &mut AnimationPlayer)>,
+                  mut commands: Commands| {
+                for (entity, mut player) in &mut players {
+                    // Half a second in: the feet are off their rest pose.
+                    player.play(node).repeat().seek_to(0.5);
+                    commands.entity(entity).insert(AnimationGraphHandle(graph.clone()));
+                }
+            },
+        );
+    }
+    // The scene spawned (and the clip playing) before the rig is asked for.
+    for _ in 0..10 {
+        app.update();
+    }
+    app.world_mut().entity_mut(character).insert(HumanoidIk::default());
+    update_until_rigged(&mut app, character);
+    let rigged = app.world().get::<RiggedHumanoid>(character).expect("rigged");
+    let frame = &rigged.frame;
+    let mut figures = vec![frame.leg_length, frame.height];
+    figures.extend(frame.up.to_array().into_iter().chain(frame.forward.to_array()));
+    let placer = app.world().get::<FootPlacer>(character).expect("feet");
+    for rest in placer.legs.iter().filter_map(|l| l.rest) {
+        figures.extend([rest.ankle_height, rest.toe_height]);
+        figures.extend(rest.foot_up.to_array());
+        figures.extend(rest.heel.into_iter().chain(rest.toe_tip).flat_map(|p| p.to_array()));
+    }
+    (figures, rigged.mapping.clone())
+}
+
+#[test]
+fn a_clip_playing_when_rigging_happens_does_not_change_the_rest_pose() {
+    for path in ["characters/CesiumMan.glb", "characters/RobotExpressive.glb", "mannequin.glb"] {
+        let (still, mapping) = rest_figures(path, false);
+        let (playing, playing_mapping) = rest_figures(path, true);
+        assert_eq!(mapping, playing_mapping, "{path}: the same bones");
+        assert_eq!(still.len(), playing.len(), "{path}");
+        let worst = still.iter().zip(&playing).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+        println!("{path}: rest figures with the walk playing from the scene's start differ by {:.3} mm", worst * 1e3);
+        assert!(worst <= 1e-3, "{path}: {still:?} vs {playing:?}");
+    }
+}
