@@ -1,27 +1,34 @@
 //! CCD (cyclic coordinate descent) for chains of two or more joints.
 //!
-//! **Method.** One iteration is a sweep from the joint next to the tip back to the root: each
-//! joint turns by the shortest arc that puts the tip on the line from that joint to the target,
-//! then (with limits) is clamped into its limit before the sweep moves on, so limits are met
-//! joint by joint. Sweeps repeat until the tip is within `tolerance` or `max_iterations` is
-//! spent. CCD turns the joints near the tip most, so its answers bend more than FABRIK's and,
-//! from a cold start, it needs several times more iterations (and misses more targets); warm
-//! started from the previous answer it typically needs one or two.
+//! **Method**: each sweep turns every joint, from the tip's neighbour back to the root, by the
+//! shortest arc that puts the tip on its line to the target, clamped into the joint's limit
+//! before the next; sweeps repeat until within `tolerance` or `max_iterations`. **Inputs and
+//! outputs** are FABRIK's ([`crate::fabrik`]): a [`ChainJob`], a [`ChainScratch`], an optional
+//! [`WarmStart`]; one local correction per joint and a [`ChainSolution`]. **Invariants**: bone
+//! lengths kept; returned rotations inside every limit; without limits the error never grows,
+//! with them the best pose met is returned; bad input is an [`IkError`] with identity
+//! corrections. The method in full: `docs/solvers.md` in the repository.
 //!
-//! **Inputs and outputs** are FABRIK's ([`crate::fabrik`]): a [`ChainJob`], caller-owned
-//! [`ChainScratch`] and optional [`WarmStart`] (same start pose: the previous answer swung to
-//! face the target; a start lying on the target line is bent first); one local correction per
-//! joint (`local' = local · correction`) and a [`ChainSolution`] (iterations, error, reached).
+//! ```
+//! use ik_core::Xform;
+//! use ik_core::ccd::{self, ChainJob, ChainScratch};
+//! use ik_core::glam::{Quat, Vec3};
+//! use ik_core::limits::JointLimit;
 //!
-//! **Invariants.**
-//! - Every turn is a rotation about a joint, so bone lengths are kept; without limits each turn
-//!   puts the tip as close to the target as that joint can, so the error never grows between
-//!   sweeps. With limits it can; the best pose met is returned.
-//! - Returned rotations are inside every joint limit (clamped after every turn).
-//! - Unlike FABRIK, a joint's turn is about the axis between the joint→tip and joint→target
-//!   lines, not the bone's own swing, so CCD may twist bones about their length.
-//! - Zero-length bones are skipped, as in FABRIK; joints with the tip (or target) on top of them
-//!   take no turn that sweep. Bad input returns an [`IkError`] with identity corrections.
+//! // Three 0.4 m bones up +Y, each joint a hinge about Z (±90° from rest), reaching sideways.
+//! let joints: Vec<Xform> = (0..4).map(|i| Xform::from_translation(Vec3::Y * 0.4 * i as f32)).collect();
+//! let locals = [Quat::IDENTITY; 4];
+//! let hinge = JointLimit::hinge(Quat::IDENTITY, Vec3::Z, -90f32.to_radians(), 90f32.to_radians());
+//! let limits = [Some(hinge); 4];
+//! let job = ChainJob { max_iterations: 50, ..ChainJob::new(&joints, Vec3::new(0.5, 0.6, 0.0)) }
+//!     .with_limits(&locals, &limits);
+//! let mut corrections = [Quat::IDENTITY; 4];
+//! let solution = ccd::solve(&job, &mut ChainScratch::default(), None, &mut corrections)?;
+//! assert!(solution.reached);
+//! // The locals were identity, so each correction is the joint's new local rotation.
+//! assert!(corrections.iter().all(|c| hinge.violation(*c) < 1e-4));
+//! # Ok::<(), ik_core::IkError>(())
+//! ```
 
 use glam::Quat;
 

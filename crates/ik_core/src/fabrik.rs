@@ -1,41 +1,32 @@
 //! FABRIK (forward and backward reaching IK) for chains of two or more joints, and the chain
 //! types it shares with [`crate::ccd`].
 //!
-//! **Method.** Work on joint positions: pin the tip on the target and walk back to the root,
-//! placing each joint on the line to its child at its bone's length (backward pass); then pin
-//! the root and walk out again (forward pass). Each iteration ends by swinging the chain about
-//! its root so the tip lies on the root→target line (a free CCD step at the root: it keeps the
-//! root–tip distance, so it can only shorten the error; on the lesson's experiment it brings
-//! the cold mean from 5.8 to 3.9 iterations). Repeat until the tip is within `tolerance` or
-//! `max_iterations` is spent. A target at or past full reach is answered in one pass by laying
-//! the chain straight towards it. The solved positions are turned back into rotations root to
-//! tip: each bone takes the shortest arc from where it points (after its parent's turn) to
-//! where it should point, which keeps the bone's animated twist.
+//! **Method**: joint positions are moved, tip pinned to the target back to the root, then root
+//! pinned out to the tip, until within `tolerance` or `max_iterations`; positions become
+//! rotations by shortest arcs (animated twist kept); a [`WarmStart`] starts from the last answer.
+//! **Inputs**: a [`ChainJob`] (model-space joints root first, target, optional [`JointLimit`]s)
+//! and a caller-owned [`ChainScratch`]. **Outputs**: one local correction per joint and a
+//! [`ChainSolution`]. **Invariants**: without limits bone lengths are kept and the error never
+//! grows; with limits the best pose met is returned; bad input is an [`IkError`] with identity
+//! corrections, never NaN. The method in full: `docs/solvers.md` in the repository.
 //!
-//! **Warm start.** With a [`WarmStart`] holding the previous answer, the chain starts laid along
-//! the previous answer's bone directions from the current root, swung about the root to face
-//! the new target. A chain lying exactly on the line through its root and an in-reach target
-//! (no bend to grow) is first bent into a shallow arc, as neither method can leave that line.
+//! ```
+//! use ik_core::Xform;
+//! use ik_core::fabrik::{self, ChainJob, ChainScratch, WarmStart};
+//! use ik_core::glam::{Quat, Vec3};
 //!
-//! **Inputs** ([`ChainJob`]): the chain's model-space joint transforms (root first, tip last),
-//! the target, tolerance and iteration cap, and optionally each joint's local rotation and
-//! [`JointLimit`]. Caller-owned [`ChainScratch`] (no allocation once sized) and an optional
-//! [`WarmStart`] holding the previous answer.
-//!
-//! **Outputs**: one local-space correction per joint (`local' = local · correction`; the tip's
-//! is identity unless its own limit clamps it) and a [`ChainSolution`] (iterations, error).
-//!
-//! **Invariants.**
-//! - Without limits, bone lengths are kept (every turn is a rotation about a joint) and the tip's
-//!   distance to the target never grows from one iteration to the next.
-//! - With limits, every iteration's rotations are clamped root to tip and the chain is re-posed
-//!   by forward kinematics, so the next pass starts from a pose inside the limits. Convergence
-//!   is then no longer guaranteed: the error can stall or grow when the limits fight the
-//!   unconstrained answer, so the solver keeps and returns the best pose it met.
-//! - Zero-length bones (under 1e-6 of the chain's length) are skipped: they take no turn. Only a
-//!   chain whose bones are all zero length is an error ([`IkError::ZeroLengthBone`]).
-//! - Bad input (non-finite or zero quaternions, too short, mismatched buffers) returns an
-//!   [`IkError`] with every correction set to identity, i.e. the input pose; never NaN.
+//! // A four-joint tail along +X, 0.3 m per bone, reaching up for a point near its end.
+//! let joints: Vec<Xform> = (0..4).map(|i| Xform::from_translation(Vec3::X * 0.3 * i as f32)).collect();
+//! let job = ChainJob::new(&joints, Vec3::new(0.6, 0.4, 0.0));
+//! let (mut scratch, mut warm) = (ChainScratch::default(), WarmStart::default());
+//! let mut corrections = vec![Quat::IDENTITY; joints.len()];
+//! // Every frame: solve (warm-started from the last answer), then multiply the corrections
+//! // onto the joints' local rotations (`fabrik::apply_corrections`).
+//! let solution = fabrik::solve(&job, &mut scratch, Some(&mut warm), &mut corrections)?;
+//! assert!(solution.reached && solution.error <= job.tolerance);
+//! assert!((scratch.solved_positions()[3] - job.target).length() <= job.tolerance);
+//! # Ok::<(), ik_core::IkError>(())
+//! ```
 
 use glam::{Quat, Vec3};
 

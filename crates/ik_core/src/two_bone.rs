@@ -1,39 +1,33 @@
 //! Two-bone IK: an exact, closed-form solve for arms and legs.
 //!
-//! **Method.** With upper length `a`, lower length `b` and root→target distance `d`, the law of
-//! cosines gives the interior angle at the middle joint, `cos β = (a² + b² − d²) / 2ab`. The
-//! solve first bends the middle joint to that angle (about the current bend-plane normal), then
-//! swings the root so the tip points at the target, then twists about the root→target line so
-//! the middle joint lies on the pole's side. Every step is a rotation about a joint, so bone
-//! lengths and the animated twist of each bone are kept.
+//! **Method**: the law of cosines bends the middle joint, the root swings the tip onto the
+//! target, then the limb twists about the root→target line toward the pole. **Inputs**
+//! ([`TwoBoneJob`]): model-space joints, target, optional pole, `soften`, `weight`. **Outputs**
+//! ([`TwoBoneSolution`]): local corrections (`local' = local · correction`), solved positions,
+//! `reached`. **Invariants**: bone lengths and twist kept; an out-of-reach target gives a straight
+//! limb, never NaN; `weight` 0 is the input pose bit for bit; bad input is an [`IkError`]. The
+//! method in full: `docs/solvers.md` in the repository.
 //!
-//! No trigonometry: turns are built from the cosine and sine of their angles (dot and cross
-//! products, the law of cosines) as half-angle quaternions. In the common case (a bent limb
-//! and a pole) the three steps collapse into closed form: the triangle root–middle–tip gives
-//! the middle joint's turn, and the root's turn is the rotation taking the frame (upper bone,
-//! bend normal) to the solved one, with every sine taken from the triangle's area (Heron), so
-//! the solve stays exact up to full extension. The unit tests check it against the stepwise
-//! path; it differs only at full extension (a straight limb), where it is straight to rounding
-//! and still rolls the limb's bend plane toward the pole.
+//! ```
+//! use ik_core::TwoBoneJob;
+//! use ik_core::glam::Vec3;
 //!
-//! **Inputs** ([`TwoBoneJob`]): model-space positions of root, middle and tip joints, model
-//! rotations of root and middle joints, the target, an optional pole point, a soften ratio and a
-//! weight.
-//!
-//! **Outputs** ([`TwoBoneSolution`]): local-space corrections for the root and middle joints
-//! (`local' = local · correction`), the solved middle and tip positions, and `reached`.
-//!
-//! **Invariants.**
-//! - `d` is clamped to `[|a − b|, a + b]`: an out-of-reach target gives a straight limb pointing
-//!   at it, a target too close gives the most folded limb; never NaN.
-//! - Soft extension (`soften > 0`): past `(1 − soften)·(a + b)` the solved distance approaches full
-//!   reach exponentially (`d' = s + w·(1 − e^{−(d − s)/w})`), which is continuous with slope ≤ 1,
-//!   so the tip never moves further than the target did and the knee never pops straight.
-//! - Pole-flip guard: a pole within ~1° of the root→target line (or no pole) keeps the current
-//!   bend plane instead of flipping the middle joint round.
-//! - `weight` 0 returns exact identity corrections (the input pose, bit for bit, when applied
-//!   with [`TwoBoneSolution::apply`]); 1 is the full solve; in between, corrections are slerped.
-//! - Non-finite input or a zero-length bone returns an [`IkError`] and no correction.
+//! // A leg: hip at 1 m, knee a little forward, ankle on the floor; lift the foot forward.
+//! let job = TwoBoneJob {
+//!     root: Vec3::new(0.0, 1.0, 0.0),
+//!     mid: Vec3::new(0.0, 0.5, 0.02),
+//!     tip: Vec3::ZERO,
+//!     target: Vec3::new(0.0, 0.2, 0.3),
+//!     pole: Some(Vec3::new(0.0, 0.5, 1.0)), // the knee bends forward
+//!     ..Default::default()
+//! };
+//! let solution = job.run()?;
+//! assert!(solution.reached && (solution.tip - job.target).length() < 1e-4);
+//! assert!(solution.mid.z > 0.0);
+//! let thigh = |knee: Vec3| (knee - job.root).length();
+//! assert!((thigh(solution.mid) - thigh(job.mid)).abs() < 1e-5);
+//! # Ok::<(), ik_core::IkError>(())
+//! ```
 
 use glam::{Mat3, Quat, Vec3};
 
