@@ -13,11 +13,15 @@ fn error(list: &[&str]) -> String {
 fn parses_commands_and_rejects_bad_arguments() {
     assert_eq!(
         parse(&args(&["mannequin", "--out", "x/m.glb"])).unwrap(),
-        Command::Mannequin { out: "x/m.glb".into(), convention: None }
+        Command::Mannequin { out: "x/m.glb".into(), convention: None, root_motion: None }
     );
     assert_eq!(
         parse(&args(&["mannequin", "--convention", "mixamo_cm"])).unwrap(),
-        Command::Mannequin { out: "assets/conventions/mixamo_cm.glb".into(), convention: Some("mixamo_cm".into()) }
+        Command::Mannequin {
+            out: "assets/conventions/mixamo_cm.glb".into(),
+            convention: Some("mixamo_cm".into()),
+            root_motion: None
+        }
     );
     assert!(error(&["mannequin", "--convention", "nope"]).contains("mixamo_cm"));
     assert_eq!(parse(&args(&["mannequin", "--list-conventions"])).unwrap(), Command::Conventions);
