@@ -3,7 +3,9 @@
 //! Method: both files are loaded (the target may have no animation) and rigged with
 //! [`ik_core::rig::rig_humanoid`] over every node's rest position in world space (names of
 //! any convention, else the skeleton's shape, or a user map). Each chosen source clip is
-//! sampled ([`crate::motion::sample_clip`]) and every frame goes through
+//! sampled with its root motion taken out ([`crate::travel::sample_in_place`]; the travel is
+//! put back on the target afterwards, turned into its frame and scaled by the legs' ratio, on
+//! the bones the map translates: [`crate::travel::Travelled::carry`]) and every frame goes through
 //! [`ik_core::retarget::RetargetMap::run`] in world space, so units, axes, facing, rest pose
 //! and bone axes of either file do not matter; paths scale by the legs' length ratio. The
 //! pelvis drops the frames need (legs of other proportions) are then eased over the clip

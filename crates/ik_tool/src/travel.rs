@@ -7,12 +7,12 @@
 //! travel (constant speed and turning rate from the first frame's ground frame to the last's),
 //! for a clip that does not loop too, so its remainder keeps the body's surge and sway as an
 //! in-place clip does; the clip loops when the remainder's first and last frames hold the same
-//! pose.
-//! The remainder replaces the carrier's locals ([`ik_core::root_motion::Travel::remove_from_local`]),
-//! (and on bones hanging from above the hips that travel with it: feet or IK controls under a
-//! root or control bone), so every later step (labels, slide removal, retargeting) sees an in-place clip travelling at
-//! the travel's velocity, as it sees an in-place clip with a nominal speed; [`Travelled::restore`]
-//! puts the travel back on the carrier.
+//! pose. The remainder replaces the locals of the carrier, and of the bones hanging from above
+//! the hips that travel with it (feet or IK controls under a root or control bone)
+//! ([`ik_core::root_motion::Travel::remove_from_local`]), so every later step (labels, slide
+//! removal, retargeting) sees an in-place clip travelling at the travel's velocity, as it sees
+//! an in-place clip with a nominal speed; [`Travelled::restore`] puts the travel back. A clip
+//! that turns is labelled on its straightened remainder (travel along its first heading).
 //!
 //! Inputs: a [`Sampled`] clip and its legs. Outputs: [`Travelled`] (carrier, [`ClipTravel`],
 //! the travel per frame), the remainder in the sampled clip, and a one-line description.

@@ -226,3 +226,72 @@ fn clean_keeps_the_travel_as_it_was_and_plants_the_toes_within_a_centimetre() {
     println!("travel {:.4} → {:.4} m/s, frames within {:.3} mm", before.clip.speed, after.clip.speed, 1000.0 * apart);
     assert!((after.clip.speed - before.clip.speed).abs() < 1e-3 * before.clip.speed && apart < 1e-3);
 }
+
+#[test]
+fn on_the_corpus_in_place_walks_stay_in_place_and_moving_hips_are_taken_out_and_put_back() {
+    // CesiumMan's walk and RobotExpressive's Walking and Running are in place; RobotExpressive's
+    // Sitting and Standing move its hips (`Body`) 0.4–0.7 m over the floor.
+    let characters = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../assets/characters");
+    let cases = [
+        ("CesiumMan.glb", None, false),
+        ("RobotExpressive.glb", Some("Walking"), false),
+        ("RobotExpressive.glb", Some("Running"), false),
+        ("RobotExpressive.glb", Some("Sitting"), true),
+        ("RobotExpressive.glb", Some("Standing"), true),
+    ];
+    for (file, name, travels) in cases {
+        let doc = gltf_read::load(&characters.join(file)).unwrap();
+        let legs = find_file_legs(&doc, None).unwrap();
+        let clip = name.map_or(&doc.clips[0], |n| doc.clip(n).unwrap());
+        let sampled = sample_clip(&doc, clip);
+        let baked = sample_in_place(&doc, clip, &legs).unwrap();
+        assert_eq!(baked.travel.is_some(), travels, "{file} {}", clip.name);
+        let Some(travel) = &baked.travel else { continue };
+        println!("{file} {}: {}", clip.name, travel.describe());
+        assert_eq!(travel.carrier_name, "Body");
+        // The remainder's hips end where they started over the floor; the travel put back gives
+        // the clip as the file plays it.
+        let bones = baked.bones();
+        let hips = |f: usize| world(&baked)[f * bones + travel.carrier].translation;
+        let net = hips(baked.timeline.frames - 1) - hips(0);
+        assert!(Vec3::new(net.x, 0.0, net.z).length() < 1e-3, "{file} {}: remainder moves {net}", clip.name);
+        let mut restored = baked.clone();
+        travel.restore(&restored.parents, &mut restored.locals, 1.0).unwrap();
+        let (a, b) = (world(&restored), world(&sampled));
+        let apart = a.iter().zip(&b).map(|(x, y)| x.translation.distance(y.translation)).fold(0.0, f32::max);
+        assert!(apart < 1e-4, "{file} {}: restored {apart} m off the file's clip", clip.name);
+    }
+}
+
+#[test]
+fn retarget_carries_the_travel_onto_the_target_scaled_by_its_legs() {
+    use ik_tool::retarget::{RetargetOptions, run_clips};
+    use ik_tool::sidecar::Sidecar;
+    let dir = TempDir::new("root_motion_retarget");
+    let pair = &pairs()[1];
+    let (still, moving) = (dir.path("still.glb"), dir.path("moving.glb"));
+    std::fs::write(&still, &pair.still).unwrap();
+    std::fs::write(&moving, &pair.moving).unwrap();
+    let target = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../assets/characters/CesiumMan.glb");
+    let options = RetargetOptions::default();
+    let (still_out, moving_out) = (dir.path("still_out.glb"), dir.path("moving_out.glb"));
+    run_clips(&still, &target, &still_out, Some(&["Walk"]), &options).unwrap();
+    let text = run_clips(&moving, &target, &moving_out, Some(&["Walk"]), &options).unwrap();
+    assert!(text.contains("carried onto the target at"), "{text}");
+    let sidecar = |glb: &std::path::Path| {
+        Sidecar::parse(&std::fs::read_to_string(ik_tool::mannequin::sidecar_path(glb)).unwrap()).unwrap()
+    };
+    let (a, b) = (sidecar(&still_out), sidecar(&moving_out));
+    let (a, b) = (a.clip("Walk").unwrap(), b.clip("Walk").unwrap());
+    let speed = b.root_motion.as_ref().expect("the retargeted Walk travels").speed;
+    let error = (speed - a.nominal_speed).abs() / a.nominal_speed;
+    println!("retargeted travel {speed:.4} m/s, in-place retarget {:.4} m/s: {:.2} %", a.nominal_speed, 100.0 * error);
+    assert!(error <= 0.02);
+    for (x, y) in [(&a.contacts.foot_l, &b.contacts.foot_l), (&a.contacts.foot_r, &b.contacts.foot_r)] {
+        let (x, y) = (ik_tool::stance::spans(x), ik_tool::stance::spans(y));
+        assert_eq!(x.len(), y.len(), "stances {x:?} vs {y:?}");
+        let ends = x.iter().zip(&y).map(|(p, q)| p.0.abs_diff(q.0).max(p.1.abs_diff(q.1))).max().unwrap_or(0);
+        println!("retargeted Walk: {} stances, ends within {ends} frames of the in-place retarget's", x.len());
+        assert!(ends <= 2, "stances {x:?} vs {y:?}");
+    }
+}

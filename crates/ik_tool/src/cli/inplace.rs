@@ -3,15 +3,15 @@
 //! Method: each chosen clip is sampled with its root motion taken out
 //! ([`crate::travel::sample_in_place`]); a clip that travels gets its carrier's translation and
 //! rotation rewritten at the clip's frames with the in-place remainder, and
-//! `extras.ik_root_motion` (carrier, speed, turning rate, velocity, `baked`). The written file
-//! is labelled like `contacts --json` (its clips now in place, travelling at the recorded speed)
-//! into `OUT.ik.json`, each baked clip with its `root_motion` record. Clips already in place are
+//! `extras.ik_root_motion` (carrier, speed, turning rate, velocity, `baked`). The new file is
+//! read back and labelled like `contacts --json` (its clips now in place, travelling at the
+//! recorded speed) into `OUT.ik.json`, each baked clip with its `root_motion` record. Clips already in place are
 //! left as they are.
 //!
 //! Invariants: the input is never written over; nothing is written unless everything
 //! succeeded; only the carriers' channels change.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use glam::Vec4;
@@ -19,8 +19,9 @@ use glam::Vec4;
 use super::{Shared, chosen, open, same_file, write_output};
 use crate::ToolError;
 use crate::gltf_patch::{AnimationPatch, NewChannel, patch};
-use crate::gltf_read::{self, Property};
-use crate::sidecar::RootMotion;
+use crate::gltf_read::{self, Document, Property};
+use crate::legs::Legs;
+use crate::sidecar::{RootMotion, Sidecar};
 use crate::travel::sample_in_place;
 
 /// Flags of `inplace`.
@@ -90,22 +91,29 @@ pub fn run(args: &InPlaceArgs) -> Result<String, ToolError> {
         baked.push((crate::sidecar::clip_name(&doc, c.index), record));
     }
     let bytes = patch(&doc, &patches)?;
-    gltf_read::parse(&out.display().to_string(), &bytes)
+    let written = gltf_read::parse(&out.display().to_string(), &bytes)
         .map_err(|e| ToolError::Format(format!("output check failed: {e}")))?;
+    let sidecar = sidecar(&written, &legs, &shared, baked)?;
+    let path = crate::mannequin::sidecar_path(out);
     write_output(out, bytes)?;
-    text.push_str(&write_sidecar(out, map.as_deref(), baked)?);
-    Ok(text.trim_end().to_string())
+    write_output(&path, sidecar.to_json_text())?;
+    text.push_str(&format!("wrote {}\nwrote {}", out.display(), path.display()));
+    Ok(text)
 }
 
-/// Labels the written file and writes its sidecar with the baked clips' records.
-fn write_sidecar(out: &Path, map: Option<&str>, baked: Vec<(String, RootMotion)>) -> Result<String, ToolError> {
-    let mut sidecar = crate::sidecar::label_file(out, map)?;
+/// The written file's sidecar (labelled like `contacts --json`), with the baked clips' records.
+fn sidecar(
+    written: &Document,
+    legs: &Legs,
+    shared: &Shared,
+    baked: Vec<(String, RootMotion)>,
+) -> Result<Sidecar, ToolError> {
+    let labelled = super::label_doc(written, legs, None, shared, None)?;
+    let mut sidecar = Sidecar::from_contacts(written, &labelled, &shared.contacts);
     for (name, record) in baked {
         if let Some(clip) = sidecar.clips.iter_mut().find(|c| c.name == name) {
             clip.root_motion = Some(record);
         }
     }
-    let path = crate::mannequin::sidecar_path(out);
-    write_output(&path, sidecar.to_json_text())?;
-    Ok(format!("wrote {}\nwrote {}", out.display(), path.display()))
+    Ok(sidecar)
 }

@@ -444,15 +444,27 @@ pub struct Labelled {
 /// [`crate::sidecar::label_file`].
 pub fn label_clips(input: &Path, clip: Option<&str>, shared: &Shared) -> Result<(Document, Labelled), ToolError> {
     let (doc, legs, sidecar, note) = open(input, shared)?;
+    let clips = label_doc(&doc, &legs, clip, shared, sidecar.as_ref())?;
+    Ok((doc, Labelled { legs, sidecar, note, clips }))
+}
+
+/// Labels `clip` (or every clip) of a loaded file with its legs (see [`label_clips`]).
+pub fn label_doc(
+    doc: &Document,
+    legs: &Legs,
+    clip: Option<&str>,
+    shared: &Shared,
+    sidecar: Option<&serde_json::Value>,
+) -> Result<Vec<ClipContacts>, ToolError> {
     let mut clips = Vec::new();
-    for c in chosen(&doc, clip)? {
-        let sampled = crate::travel::sample_in_place(&doc, c, &legs)?;
+    for c in chosen(doc, clip)? {
+        let sampled = crate::travel::sample_in_place(doc, c, legs)?;
         let ik = |e: ik_core::IkError| doc.bad(format!("animation \"{}\": {e}", c.name));
-        let motion = root_motion(&doc, c, &sampled, &legs, shared.root_speed, sidecar.as_ref()).map_err(ik)?;
-        let feet = label_feet(&doc, &sampled, &legs, &motion, &shared.contacts).map_err(ik)?;
+        let motion = root_motion(doc, c, &sampled, legs, shared.root_speed, sidecar).map_err(ik)?;
+        let feet = label_feet(doc, &sampled, legs, &motion, &shared.contacts).map_err(ik)?;
         clips.push(ClipContacts { clip: c.name.clone(), index: c.index, sampled, motion, feet });
     }
-    Ok((doc, Labelled { legs, sidecar, note, clips }))
+    Ok(clips)
 }
 
 fn run_contacts(
