@@ -77,14 +77,35 @@ fn parses_commands_and_rejects_bad_arguments() {
     };
     assert_eq!((shared.contacts.height, shared.contacts.vote_window), (Some(0.05), 5));
     assert_eq!(shared.map.as_deref(), Some("pelvis=Hips"), "--rig-map is --map");
+    let Ok(Command::Mannequin { out, root_motion, .. }) =
+        parse(&args(&["mannequin", "--root-motion", "hips", "--convention", "mixamo"]))
+    else {
+        panic!("mannequin --root-motion parses");
+    };
+    assert_eq!((out, root_motion), ("assets/root_motion/mixamo_hips.glb".into(), Some(RootCarrier::Hips)));
+    assert!(error(&["mannequin", "--root-motion", "feet"]).contains("root"));
+    let Ok(Command::InPlace(a)) = parse(&args(&["inplace", "a.glb", "-o", "b.glb", "--clip", "Walk"])) else {
+        panic!("inplace parses");
+    };
+    assert_eq!((a.input, a.out, a.clip.as_deref()), ("a.glb".into(), "b.glb".into(), Some("Walk")));
+    assert!(error(&["inplace", "a.glb"]).contains("--out"));
 }
 
 #[test]
 fn the_usage_names_every_command_and_convention() {
     let text = usage();
-    for word in
-        ["mannequin", "contacts", "clean", "retarget", "--target-map", "--rig-map", "--list-conventions", "mixamo_cm"]
-    {
+    for word in [
+        "mannequin",
+        "contacts",
+        "clean",
+        "retarget",
+        "inplace",
+        "--root-motion",
+        "--target-map",
+        "--rig-map",
+        "--list-conventions",
+        "mixamo_cm",
+    ] {
         assert!(text.contains(word), "usage lacks {word}: {text}");
     }
 }
