@@ -68,6 +68,9 @@ pub fn summary(doc: &Document, clip: &Clip, sidecar: Option<&Value>, c: &ClipCon
         c.motion.source,
         (c.feet[0].floor * 1000.0).round() / 1000.0 + 0.0,
     );
+    if let Some(travel) = &c.sampled.travel {
+        out.push_str(&format!("  {}\n", travel.describe()));
+    }
     for foot in &c.feet {
         let count = foot.contacts.iter().filter(|&&x| x).count();
         let (h0, h1) = range(&foot.toe_height);

@@ -22,6 +22,7 @@
 //! - [`clean`]: the offline slide removal of clips and its before/after measures.
 //! - [`gltf_patch`]: rewrites a glTF file as a `.glb` with some animation channels replaced.
 //! - [`retarget`]: the `retarget` command: clips of one humanoid onto another, with contacts.
+//! - [`travel`]: a clip's root motion: its carrier, speed and turn, the clip baked in place.
 //! - [`stance`]: how a retargeted clip's planted feet stand during the source's stances.
 //! - [`mannequin`]: skeleton, body mesh, automatic skinning, clips, asset assembly.
 //! - [`cli`]: argument parsing and the commands.
@@ -41,6 +42,7 @@ pub mod retarget;
 pub mod sample;
 pub mod sidecar;
 pub mod stance;
+pub mod travel;
 
 use core::fmt;
 

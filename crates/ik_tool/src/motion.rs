@@ -3,8 +3,10 @@
 //!
 //! Method: the clip is sampled at its [`Timeline`] into per-frame locals of every node (nodes
 //! reordered parents first: "bones"). The character travels at a *root velocity*: for a clip
-//! with root motion (the pelvis's mean horizontal velocity `m` over the clip is above
-//! [`IN_PLACE_SPEED`]) that is `m`; for an in-place clip it is `nominal × forward`, where
+//! whose root motion [`crate::travel::split`] took out, the travel's velocity (the sampled locals
+//! are then the in-place remainder); for a clip with root motion left in (the pelvis's mean
+//! horizontal velocity `m` over the clip is above [`IN_PLACE_SPEED`]) that is `m`; for an
+//! in-place clip it is `nominal × forward`, where
 //! forward is the horizontal direction the feet point in (foot joint → ball, both feet, rest
 //! pose; else the way the planted feet move backward; glTF's +Z if that is degenerate), the
 //! nominal speed coming from `--root-speed`, the animation's `extras`, the `.ik.json` sidecar,
@@ -59,6 +61,8 @@ pub struct Sampled {
     pub locals: Vec<Xform>,
     /// First and last frame hold the same pose (rotations within 0.5°, translations 1 mm).
     pub looping: bool,
+    /// The root motion taken out of `locals` ([`crate::travel::split`]); `None`: as sampled.
+    pub travel: Option<crate::travel::Travelled>,
 }
 
 impl Sampled {
@@ -93,15 +97,22 @@ pub fn sample_clip(doc: &Document, clip: &Clip) -> Sampled {
         pose_at(&rest, clip, timeline.time(f), timeline.resampled, &mut by_node);
         locals.extend(node_of_bone.iter().map(|&n| by_node[n]));
     }
-    let last = (timeline.frames - 1) * bones;
-    let looping = timeline.frames > 2
+    let looping = same_pose(&locals, bones);
+    Sampled { timeline, parents, node_of_bone, bone_of_node, locals, looping, travel: None }
+}
+
+/// Whether the first and last of more than two frames (`frames × bones` locals) hold the same
+/// pose: rotations within 0.5°, translations and scales within 1 mm.
+pub fn same_pose(locals: &[Xform], bones: usize) -> bool {
+    let frames = locals.len() / bones.max(1);
+    let last = frames.saturating_sub(1) * bones;
+    frames > 2
         && (0..bones).all(|b| {
             let (a, z) = (locals[b], locals[last + b]);
             a.rotation.dot(z.rotation).abs() >= (0.25f32.to_radians()).cos()
                 && a.translation.distance(z.translation) <= 1e-3
                 && a.scale.distance(z.scale) <= 1e-3
-        });
-    Sampled { timeline, parents, node_of_bone, bone_of_node, locals, looping }
+        })
 }
 
 /// How fast the character travels while the clip plays.
@@ -247,6 +258,16 @@ pub fn root_motion(
     flag: Option<f32>,
     sidecar: Option<&Value>,
 ) -> Result<RootMotion, IkError> {
+    if let Some(travel) = &sampled.travel {
+        // Taken out of the clip (crate::travel): the remainder is in place, travelling at it.
+        let own = travel.ground_velocity();
+        let direction = own.try_normalize().unwrap_or(Vec3::Z);
+        let (speed, source) = match flag {
+            Some(s) => (s, "--root-speed (the clip's root motion taken out)".to_string()),
+            None => (travel.clip.speed, format!("the root motion in the clip, on {}", travel.carrier_name)),
+        };
+        return Ok(RootMotion { clip_velocity: Vec3::ZERO, velocity: direction * speed, source, in_place: true });
+    }
     let bones = sampled.bones();
     let pelvis = sampled.bone_of_node[legs.pelvis];
     let world = world_frames(&sampled.parents, &sampled.locals, 1.0 / sampled.timeline.rate, 0, Vec3::ZERO)?;
@@ -263,10 +284,12 @@ pub fn root_motion(
         return Ok(RootMotion { clip_velocity, velocity, source: "root motion in the clip".into(), in_place: false });
     }
     let extras = doc.animation_extras(clip.index);
+    // A clip baked in place by `inplace` records its travel's speed; `clean` its root speed.
     let from_extras = extras
         .as_ref()
-        .and_then(|e| e.get("ik_clean"))
-        .and_then(|c| c.get("root_speed"))
+        .and_then(|e| e.get("ik_root_motion"))
+        .and_then(|r| r.get("speed"))
+        .or_else(|| extras.as_ref().and_then(|e| e.get("ik_clean")).and_then(|c| c.get("root_speed")))
         .or_else(|| extras.as_ref().and_then(|e| e.get("nominal_speed")))
         .and_then(Value::as_f64);
     let from_sidecar =
@@ -289,7 +312,7 @@ pub fn root_motion(
 
 /// The horizontal direction the feet point in in the rest pose (foot joint → ball, summed over
 /// both feet); `None` without balls or when that is degenerate.
-fn rest_forward(doc: &Document, sampled: &Sampled, legs: &Legs) -> Result<Option<Vec3>, IkError> {
+pub fn rest_forward(doc: &Document, sampled: &Sampled, legs: &Legs) -> Result<Option<Vec3>, IkError> {
     let world = rest_world(doc, sampled)?;
     let at = |node: usize| world[sampled.bone_of_node[node]].translation;
     let mut sum = Vec3::ZERO;

@@ -3,7 +3,9 @@
 //! Method: both files are loaded (the target may have no animation) and rigged with
 //! [`ik_core::rig::rig_humanoid`] over every node's rest position in world space (names of
 //! any convention, else the skeleton's shape, or a user map). Each chosen source clip is
-//! sampled ([`crate::motion::sample_clip`]) and every frame goes through
+//! sampled with its root motion taken out ([`crate::travel::sample_in_place`]; the travel is
+//! put back on the target afterwards, turned into its frame and scaled by the legs' ratio, on
+//! the bones the map translates: [`crate::travel::Travelled::carry`]) and every frame goes through
 //! [`ik_core::retarget::RetargetMap::run`] in world space, so units, axes, facing, rest pose
 //! and bone axes of either file do not matter; paths scale by the legs' length ratio. The
 //! pelvis drops the frames need (legs of other proportions) are then eased over the clip
@@ -39,7 +41,7 @@ use crate::contacts::ClipContacts;
 use crate::gltf_patch::{NewAnimation, NewChannel, add_animations};
 use crate::gltf_read::{self, Clip, Document, Property};
 use crate::legs::{Leg, Legs};
-use crate::motion::{ContactOptions, label_feet, root_motion, sample_clip};
+use crate::motion::{ContactOptions, label_feet, root_motion};
 use crate::sidecar::Sidecar;
 
 /// How `retarget` runs.
@@ -161,21 +163,25 @@ pub struct RetargetedClip {
     pub source_contacts: [Vec<bool>; 2],
     /// How the source's own planted feet stand during its stances (to compare with the target's).
     pub source_stances: [crate::stance::StanceCheck; 2],
+    /// The line saying the source clip travels and how fast the target does, if it travels.
+    pub travel: Option<String>,
 }
 
-/// Retargets one clip of `source` through `map` (see the module docs); `progress(done)` is
-/// called after each frame.
+/// Retargets one clip of `source` onto `target` through `map` (see the module docs); a clip
+/// with root motion is retargeted in place and its travel carried onto the target, scaled and
+/// turned by the map; `progress(done)` is called after each frame.
 pub fn retarget_clip(
     source: &Character,
+    target: &Character,
     map: &RetargetMap,
     clip: &Clip,
     sidecar: Option<&Value>,
     contacts: &ContactOptions,
     progress: &mut dyn FnMut(usize),
 ) -> Result<RetargetedClip, ToolError> {
-    let sampled = sample_clip(&source.doc, clip);
-    let ik = |e: ik_core::IkError| source.doc.bad(format!("animation \"{}\": {e}", clip.name));
     let legs = source.legs();
+    let sampled = crate::travel::sample_in_place(&source.doc, clip, &legs)?;
+    let ik = |e: ik_core::IkError| source.doc.bad(format!("animation \"{}\": {e}", clip.name));
     let motion = root_motion(&source.doc, clip, &sampled, &legs, None, sidecar).map_err(ik)?;
     let feet = label_feet(&source.doc, &sampled, &legs, &motion, contacts).map_err(ik)?;
     let source_contacts = feet.each_ref().map(|f| f.contacts.clone());
@@ -191,6 +197,16 @@ pub fn retarget_clip(
             .map_err(|e| source.doc.bad(format!("animation \"{}\", frame {}: {}", clip.name, e.frame, e.error)))?;
     let (missed, extension) = (report.missed, report.extension);
     let source_speed = motion.velocity.length();
+    let travel = match &sampled.travel {
+        Some(t) => {
+            let anchors =
+                (pelvis_rest(source, source.report.rig.pelvis)?, pelvis_rest(target, target.report.rig.pelvis)?);
+            let carriers = top_moved(&target.parents, map);
+            t.carry(&target.parents, &mut locals, &carriers, (map.turn(), map.scale(), anchors))?;
+            Some(format!("{}; carried onto the target at {:.3} m/s", t.describe(), t.clip.speed * map.scale()))
+        }
+        None => None,
+    };
     Ok(RetargetedClip {
         name: clip.name.clone(),
         times: (0..frames).map(|f| sampled.timeline.time(f)).collect(),
@@ -201,7 +217,34 @@ pub fn retarget_clip(
         extension,
         source_contacts,
         source_stances,
+        travel,
     })
+}
+
+/// The rest position of `character`'s node `pelvis` in world space.
+fn pelvis_rest(character: &Character, pelvis: usize) -> Result<glam::Vec3, ToolError> {
+    let mut world = vec![Xform::IDENTITY; character.rest.len()];
+    ik_core::skeleton::forward_kinematics(&character.parents, &character.rest, &Xform::IDENTITY, &mut world)
+        .map_err(|e| character.doc.bad(format!("rest pose: {e}")))?;
+    let bone = character.node_of_bone.iter().position(|&n| n == pelvis).unwrap_or(0);
+    Ok(world[bone].translation)
+}
+
+/// The target bones the map translates none of whose ancestors it also translates: where a
+/// travel goes (the pelvis, and feet that hang outside it).
+fn top_moved(parents: &[Option<usize>], map: &RetargetMap) -> Vec<usize> {
+    let moved: Vec<usize> = map.translated_bones().collect();
+    let under_moved = |b: usize| {
+        let mut at = parents[b];
+        while let Some(p) = at {
+            if moved.contains(&p) {
+                return true;
+            }
+            at = parents[p];
+        }
+        false
+    };
+    moved.iter().copied().filter(|&b| !under_moved(b)).collect()
 }
 
 /// The animation to write for a retargeted clip: rotations of the driven bones, translations
@@ -284,7 +327,7 @@ pub fn run_clips(
     for c in &clips {
         bar.set_message(c.name.clone());
         let mut progress = |f: usize| bar.set_position((done + f) as u64);
-        let result = retarget_clip(&source, &map, c, sidecar.as_ref(), &options.contacts, &mut progress);
+        let result = retarget_clip(&source, &target, &map, c, sidecar.as_ref(), &options.contacts, &mut progress);
         let result = match result {
             Ok(r) => r,
             Err(e) => {
@@ -307,7 +350,7 @@ pub fn run_clips(
     let mut labelled = Vec::new();
     for c in &retargeted {
         let clip = written.clip(&c.name)?;
-        let sampled = sample_clip(&written, clip);
+        let sampled = crate::travel::sample_in_place(&written, clip, &legs)?;
         let ik = |e: ik_core::IkError| ToolError::Format(format!("labelling \"{}\": {e}", c.name));
         let motion = root_motion(&written, clip, &sampled, &legs, None, None).map_err(ik)?;
         let feet = label_feet(&written, &sampled, &legs, &motion, &options.contacts).map_err(ik)?;
@@ -341,6 +384,9 @@ pub fn run_clips(
             count(0),
             count(1),
         ));
+        if let Some(line) = &c.travel {
+            text.push_str(&format!("  {line}\n"));
+        }
         let check = crate::stance::check(&written, &legs, l, &c.source_contacts)
             .map_err(|e| ToolError::Format(format!("checking \"{}\": {e}", c.name)))?;
         text.push_str(&crate::stance::describe(&check, &c.source_stances));

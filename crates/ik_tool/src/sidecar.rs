@@ -115,9 +115,45 @@ pub struct ClipSidecar {
     /// Cycle phases at which the left and right feet land (the mannequin writes it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub landing_phase: Option<[f32; 2]>,
+    /// The root motion the clip carries (or carried, before `ik_tool inplace` baked it out);
+    /// absent for an in-place clip.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_motion: Option<RootMotion>,
     /// How the labels were made (written by `contacts`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<Diagnostics>,
+}
+
+/// A clip's root motion, as the sidecar records it ([`crate::travel`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RootMotion {
+    /// The bone that carries (carried) the travel.
+    pub carrier: String,
+    /// Speed along the travel's path, m/s.
+    pub speed: f32,
+    /// Turning rate about up, rad/s (positive: forward turns toward the character's left).
+    #[serde(default)]
+    pub turn_rate: f32,
+    /// The travel's velocity at the clip's start, m/s, in the file's world frame.
+    #[serde(default)]
+    pub velocity: [f32; 3],
+    /// True when the clip was baked in place (`ik_tool inplace`): the character must travel at
+    /// this velocity (as at `nominal_speed`) for its feet to stand still.
+    #[serde(default)]
+    pub baked: bool,
+}
+
+impl RootMotion {
+    /// The record of a clip's travel; `baked` when it was taken out of the file.
+    pub fn of(travel: &crate::travel::Travelled, baked: bool) -> RootMotion {
+        RootMotion {
+            carrier: travel.carrier_name.clone(),
+            speed: finite(travel.clip.speed),
+            turn_rate: finite(travel.clip.turn_rate),
+            velocity: travel.clip.velocity.to_array().map(finite),
+            baked,
+        }
+    }
 }
 
 /// A whole sidecar: clips in file order, (de)serialized as `{ "<clip>": ClipSidecar, ... }`.
@@ -250,10 +286,11 @@ impl ClipSidecar {
             frame_count: t.frames,
             contacts: FootLabels { foot_l: c.feet[0].contacts.clone(), foot_r: c.feet[1].contacts.clone() },
             landing_phase: None,
+            root_motion: c.sampled.travel.as_ref().map(|t| RootMotion::of(t, false)),
             diagnostics: Some(Diagnostics {
                 start: finite(t.start),
                 root_speed_source: c.motion.source.clone(),
-                root_motion: !c.motion.in_place,
+                root_motion: !c.motion.in_place || c.sampled.travel.is_some(),
                 looping: c.sampled.looping,
                 resampled: t.resampled,
                 floor: finite(c.feet[0].floor),

@@ -135,15 +135,17 @@ fn writing_over_the_input_is_refused() {
     std::fs::write(&in_path, &input).unwrap();
     // The same file, named differently.
     let same = dir.0.join(".").join("in.glb");
-    let result = Command::new(env!("CARGO_BIN_EXE_ik_tool"))
-        .args(["clean", in_path.to_str().unwrap(), "--out", same.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&result.stderr);
-    assert_eq!(result.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("--out is the input file") && stderr.lines().count() == 1, "{stderr}");
-    assert_eq!(std::fs::read(&in_path).unwrap(), input, "input untouched");
-    assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1, "nothing else written");
+    for command in ["clean", "inplace"] {
+        let result = Command::new(env!("CARGO_BIN_EXE_ik_tool"))
+            .args([command, in_path.to_str().unwrap(), "--out", same.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert_eq!(result.status.code(), Some(2), "{command}: {stderr}");
+        assert!(stderr.contains("--out is the input file") && stderr.lines().count() == 1, "{command}: {stderr}");
+        assert_eq!(std::fs::read(&in_path).unwrap(), input, "{command}: input untouched");
+        assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1, "{command}: nothing else written");
+    }
 }
 
 #[test]

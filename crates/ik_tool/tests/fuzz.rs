@@ -1,7 +1,7 @@
 //! Issue 40, item 1: no panic on any input. Mutants of the mannequin and of CesiumMan (byte
 //! flips, truncation, and JSON-level edits of accessors, buffer views, nodes, skins, samplers and
 //! channels) go through every command that reads a character (`contacts`, `clean`, `retarget`
-//! with the mutant as source and as target), in-process through the same `cli::parse` and
+//! with the mutant as source and as target, `inplace`), in-process through the same `cli::parse` and
 //! `cli::run` the binary uses: each run must end with exit status 0 or 2 (the binary's
 //! [`ik_tool::ToolError::exit_code`]), within the time limit, without a panic, and write nothing
 //! when it fails.
@@ -241,6 +241,7 @@ fn commands(mutant: &Path, pristine: &Path, out: &Path) -> Vec<(&'static str, Ve
         ("clean", v(&["clean", &m, "--out", &glb, "--iterations", "200"])),
         ("retarget (source)", v(&["retarget", &m, &p, "--out", &glb])),
         ("retarget (target)", v(&["retarget", &p, &m, "--out", &glb])),
+        ("inplace", v(&["inplace", &m, "--out", &glb])),
     ]
 }
 

@@ -1,6 +1,8 @@
 //! `ik_tool clean`: offline foot-slide removal of a clip, with before/after measures.
 //!
-//! Method: the clip is sampled ([`crate::motion::sample_clip`]); its contacts are labelled
+//! Method: the clip is sampled with its root motion taken out ([`crate::travel::sample_in_place`]:
+//! the slide is removed from the in-place remainder, and the travel is written back on its
+//! carrier as it was, scaled by `--root-speed-scale`); its contacts are labelled
 //! while the character travels at the clip's own speed; then the character is made to travel
 //! at `scale ×` that speed (`--root-speed-scale`), which makes planted balls slide, and
 //! [`ik_core::slide_removal::remove_foot_slide`] solves pelvis and ball particles over the whole
@@ -33,8 +35,7 @@ use crate::gltf_patch::NewChannel;
 use crate::gltf_read::{Clip, Document, Property};
 use crate::legs::Legs;
 use crate::motion::{
-    ContactOptions, RootMotion, Sampled, add_travel, contact_points, label_feet, root_motion, sample_clip, sequence,
-    world_frames,
+    ContactOptions, RootMotion, Sampled, add_travel, contact_points, label_feet, root_motion, sequence, world_frames,
 };
 use crate::sample::pose_at;
 
@@ -130,6 +131,8 @@ pub struct CleanedClip {
     pub channels: Vec<NewChannel>,
     /// `extras.ik_clean` of the animation: what the output is for.
     pub note: Box<serde_json::value::RawValue>,
+    /// The line saying the clip travels and how fast ([`crate::travel::Travelled::describe`]).
+    pub travel: Option<String>,
 }
 
 /// `extras.ik_clean` of a cleaned animation: the speed the output is made for.
@@ -338,7 +341,7 @@ pub fn clean_clip(
     if !(options.scale.is_finite() && options.scale >= 0.0) {
         return Err(ToolError::Input("--root-speed-scale must be a finite number ≥ 0".into()));
     }
-    let sampled = sample_clip(doc, clip);
+    let sampled = crate::travel::sample_in_place(doc, clip, legs)?;
     let motion: RootMotion = root_motion(doc, clip, &sampled, legs, options.root_speed, sidecar).map_err(ik)?;
     let feet = label_feet(doc, &sampled, legs, &motion, &options.contacts).map_err(ik)?;
     let points = contact_points(doc, &sampled, legs).map_err(ik)?;
@@ -485,7 +488,12 @@ pub fn clean_clip(
         return Err(ik(IkError::NonFiniteInput));
     }
 
-    let mut channels = if nothing_to_fix { Vec::new() } else { changed_channels(doc, clip, &sampled, legs, &out) };
+    // A clip whose root motion was taken out gets it back on its carrier, as it was (scaled).
+    let mut written = out.clone();
+    if let Some(travel) = &sampled.travel {
+        travel.restore(&sampled.parents, &mut written, options.scale)?;
+    }
+    let mut channels = if nothing_to_fix { Vec::new() } else { changed_channels(doc, clip, &sampled, legs, &written) };
     let after_added = if motion.in_place { added } else { Vec3::ZERO };
     let mut report =
         measure(&sampled, legs, &points, &feet, &motion, options, &out, file_top, [added, after_added]).map_err(ik)?;
@@ -503,12 +511,12 @@ pub fn clean_clip(
         root_speed_scale: options.scale,
         source_root_speed: motion.velocity.length(),
         root_velocity: (motion.velocity * options.scale).to_array(),
-        node_velocity: after_added.to_array(),
+        node_velocity: if sampled.travel.is_some() { [0.0; 3] } else { after_added.to_array() },
         meaning: "the character travels at root_velocity (m/s, world): move the clip's top node at node_velocity \
              on top of the root motion the clip carries, and the feet stay planted",
     };
     let note = serde_json::value::to_raw_value(&note).map_err(|e| ToolError::Format(format!("ik_clean note: {e}")))?;
-    Ok(CleanedClip { report, channels, note })
+    Ok(CleanedClip { report, channels, note, travel: sampled.travel.as_ref().map(|t| t.describe()) })
 }
 
 /// The top-most bone from the pelvis up that the clip translates (the pelvis when none is).

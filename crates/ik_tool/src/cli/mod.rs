@@ -1,7 +1,7 @@
 //! Command-line parsing and dispatch for `ik_tool`.
 //!
 //! Method: `clap` derive over [`Cli`]: the subcommand (`mannequin`, `contacts`, `clean`,
-//! `retarget`, and clap's `help`), its input file and its `--flag value` options, each number checked for range
+//! `retarget`, `inplace`, and clap's `help`), its input file and its `--flag value` options, each number checked for range
 //! by its value parser. Inputs: the arguments after the program name. Outputs: a [`Command`] or
 //! a `clap` error (usage errors exit with status 2, `--help` with 0); [`run`] carries the command
 //! out and returns the text to print.
@@ -14,7 +14,6 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
-use ik_core::contact::MAX_VOTE_WINDOW;
 
 use crate::ToolError;
 use crate::clean::{CleanOptions, clean_clip};
@@ -22,11 +21,15 @@ use crate::contacts::{ClipContacts, summary};
 use crate::gltf_patch::{AnimationPatch, patch};
 use crate::gltf_read::{self, Document};
 use crate::legs::{Legs, find_file_legs, parse_map};
-use crate::mannequin::convention;
-use crate::motion::{ContactOptions, label_feet, root_motion, sample_clip};
+use crate::motion::{ContactOptions, label_feet, root_motion};
 
+mod inplace;
 mod output;
+mod values;
+pub use crate::mannequin::root_motion::Carrier as RootCarrier;
+pub use inplace::InPlaceArgs;
 pub(crate) use output::{output_folder, progress_bar, same_file, write_output};
+use values::{convention_help, convention_name, count, factor, seconds, speed, vote};
 
 const AFTER_HELP: &str = "\
 Contacts are labelled with the character travelling at the clip's own speed; clips keyed
@@ -59,6 +62,9 @@ pub enum Sub {
     /// units, axes, rest pose): writes TARGET with the retargeted clips as OUT, and their contact
     /// labels next to it (OUT.ik.json). Feet are put back with IK where the source's stood.
     Retarget(RetargetArgs),
+    /// Bake clips with root motion in place: writes a copy of IN whose travelling clips are in
+    /// place, and its sidecar (OUT.ik.json) with each one's travel speed and turning rate.
+    Inplace(InPlaceArgs),
 }
 
 /// Flags of `retarget`.
@@ -108,6 +114,9 @@ pub struct MannequinArgs {
     /// Print the convention names and what each one exercises.
     #[arg(long)]
     pub list_conventions: bool,
+    /// Give the walking clips root motion on this bone (default out assets/root_motion/NAME_BONE.glb).
+    #[arg(long, value_enum, value_name = "BONE")]
+    pub root_motion: Option<RootCarrier>,
 }
 
 /// Flags of `contacts`.
@@ -193,51 +202,6 @@ pub struct SharedArgs {
     pub smooth: Option<f32>,
 }
 
-fn convention_help() -> String {
-    format!(
-        "Write the same character in another convention (bone names, units, axes, facing, rest pose, \
-         hierarchy, node order, clips; default out assets/conventions/NAME.glb). NAME is one of {}",
-        convention::names()
-    )
-}
-
-fn convention_name(name: &str) -> Result<String, String> {
-    match convention::find(name) {
-        Some(_) => Ok(name.to_string()),
-        None => Err(format!("unknown convention `{name}` (known: {})", convention::names())),
-    }
-}
-
-fn number<T: std::str::FromStr>(text: &str) -> Result<T, String> {
-    text.trim().parse().map_err(|_| format!("`{text}` is not a valid number"))
-}
-
-fn within(text: &str, low: f32, high: f32) -> Result<f32, String> {
-    let x: f32 = number(text)?;
-    if x.is_finite() && (low..=high).contains(&x) { Ok(x) } else { Err(format!("must be in [{low}, {high}]")) }
-}
-
-fn speed(text: &str) -> Result<f32, String> {
-    within(text, 0.0, 100.0)
-}
-
-fn factor(text: &str) -> Result<f32, String> {
-    within(text, 0.0, 1.0)
-}
-
-fn seconds(text: &str) -> Result<f32, String> {
-    within(text, 0.0, 10.0)
-}
-
-fn count(text: &str) -> Result<usize, String> {
-    number(text)
-}
-
-fn vote(text: &str) -> Result<usize, String> {
-    let n: usize = number(text)?;
-    if n <= MAX_VOTE_WINDOW { Ok(n) } else { Err(format!("must be at most {MAX_VOTE_WINDOW}")) }
-}
-
 /// The full help text (what `ik_tool --help` prints).
 pub fn usage() -> String {
     let mut cli = Cli::command();
@@ -284,7 +248,11 @@ pub enum Command {
         out: PathBuf,
         /// A preset of [`crate::mannequin::conventions`] (`None`: the mannequin itself).
         convention: Option<String>,
+        /// `--root-motion`: the bone the walking clips travel on (`None`: in place).
+        root_motion: Option<RootCarrier>,
     },
+    /// Bake clips in place.
+    InPlace(InPlaceArgs),
     /// List the mannequin conventions.
     Conventions,
     /// Label contacts.
@@ -338,11 +306,15 @@ impl From<Cli> for Command {
     fn from(cli: Cli) -> Command {
         match cli.command {
             Sub::Mannequin(MannequinArgs { list_conventions: true, .. }) => Command::Conventions,
-            Sub::Mannequin(MannequinArgs { out, convention, .. }) => {
+            Sub::Mannequin(MannequinArgs { out, convention, root_motion, .. }) => {
                 let default = |c: &String| PathBuf::from(format!("assets/conventions/{c}.glb"));
-                let out = out.unwrap_or_else(|| convention.as_ref().map_or("assets/mannequin.glb".into(), default));
-                Command::Mannequin { out, convention }
+                let out = out.unwrap_or_else(|| match root_motion {
+                    Some(bone) => crate::mannequin::root_motion::default_out(convention.as_deref(), bone),
+                    None => convention.as_ref().map_or("assets/mannequin.glb".into(), default),
+                });
+                Command::Mannequin { out, convention, root_motion }
             }
+            Sub::Inplace(a) => Command::InPlace(a),
             Sub::Contacts(a) => {
                 Command::Contacts { input: a.input, clip: a.clip, plot: a.plot, json: a.json, shared: a.shared.into() }
             }
@@ -382,11 +354,16 @@ pub fn parse(args: &[String]) -> Result<Command, clap::Error> {
 /// Runs a parsed command; returns the lines to print.
 pub fn run(command: &Command) -> Result<String, ToolError> {
     match command {
-        Command::Mannequin { out, convention: None } => {
+        Command::Mannequin { out, convention, root_motion: Some(bone) } => {
+            let written = crate::mannequin::root_motion::write(out, convention.as_deref(), *bone)?;
+            Ok(written.iter().map(|p| format!("wrote {}", p.display())).collect::<Vec<_>>().join("\n"))
+        }
+        Command::InPlace(args) => inplace::run(args),
+        Command::Mannequin { out, convention: None, .. } => {
             let (glb, sidecar) = crate::mannequin::write(out)?;
             Ok(format!("wrote {}\nwrote {}", glb.display(), sidecar.display()))
         }
-        Command::Mannequin { out, convention: Some(name) } => {
+        Command::Mannequin { out, convention: Some(name), .. } => {
             let preset = crate::mannequin::convention::find(name)
                 .ok_or_else(|| ToolError::Input(format!("unknown convention `{name}`")))?;
             let written = crate::mannequin::write_convention(&preset, out)?;
@@ -467,15 +444,27 @@ pub struct Labelled {
 /// [`crate::sidecar::label_file`].
 pub fn label_clips(input: &Path, clip: Option<&str>, shared: &Shared) -> Result<(Document, Labelled), ToolError> {
     let (doc, legs, sidecar, note) = open(input, shared)?;
+    let clips = label_doc(&doc, &legs, clip, shared, sidecar.as_ref())?;
+    Ok((doc, Labelled { legs, sidecar, note, clips }))
+}
+
+/// Labels `clip` (or every clip) of a loaded file with its legs (see [`label_clips`]).
+pub fn label_doc(
+    doc: &Document,
+    legs: &Legs,
+    clip: Option<&str>,
+    shared: &Shared,
+    sidecar: Option<&serde_json::Value>,
+) -> Result<Vec<ClipContacts>, ToolError> {
     let mut clips = Vec::new();
-    for c in chosen(&doc, clip)? {
-        let sampled = sample_clip(&doc, c);
+    for c in chosen(doc, clip)? {
+        let sampled = crate::travel::sample_in_place(doc, c, legs)?;
         let ik = |e: ik_core::IkError| doc.bad(format!("animation \"{}\": {e}", c.name));
-        let motion = root_motion(&doc, c, &sampled, &legs, shared.root_speed, sidecar.as_ref()).map_err(ik)?;
-        let feet = label_feet(&doc, &sampled, &legs, &motion, &shared.contacts).map_err(ik)?;
+        let motion = root_motion(doc, c, &sampled, legs, shared.root_speed, sidecar).map_err(ik)?;
+        let feet = label_feet(doc, &sampled, legs, &motion, &shared.contacts).map_err(ik)?;
         clips.push(ClipContacts { clip: c.name.clone(), index: c.index, sampled, motion, feet });
     }
-    Ok((doc, Labelled { legs, sidecar, note, clips }))
+    Ok(clips)
 }
 
 fn run_contacts(
@@ -559,6 +548,9 @@ fn run_clean(
         bar.finish_and_clear();
         let mut cleaned = cleaned?;
         cleaned.report.clip = c.name.clone();
+        if let Some(line) = &cleaned.travel {
+            text.push_str(&format!("{}: {line}\n", c.name));
+        }
         text.push_str(&cleaned.report.table());
         text.push('\n');
         if cleaned.report.kept.is_some() {

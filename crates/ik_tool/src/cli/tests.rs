@@ -13,11 +13,15 @@ fn error(list: &[&str]) -> String {
 fn parses_commands_and_rejects_bad_arguments() {
     assert_eq!(
         parse(&args(&["mannequin", "--out", "x/m.glb"])).unwrap(),
-        Command::Mannequin { out: "x/m.glb".into(), convention: None }
+        Command::Mannequin { out: "x/m.glb".into(), convention: None, root_motion: None }
     );
     assert_eq!(
         parse(&args(&["mannequin", "--convention", "mixamo_cm"])).unwrap(),
-        Command::Mannequin { out: "assets/conventions/mixamo_cm.glb".into(), convention: Some("mixamo_cm".into()) }
+        Command::Mannequin {
+            out: "assets/conventions/mixamo_cm.glb".into(),
+            convention: Some("mixamo_cm".into()),
+            root_motion: None
+        }
     );
     assert!(error(&["mannequin", "--convention", "nope"]).contains("mixamo_cm"));
     assert_eq!(parse(&args(&["mannequin", "--list-conventions"])).unwrap(), Command::Conventions);
@@ -73,14 +77,35 @@ fn parses_commands_and_rejects_bad_arguments() {
     };
     assert_eq!((shared.contacts.height, shared.contacts.vote_window), (Some(0.05), 5));
     assert_eq!(shared.map.as_deref(), Some("pelvis=Hips"), "--rig-map is --map");
+    let Ok(Command::Mannequin { out, root_motion, .. }) =
+        parse(&args(&["mannequin", "--root-motion", "hips", "--convention", "mixamo"]))
+    else {
+        panic!("mannequin --root-motion parses");
+    };
+    assert_eq!((out, root_motion), ("assets/root_motion/mixamo_hips.glb".into(), Some(RootCarrier::Hips)));
+    assert!(error(&["mannequin", "--root-motion", "feet"]).contains("root"));
+    let Ok(Command::InPlace(a)) = parse(&args(&["inplace", "a.glb", "-o", "b.glb", "--clip", "Walk"])) else {
+        panic!("inplace parses");
+    };
+    assert_eq!((a.input, a.out, a.clip.as_deref()), ("a.glb".into(), "b.glb".into(), Some("Walk")));
+    assert!(error(&["inplace", "a.glb"]).contains("--out"));
 }
 
 #[test]
 fn the_usage_names_every_command_and_convention() {
     let text = usage();
-    for word in
-        ["mannequin", "contacts", "clean", "retarget", "--target-map", "--rig-map", "--list-conventions", "mixamo_cm"]
-    {
+    for word in [
+        "mannequin",
+        "contacts",
+        "clean",
+        "retarget",
+        "inplace",
+        "--root-motion",
+        "--target-map",
+        "--rig-map",
+        "--list-conventions",
+        "mixamo_cm",
+    ] {
         assert!(text.contains(word), "usage lacks {word}: {text}");
     }
 }

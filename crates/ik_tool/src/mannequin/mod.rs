@@ -7,7 +7,8 @@
 //! [`ik_core::gait`] paths and solving the legs with [`ik_core::TwoBoneJob`]; [`asset`] writes
 //! the glTF binary and the contact-label sidecar. [`convention`] and [`convert`] re-author the
 //! same character the ways user characters come (names, units, axes, facing, rest pose,
-//! hierarchy, node order, clips), with [`jump`] for a clip that is not a walk.
+//! hierarchy, node order, clips), with [`jump`] for a clip that is not a walk; [`root_motion`]
+//! gives the walking clips of either root motion, as many user files come.
 //!
 //! Outputs: [`Mannequin`] — the `.glb` bytes, the sidecar JSON text and the clips.
 //!
@@ -29,6 +30,7 @@ pub mod jump;
 pub mod legs;
 pub mod loft;
 pub mod mesh;
+pub mod root_motion;
 pub mod skeleton;
 pub mod skin;
 
