@@ -8,6 +8,10 @@
 //! that `Σθᵢ = Θ`: this is exactly "split by share, clamp, pass what a clamped joint cannot take
 //! to the joints still free, by their shares". Rotations about one axis add, so the head turns by
 //! exactly `Σθᵢ` whatever the pivots are; the total is capped at `ΣLᵢ`.
+//! A turn that looks down is shared differently: heads and necks look down, spines barely bend.
+//! With `d = max(0, a · (up × forward))` (1 for a pure downward pitch, 0 for a turn about the
+//! vertical or one that looks up), joint `i`'s share is `(1 − d)·sᵢ + d·dᵢ`, `dᵢ` its
+//! [`LookAtJoint::down_share`].
 //! Turning the lower joints carries the eye along a circle about their pivots, which changes the
 //! direction to the target. The solve therefore repeats (fixed point): move the eye by the
 //! current split, re-measure axis and `Θ` from there, re-split — at most
@@ -51,12 +55,27 @@ pub struct LookAtJoint {
     pub share: f32,
     /// The most this joint may turn, radians, ≥ 0. Negative counts as 0.
     pub limit: f32,
+    /// This joint's share of a turn that looks down (relative, like `share`; blended with it by
+    /// how much of the turn is a downward pitch). Negative counts as 0.
+    pub down_share: f32,
 }
 
 impl LookAtJoint {
-    /// A joint from a share and a limit in degrees.
+    /// A joint from a share and a limit in degrees, taking the same share of a downward turn.
     pub fn from_degrees(share: f32, limit_degrees: f32) -> Self {
-        LookAtJoint { share, limit: limit_degrees.to_radians() }
+        LookAtJoint { share, limit: limit_degrees.to_radians(), down_share: share }
+    }
+
+    /// The same joint with `down_share` as its share of a turn that looks down.
+    ///
+    /// ```
+    /// use ik_core::look_at::LookAtJoint;
+    ///
+    /// let chest = LookAtJoint::from_degrees(0.2, 20.0).with_down_share(0.03);
+    /// assert_eq!((chest.share, chest.down_share), (0.2, 0.03));
+    /// ```
+    pub fn with_down_share(self, down_share: f32) -> Self {
+        LookAtJoint { down_share, ..self }
     }
 }
 
@@ -117,13 +136,14 @@ pub fn field_of_view_weight(forward: Vec3, to_target: Vec3, field_of_view: f32, 
 }
 
 /// The lesson's spread for spine, chest, neck and head: shares 15/20/25/40 %, limits
-/// 15°/20°/35°/50° (120° in all).
+/// 15°/20°/35°/50° (120° in all); of a turn that looks down, 2/3/35/60 % (a person looks down
+/// with the head and neck: the spine takes 5 % of it).
 pub fn spine_chest_neck_head() -> [LookAtJoint; 4] {
     [
-        LookAtJoint::from_degrees(0.15, 15.0),
-        LookAtJoint::from_degrees(0.20, 20.0),
-        LookAtJoint::from_degrees(0.25, 35.0),
-        LookAtJoint::from_degrees(0.40, 50.0),
+        LookAtJoint::from_degrees(0.15, 15.0).with_down_share(0.02),
+        LookAtJoint::from_degrees(0.20, 20.0).with_down_share(0.03),
+        LookAtJoint::from_degrees(0.25, 35.0).with_down_share(0.35),
+        LookAtJoint::from_degrees(0.40, 50.0).with_down_share(0.60),
     ]
 }
 
@@ -145,10 +165,10 @@ pub fn local_forward_axis(rest_model_rotation: Quat, model_forward: Vec3) -> Vec
 /// exceeds their sum. Returns `(total, clamped)`. `angles` must be as long as `joints`
 /// (extra entries on either side are ignored). Joints with no share take nothing.
 pub fn spread_turn(angle: f32, joints: &[LookAtJoint], angles: &mut [f32]) -> (f32, bool) {
-    let level = spread_level(angle, joints);
+    let level = spread_level(angle, joints, 0.0);
     let mut total = 0.0;
     for (joint, out) in joints.iter().zip(angles.iter_mut()) {
-        *out = joint_angle(joint, level);
+        *out = joint_angle(joint, level, 0.0);
         total += *out;
     }
     (total, level.is_infinite())
@@ -156,8 +176,8 @@ pub fn spread_turn(angle: f32, joints: &[LookAtJoint], angles: &mut [f32]) -> (f
 
 /// The level `λ` of [`spread_turn`]: `Σ min(sᵢ·λ, Lᵢ) = angle`; infinite when the limits cannot
 /// take it all. Water-filling without scratch memory: the set of clamped joints only grows, so
-/// at most `n + 1` passes.
-fn spread_level(angle: f32, joints: &[LookAtJoint]) -> f32 {
+/// at most `n + 1` passes. `down` is the downward share of the turn ([`share_of`]).
+fn spread_level(angle: f32, joints: &[LookAtJoint], down: f32) -> f32 {
     let angle = if angle.is_finite() { angle.max(0.0) } else { 0.0 };
     if angle == 0.0 {
         return 0.0;
@@ -166,7 +186,7 @@ fn spread_level(angle: f32, joints: &[LookAtJoint]) -> f32 {
     for _ in 0..=joints.len() {
         let (mut clamped_sum, mut free_share) = (0.0f32, 0.0f32);
         for j in joints {
-            let (s, l) = (clean(j.share), clean(j.limit));
+            let (s, l) = (share_of(j, down), clean(j.limit));
             if s <= 0.0 {
                 continue;
             }
@@ -192,9 +212,21 @@ fn spread_level(angle: f32, joints: &[LookAtJoint]) -> f32 {
     level
 }
 
-fn joint_angle(joint: &LookAtJoint, level: f32) -> f32 {
-    let (s, l) = (clean(joint.share), clean(joint.limit));
+fn joint_angle(joint: &LookAtJoint, level: f32, down: f32) -> f32 {
+    let (s, l) = (share_of(joint, down), clean(joint.limit));
     if s <= 0.0 || level <= 0.0 { 0.0 } else { (s * level).min(l) }
+}
+
+/// A joint's share of a turn whose downward part is `down` in `[0, 1]`.
+fn share_of(joint: &LookAtJoint, down: f32) -> f32 {
+    (1.0 - down) * clean(joint.share) + down * clean(joint.down_share)
+}
+
+/// How much of a turn about `axis` looks down: `max(0, axis · (up × forward))`; 0 when the
+/// forward direction is (near) vertical.
+fn downward_part(axis: Vec3, up: Vec3, forward: Vec3) -> f32 {
+    let Some(down_axis) = finite_dir(up.cross(forward)) else { return 0.0 };
+    axis.dot(down_axis).clamp(0.0, 1.0)
 }
 
 /// Shares and limits: negative and NaN count as 0, +∞ stays.
@@ -216,6 +248,8 @@ pub struct LookAtJob<'a> {
     pub eye_offset: Vec3,
     /// What to look at.
     pub target: Vec3,
+    /// The character's up direction (+Y by default): what a turn that looks down is told by.
+    pub up: Vec3,
     /// 0 keeps the input pose, 1 is the full spread; in between scales every joint's angle.
     pub weight: f32,
     /// Most fixed-point iterations accounting for the eye moving with the lower joints (≥ 1;
@@ -225,7 +259,7 @@ pub struct LookAtJob<'a> {
 }
 
 impl<'a> LookAtJob<'a> {
-    /// A job with weight 1, no eye offset and the default iteration count.
+    /// A job with weight 1, no eye offset, up +Y and the default iteration count.
     pub fn new(joints: &'a [LookAtJoint], model: &'a [Xform], forward: Vec3, target: Vec3) -> Self {
         LookAtJob {
             joints,
@@ -233,6 +267,7 @@ impl<'a> LookAtJob<'a> {
             forward,
             eye_offset: Vec3::ZERO,
             target,
+            up: Vec3::Y,
             weight: 1.0,
             iterations: DEFAULT_ITERATIONS,
         }
@@ -273,13 +308,14 @@ impl LookAtJob<'_> {
         if corrections.len() != n {
             return Err(IkError::LengthMismatch { expected: n, got: corrections.len() });
         }
-        let joints_finite = self.joints.iter().all(|j| !j.share.is_nan() && !j.limit.is_nan());
+        let joints_finite = self.joints.iter().all(|j| !j.share.is_nan() && !j.limit.is_nan() && !j.down_share.is_nan());
         let model_ok = self.model.iter().all(|m| m.is_finite() && m.rotation.length_squared() > 1e-12);
         if !joints_finite
             || !model_ok
             || !self.forward.is_finite()
             || !self.eye_offset.is_finite()
             || !self.target.is_finite()
+            || !self.up.is_finite()
             || !self.weight.is_finite()
         {
             return Err(IkError::NonFiniteInput);
@@ -307,23 +343,24 @@ impl LookAtJob<'_> {
         if !eye.is_finite() {
             return Err(IkError::NonFiniteInput);
         }
-        let mut solved: Option<(Vec3, f32)> = None; // (axis, level)
+        let mut solved: Option<(Vec3, f32, f32)> = None; // (axis, level, downward part)
         let mut moved_eye = eye;
         let mut iterations = 0;
         for _ in 0..self.iterations.max(1) {
             let Some((axis, wanted)) = turn_to(forward, self.target - moved_eye) else {
                 break; // the target sits on the (moved) eye: keep what we have
             };
-            if let Some((prev_axis, _)) = solved
+            if let Some((prev_axis, ..)) = solved
                 && axis.dot(prev_axis) < 0.0
             {
                 break; // the target crossed behind: keep the previous side instead of flipping
             }
-            let level = spread_level(wanted, self.joints);
-            let next_eye = self.turned_eye(eye, axis, level);
+            let down = downward_part(axis, self.up, forward);
+            let level = spread_level(wanted, self.joints, down);
+            let next_eye = self.turned_eye(eye, axis, level, down);
             let step = next_eye.distance(moved_eye);
             moved_eye = next_eye;
-            solved = Some((axis, level));
+            solved = Some((axis, level, down));
             iterations += 1;
             // Converged: the eye moved less than `CONVERGED_ANGLE` as seen from the target,
             // so another pass would change the aim by less than that.
@@ -331,14 +368,14 @@ impl LookAtJob<'_> {
                 break;
             }
         }
-        let Some((axis, level)) = solved else {
+        let Some((axis, level, down)) = solved else {
             return Ok(LookAtSolution::NONE);
         };
-        let full: f32 = self.joints.iter().map(|j| joint_angle(j, level)).sum();
+        let full: f32 = self.joints.iter().map(|j| joint_angle(j, level, down)).sum();
         let weight = self.weight.clamp(0.0, 1.0);
         let mut turned = 0.0;
         for ((joint, model), c) in self.joints.iter().zip(self.model).zip(corrections.iter_mut()) {
-            let angle = weight * joint_angle(joint, level);
+            let angle = weight * joint_angle(joint, level, down);
             if angle > 0.0 {
                 *c = model_turn_to_local_correction(model.rotation.normalize(), Quat::from_axis_angle(axis, angle));
                 turned += angle;
@@ -360,11 +397,11 @@ impl LookAtJob<'_> {
 
     /// Where the eye goes when joint `i` turns by `θᵢ(level)` about `axis` through its pivot,
     /// each joint carrying the ones above it.
-    fn turned_eye(&self, eye: Vec3, axis: Vec3, level: f32) -> Vec3 {
+    fn turned_eye(&self, eye: Vec3, axis: Vec3, level: f32, down: f32) -> Vec3 {
         let mut pivot = self.model[0].translation;
         let mut sum = 0.0;
         for i in 0..self.joints.len() {
-            sum += joint_angle(&self.joints[i], level);
+            sum += joint_angle(&self.joints[i], level, down);
             let turn = Quat::from_axis_angle(axis, sum);
             let next = self.model.get(i + 1).map_or(eye, |m| m.translation);
             pivot += turn * (next - self.model[i].translation);

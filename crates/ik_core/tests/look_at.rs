@@ -294,3 +294,35 @@ fn the_solve_stops_once_converged_and_aims_as_the_full_iteration_count_would() {
         }
     }
 }
+
+/// The demo's case: the orb ahead at hand height, about 1 m in front of the eyes and 0.4 m
+/// below them (≈ 22° down). With the humanoid's spread (the lesson's limits scaled to 70° in
+/// all, as `bevy_ik::HumanoidIk` does), the head and neck take the turn: spine and chest
+/// together turn at most 10 % of it (the bar: the spine's own share ≤ 10°), where
+/// the same shares without the downward split would give them 35 %. A turn about the vertical
+/// is still spread down the spine by the lesson's shares.
+#[test]
+fn a_target_below_the_eyes_is_reached_mostly_with_the_head_and_neck() {
+    let rig = rig();
+    let mut joints = spine_chest_neck_head();
+    ik_core::look_at::scale_limits(&mut joints, 70f32.to_radians());
+    let spine_share = |m: &Measured| (m.joint_angles[0] + m.joint_angles[1]) / m.turned;
+    let below = rig.eye + Vec3::new(0.1, -0.4, 1.0);
+    let down = solve(&rig, &joints, below, 1.0);
+    let spine_degrees = (down.joint_angles[0] + down.joint_angles[1]).to_degrees();
+    println!(
+        "look down {:.1}°: spine + chest {spine_degrees:.2}° ({:.1} %), neck {:.2}°, head {:.2}°, residual {:.1e} rad",
+        down.turned.to_degrees(),
+        100.0 * spine_share(&down),
+        down.joint_angles[2].to_degrees(),
+        down.joint_angles[3].to_degrees(),
+        down.residual
+    );
+    assert!(down.turned.to_degrees() > 18.0 && down.residual < 1e-3, "the eyes reach the orb");
+    assert!(spine_share(&down) <= 0.10 && spine_degrees <= 10.0, "spine {spine_degrees}°");
+    let same_shares = joints.map(|j| j.with_down_share(j.share));
+    let old = solve(&rig, &same_shares, below, 1.0);
+    assert!(spine_share(&old) > 0.3, "without the split the spine takes {:.2}", spine_share(&old));
+    let aside = solve(&rig, &joints, rig.eye + Vec3::new(1.0, 0.0, 1.0), 1.0);
+    assert!((spine_share(&aside) - 0.35).abs() < 0.05, "a turn aside: spine share {:.2}", spine_share(&aside));
+}
