@@ -23,6 +23,7 @@
 //! - [`gltf_patch`]: rewrites a glTF file as a `.glb` with some animation channels replaced.
 //! - [`retarget`]: the `retarget` command: clips of one humanoid onto another, with contacts.
 //! - [`travel`]: a clip's root motion: its carrier, speed and turn, the clip baked in place.
+//! - [`gait_report`]: the `gait` command: knee, foot and trunk figures of each clip's gait.
 //! - [`stance`]: how a retargeted clip's planted feet stand during the source's stances.
 //! - [`mannequin`]: skeleton, body mesh, automatic skinning, clips, asset assembly.
 //! - [`cli`]: argument parsing and the commands.
@@ -30,6 +31,7 @@
 pub mod clean;
 pub mod cli;
 pub mod contacts;
+pub mod gait_report;
 pub mod gltf_check;
 pub mod gltf_patch;
 pub mod gltf_read;

@@ -1,7 +1,7 @@
 //! Command-line parsing and dispatch for `ik_tool`.
 //!
 //! Method: `clap` derive over [`Cli`]: the subcommand (`mannequin`, `contacts`, `clean`,
-//! `retarget`, `inplace`, and clap's `help`), its input file and its `--flag value` options, each number checked for range
+//! `retarget`, `inplace`, `gait`, and clap's `help`), its input file and its `--flag value` options, each number checked for range
 //! by its value parser. Inputs: the arguments after the program name. Outputs: a [`Command`] or
 //! a `clap` error (usage errors exit with status 2, `--help` with 0); [`run`] carries the command
 //! out and returns the text to print.
@@ -65,6 +65,10 @@ pub enum Sub {
     /// Bake clips with root motion in place: writes a copy of IN whose travelling clips are in
     /// place, and its sidecar (OUT.ik.json) with each one's travel speed and turning rate.
     Inplace(InPlaceArgs),
+    /// Print each clip's gait figures: knee flexion at heel strike, least in stance, peak in
+    /// swing; how long the foot is flat, toe-up at heel strike, heel-off; trunk lean, speed,
+    /// cadence, stride.
+    Gait(crate::gait_report::GaitArgs),
 }
 
 /// Flags of `retarget`.
@@ -300,6 +304,13 @@ pub enum Command {
         /// `--replace`.
         replace: bool,
     },
+    /// Print gait figures.
+    Gait {
+        /// Input glTF file.
+        input: PathBuf,
+        /// One clip, or every clip.
+        clip: Option<String>,
+    },
 }
 
 impl From<Cli> for Command {
@@ -339,6 +350,7 @@ impl From<Cli> for Command {
                 keep_hands: a.keep_hands,
                 replace: a.replace,
             },
+            Sub::Gait(a) => Command::Gait { input: a.input, clip: a.clip },
         }
     }
 }
@@ -383,6 +395,10 @@ pub fn run(command: &Command) -> Result<String, ToolError> {
                 contacts: ContactOptions::default(),
             };
             crate::retarget::run(source, target, out, clip.as_deref(), &options)
+        }
+        Command::Gait { input, clip } => {
+            let rows = crate::gait_report::measure_file(input, clip.as_deref())?;
+            Ok(crate::gait_report::table(&input.display().to_string(), &rows))
         }
     }
 }
