@@ -238,7 +238,8 @@ impl Plugin for IkPlugin {
             .add_systems(
                 PostUpdate,
                 root_motion::note_poses
-                    .before(AnimationSystems)
+                    .in_set(IkSystems::Chains)
+                    .after(chain_system::solve_chains)
                     .run_if(any_with_component::<root_motion::RootMotionState>),
             );
 

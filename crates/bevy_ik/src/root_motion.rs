@@ -193,8 +193,8 @@ struct Memory {
     parts: Vec<(Travel, f32)>,
     /// In-place locals to write this frame.
     writes: Vec<(Entity, Xform)>,
-    /// Each chain bone's local before this frame's animation (a carrier still holding it was
-    /// not re-animated: its travel is not taken out twice).
+    /// Each chain bone's local as the IK systems left it last frame (a carrier still holding it
+    /// was not re-animated: its travel is not taken out twice).
     noted: Vec<Option<Xform>>,
     /// The entity's transform moved by this frame's travel.
     moved: Option<Transform>,
@@ -264,8 +264,9 @@ pub(crate) fn drive_root_motion(
     }
 }
 
-/// Notes the locals of the bones between each character root and its hips before the
-/// animation runs (see [`make_in_place`]).
+/// Notes the locals of the bones between each character root and its hips once the IK systems
+/// are done with them (the last of [`crate::IkSystems::Chains`]): what they hold next frame if
+/// nothing animates them (see [`make_in_place`]).
 pub(crate) fn note_poses(
     settings: Res<IkSettings>,
     mut states: Query<&mut RootMotionState>,
@@ -459,9 +460,8 @@ impl Memory {
 }
 
 /// Takes the blended travel each carrier's pose carries out of its local (queued in
-/// `memory.writes`), unless the carrier holds what it held before this frame's animation (not
-/// re-animated: a player's first frame, before its graph is ready, or a clip that does not
-/// animate it).
+/// `memory.writes`), unless the carrier holds what IK left in it last frame (not re-animated: a
+/// player's first frame, before its graph is ready, or a clip that does not animate it).
 fn make_in_place(memory: &mut Memory, up: Vec3, hierarchy: &Hierarchy) -> Result<(), IkFault> {
     for k in 0..memory.holds.len() {
         let Some(carrier) = memory.holds[k].0 else { continue };
