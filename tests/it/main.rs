@@ -19,4 +19,5 @@ mod platforms;
 mod retarget;
 mod rig;
 mod robustness;
+mod root_motion;
 mod warping;

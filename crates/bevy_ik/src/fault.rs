@@ -41,6 +41,8 @@ pub enum IkFault {
     Solver(ik_core::IkError),
     /// The solver produced a value that is not finite; nothing was written.
     NonFiniteResult,
+    /// An animation clip could not be read (the detail names the clip and the cause).
+    Clip(String),
 }
 
 impl fmt::Display for IkFault {
@@ -52,6 +54,7 @@ impl fmt::Display for IkFault {
             IkFault::NonFiniteTarget => f.write_str("target or pole is NaN or infinite"),
             IkFault::Solver(err) => write!(f, "solver refused the pose: {err}"),
             IkFault::NonFiniteResult => f.write_str("solver result was not finite"),
+            IkFault::Clip(detail) => write!(f, "animation clip unreadable ({detail})"),
         }
     }
 }
@@ -70,6 +73,8 @@ pub enum IkComponent {
     /// A [`crate::warping::PoseWarping`] on a character root (its feet are still placed, on
     /// the unwarped pose).
     PoseWarping,
+    /// A [`crate::root_motion::RootMotion`] on a character root (feature `animation`).
+    RootMotion,
 }
 
 impl IkComponent {
@@ -79,6 +84,7 @@ impl IkComponent {
             IkComponent::FootPlacer => "FootPlacer",
             IkComponent::LookAt => "LookAtSpread",
             IkComponent::PoseWarping => "PoseWarping",
+            IkComponent::RootMotion => "RootMotion",
         }
     }
 
@@ -86,6 +92,7 @@ impl IkComponent {
     fn fallback(self) -> &'static str {
         match self {
             IkComponent::PoseWarping => "placing the feet on the pose as animated, unwarped",
+            IkComponent::RootMotion => "reporting no travel for what it cannot read and leaving that pose as animated",
             _ => "leaving the pose as animated",
         }
     }

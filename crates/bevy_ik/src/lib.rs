@@ -58,6 +58,8 @@ mod mesh_sole;
 #[cfg(feature = "animation")]
 pub mod retarget;
 pub mod rig;
+#[cfg(feature = "animation")]
+pub mod root_motion;
 pub mod target;
 pub mod warping;
 
@@ -84,6 +86,8 @@ pub mod prelude {
     #[cfg(feature = "animation")]
     pub use crate::retarget::{ClipsRetargeted, RestPose, RetargetClips, RetargetClipsFailed, RetargetedClips};
     pub use crate::rig::{RigError, find_chain};
+    #[cfg(feature = "animation")]
+    pub use crate::root_motion::{RootMotion, RootMotionApply, RootMotionRig, RootMotionState};
     pub use crate::target::IkTarget;
     pub use crate::warping::{PoseWarping, PoseWarpingState, WarpSpineJoint, WarpVelocity};
     pub use crate::{IkPlugin, IkSettings, IkSystems};
@@ -95,6 +99,11 @@ pub mod prelude {
 pub enum IkSystems {
     /// Advances weight fades.
     Prepare,
+    /// Root motion (feature `animation`): the clips' travel reported (and applied to the
+    /// entity when asked) and taken out of the pose, so the feet see it in place. Move a
+    /// character by its `RootMotionState` here: `.after(IkSystems::RootMotion)
+    /// .before(IkSystems::Feet)`.
+    RootMotion,
     /// Pose warping, foot locking and foot placement (moves the pelvis, so it runs first).
     Feet,
     /// Look-at spread down the spine.
@@ -107,7 +116,8 @@ pub enum IkSystems {
 #[derive(Resource, Reflect, Clone, Debug)]
 #[reflect(Resource)]
 pub struct IkSettings {
-    /// Master switch: when false no IK system changes any transform.
+    /// Master switch: when false no IK system changes any transform (root motion, which is
+    /// locomotion rather than a correction, still runs).
     pub enabled: bool,
     /// Solve characters on all cores (`par_iter_mut`); turn off to measure single-threaded.
     pub parallel: bool,
@@ -166,7 +176,7 @@ impl Plugin for IkPlugin {
 
         app.configure_sets(
             PostUpdate,
-            (IkSystems::Prepare, IkSystems::Feet, IkSystems::LookAt, IkSystems::Chains)
+            (IkSystems::Prepare, IkSystems::RootMotion, IkSystems::Feet, IkSystems::LookAt, IkSystems::Chains)
                 .chain()
                 .after(AnimationSystems)
                 .before(TransformSystems::Propagate),
@@ -214,6 +224,25 @@ impl Plugin for IkPlugin {
             PostUpdate,
             chain_system::solve_chains.in_set(IkSystems::Chains).run_if(any_with_component::<chain::IkChain>),
         );
+
+        #[cfg(feature = "animation")]
+        app.register_type::<root_motion::RootMotion>()
+            .register_type::<root_motion::RootMotionApply>()
+            .register_type::<root_motion::RootMotionRig>()
+            .register_type::<root_motion::RootMotionState>()
+            .add_systems(
+                PostUpdate,
+                root_motion::drive_root_motion
+                    .in_set(IkSystems::RootMotion)
+                    .run_if(any_with_component::<root_motion::RootMotion>),
+            )
+            .add_systems(
+                PostUpdate,
+                root_motion::note_poses
+                    .in_set(IkSystems::Chains)
+                    .after(chain_system::solve_chains)
+                    .run_if(any_with_component::<root_motion::RootMotionState>),
+            );
 
         #[cfg(feature = "gizmos")]
         app.add_plugins(gizmos::IkGizmosPlugin);

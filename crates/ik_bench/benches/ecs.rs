@@ -15,13 +15,14 @@ use std::time::Duration;
 
 use ik_bench::scenario::{Ground, Measurement, Scenario, measure, median_ns};
 
-const SCENARIOS: [Scenario; 11] = [
+const SCENARIOS: [Scenario; 12] = [
     Scenario::Floor,
     Scenario::FloorGather,
     Scenario::Full { ground: Ground::Plane, parallel: true },
     Scenario::Full { ground: Ground::Plane, parallel: false },
     Scenario::Full { ground: Ground::Rapier, parallel: true },
     Scenario::FullWarped,
+    Scenario::FullRootMotion,
     Scenario::FullWalking { prediction: false },
     Scenario::FullWalking { prediction: true },
     Scenario::OurLegs { parallel: true },
@@ -103,6 +104,7 @@ fn main() {
                         Some(f),
                         Scenario::Full { .. }
                         | Scenario::FullWarped
+                        | Scenario::FullRootMotion
                         | Scenario::FullWalking { .. }
                         | Scenario::FloorGather,
                     ) => format!("{:.1}", window / n as f64 / f),
@@ -140,6 +142,16 @@ fn check(m: &Measurement, bench: bool) {
         Scenario::Full { .. } | Scenario::FullWarped => {
             assert!(m.max_error < 1e-3, "bevy_ik hands miss by {} m", m.max_error)
         }
+        // The clip's pelvis travels at rig::WALK_SPEED; the reported travel must be it.
+        Scenario::FullRootMotion => {
+            assert!(m.max_error < 1e-3, "bevy_ik hands miss by {} m", m.max_error);
+            let walk = ik_bench::rig::WALK_SPEED;
+            let speed = m.root_speed;
+            assert!(
+                (speed - walk).abs() < 0.02 * walk,
+                "root motion reported {speed} m/s for a clip travelling {walk} m/s"
+            );
+        }
         // Half the feet swing at any time; a measurement that steered none measured nothing.
         Scenario::FullWalking { prediction: true } if bench => {
             assert!(m.predicted_landings > 0, "footstep prediction steered no foot on the last frame")
@@ -166,6 +178,9 @@ fn summary(results: &[Measurement], counts: &[usize]) {
         }
         if let (Some(w), Some(f)) = (get(Scenario::FullWarped), get(full)) {
             println!("N = {n}: full character with pose warping {w:.0} ns ({:+.0} ns for the warping)", w - f);
+        }
+        if let (Some(r), Some(f)) = (get(Scenario::FullRootMotion), get(full)) {
+            println!("N = {n}: full character with root motion {r:.0} ns ({:+.0} ns for the root motion)", r - f);
         }
         let walking = |prediction| get(Scenario::FullWalking { prediction });
         if let (Some(p), Some(r)) = (walking(true), walking(false)) {

@@ -11,6 +11,8 @@
 
 use std::f32::consts::TAU;
 
+use bevy::animation::animation_curves::{AnimatableCurve, AnimatableKeyframeCurve};
+use bevy::animation::{AnimatedBy, AnimationTargetId, animated_field};
 use bevy::prelude::*;
 use bevy_ik::prelude::*;
 
@@ -286,4 +288,41 @@ pub fn animate(time: Res<Time>, mut bones: Query<(&Anim, &mut Transform)>) {
         transform.translation = anim.rest.translation + Vec3::Y * lift;
         transform.rotation = anim.rest.rotation * rotation;
     });
+}
+
+/// The root-motion clip every [`add_root_motion`] character plays: the pelvis's rest height,
+/// its bob, and [`WALK_SPEED`] forward (+Z), one gait cycle long, keyed at 60 Hz.
+pub fn root_motion_clip() -> AnimationClip {
+    let frames = (CYCLE * 60.0).round() as usize;
+    let keys = (0..=frames).map(|i| {
+        let t = CYCLE * i as f32 / frames as f32;
+        let bob = 0.015 * (2.0 * t * TAU / CYCLE).sin();
+        (t, Vec3::new(0.0, PELVIS_HEIGHT + bob, WALK_SPEED * t))
+    });
+    let curve = AnimatableKeyframeCurve::new(keys).expect("at least two keys");
+    let mut clip = AnimationClip::default();
+    clip.add_curve_to_target(pelvis_target(), AnimatableCurve::new(animated_field!(Transform::translation), curve));
+    clip
+}
+
+/// The pelvis's animation target (every character's pelvis, each animated by its own player).
+fn pelvis_target() -> AnimationTargetId {
+    AnimationTargetId::from_name(&Name::new("pelvis"))
+}
+
+/// [`RootMotion`] on a full character ([`add_full_ik`] first), reported only (the character
+/// stays on its cell, so its hand still reaches): an [`AnimationPlayer`] on its root plays
+/// `node` of `graph` ([`root_motion_clip`]) on repeat from its gait phase, animating the
+/// pelvis's translation over [`animate`]'s.
+pub fn add_root_motion(world: &mut World, c: &Character, graph: &Handle<AnimationGraph>, node: AnimationNodeIndex) {
+    let phase = world.get::<Anim>(c.pelvis).map_or(0.0, |a| a.phase);
+    world.entity_mut(c.pelvis).insert((pelvis_target(), AnimatedBy(c.root)));
+    let mut player = AnimationPlayer::default();
+    player.play(node).repeat().seek_to(phase / TAU * CYCLE);
+    let rig = RootMotionRig { hips: c.pelvis, up: Vec3::Y, forward: Vec3::Z, leg_length: 0.415 + 0.42 + ANKLE_HEIGHT };
+    world.entity_mut(c.root).insert((
+        player,
+        AnimationGraphHandle(graph.clone()),
+        RootMotion { rig: Some(rig), ..default() },
+    ));
 }

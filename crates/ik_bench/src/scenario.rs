@@ -15,6 +15,10 @@
 //!   hand chain), ground from the physics-free plane probe or from rapier ray casts.
 //! - [`Scenario::FullWarped`]: the full character with [`PoseWarping`] as well (stride and
 //!   orientation warping before the feet), plane probe.
+//! - [`Scenario::FullRootMotion`]: the full character with [`RootMotion`] as well: an
+//!   `AnimationPlayer` per character plays a clip whose pelvis travels 1.4 m/s (over the
+//!   procedural walk's pelvis translation; the animation is outside the window), the travel is
+//!   reported (the characters stay on their cells) and taken out of the pose, plane probe.
 //! - [`Scenario::FullWalking`]: the full character travelling, with [`FootstepPrediction`] or
 //!   without it (the pair gives the prediction's cost: each swinging foot's landing predicted
 //!   and its footprint probed ahead), rapier ground, so the prediction's probes are real ray
@@ -36,6 +40,7 @@
 
 use std::time::{Duration, Instant};
 
+use bevy::animation::AnimationPlugin;
 use bevy::app::TaskPoolThreadAssignmentPolicy;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
@@ -70,6 +75,9 @@ pub enum Scenario {
     /// The full character plus [`PoseWarping`] (moving at 2 m/s, 45° to the left of a clip
     /// authored at 1.4 m/s straight ahead), plane probe, all threads.
     FullWarped,
+    /// The full character plus [`RootMotion`] (reported, not applied), plane probe, all
+    /// threads.
+    FullRootMotion,
     /// The full character travelling at 1.4 m/s with labelled contacts, rapier ground, all
     /// threads; `prediction`: with [`FootstepPrediction`].
     FullWalking { prediction: bool },
@@ -89,6 +97,7 @@ impl Scenario {
             Scenario::Full { ground: Ground::Plane, parallel } => format!("full, plane probe, {}", threads(*parallel)),
             Scenario::Full { ground: Ground::Rapier, parallel } => format!("full, rapier, {}", threads(*parallel)),
             Scenario::FullWarped => "full + pose warping, plane probe, all threads".into(),
+            Scenario::FullRootMotion => "full + root motion, plane probe, all threads".into(),
             Scenario::FullWalking { prediction: false } => "full walking, rapier, all threads".into(),
             Scenario::FullWalking { prediction: true } => {
                 "full walking + footstep prediction, rapier, all threads".into()
@@ -129,6 +138,9 @@ pub struct Measurement {
     /// Feet with a predicted landing ([`FootStatus::landing`]) after the last frame: with
     /// [`FootstepPrediction`], how many were being steered (0 elsewhere).
     pub predicted_landings: usize,
+    /// The mean speed [`RootMotion`] reported after the last frame, m/s (0 without it): the
+    /// clip's 1.4 m/s when it works.
+    pub root_speed: f32,
     /// CPU time other processes used during the measured frames, as a fraction of all cores
     /// (from `/proc`; `None` where unavailable). Anything above a few % makes the run suspect.
     pub foreign_load: Option<f64>,
@@ -234,7 +246,7 @@ pub fn build(scenario: Scenario, count: usize) -> App {
                 );
             }
         }
-        Scenario::Full { .. } | Scenario::FullWarped | Scenario::FullWalking { .. } => {
+        Scenario::Full { .. } | Scenario::FullWarped | Scenario::FullRootMotion | Scenario::FullWalking { .. } => {
             let (ground, parallel) = match scenario {
                 Scenario::Full { ground, parallel } => (ground, parallel),
                 Scenario::FullWalking { .. } => (Ground::Rapier, true),
@@ -258,8 +270,12 @@ pub fn build(scenario: Scenario, count: usize) -> App {
                     ));
                 }
             }
+            let clip = (scenario == Scenario::FullRootMotion).then(|| root_motion_graph(&mut app));
             for c in &characters {
                 rig::add_full_ik(app.world_mut(), c);
+                if let Some((graph, node)) = &clip {
+                    rig::add_root_motion(app.world_mut(), c, graph, *node);
+                }
                 if scenario == Scenario::FullWarped {
                     rig::add_pose_warping(app.world_mut(), c);
                 }
@@ -311,6 +327,14 @@ pub fn build(scenario: Scenario, count: usize) -> App {
     app
 }
 
+/// The animation plugins and the graph of [`rig::root_motion_clip`] every character plays.
+fn root_motion_graph(app: &mut App) -> (Handle<AnimationGraph>, AnimationNodeIndex) {
+    app.add_plugins((AssetPlugin::default(), AnimationPlugin));
+    let clip = app.world_mut().resource_mut::<Assets<AnimationClip>>().add(rig::root_motion_clip());
+    let (graph, node) = AnimationGraph::from_clip(clip);
+    (app.world_mut().resource_mut::<Assets<AnimationGraph>>().add(graph), node)
+}
+
 /// Spawns a target and a knee pole (hierarchy roots) for each leg; returns
 /// `(ankle, target, pole)` per leg.
 fn leg_targets(world: &mut World, c: &Character) -> [(Entity, Entity, Entity); 2] {
@@ -353,6 +377,8 @@ pub fn measure(scenario: Scenario, count: usize, warmup: usize, frames: usize, m
     let world = app.world_mut();
     let predicted_landings =
         world.query::<&FootPlacerState>().iter(world).flat_map(|s| &s.feet).filter(|f| f.landing.is_some()).count();
+    let speeds: Vec<f32> = world.query::<&RootMotionState>().iter(world).map(|s| s.velocity.length()).collect();
+    let root_speed = if speeds.is_empty() { 0.0 } else { speeds.iter().sum::<f32>() / speeds.len() as f32 };
     Measurement {
         scenario,
         characters: count,
@@ -362,6 +388,7 @@ pub fn measure(scenario: Scenario, count: usize, warmup: usize, frames: usize, m
         mean_error,
         warnings,
         predicted_landings,
+        root_speed,
         foreign_load,
     }
 }
@@ -411,7 +438,7 @@ fn errors(app: &mut App, scenario: Scenario) -> (f32, f32) {
                 distances.push(at.distance(target));
             }
         }
-        Scenario::Full { .. } | Scenario::FullWarped => {
+        Scenario::Full { .. } | Scenario::FullWarped | Scenario::FullRootMotion => {
             let mut chains = world.query::<(&IkChain, &GlobalTransform)>();
             for (chain, global) in chains.iter(world) {
                 if let IkTarget::Position(target) = chain.target {
@@ -435,5 +462,6 @@ fn count_warnings(app: &mut App) -> u32 {
     let chains: u32 = world.query::<&IkChainState>().iter(world).map(|s| s.warnings).sum();
     let feet: u32 = world.query::<&FootPlacerState>().iter(world).map(|s| s.warnings).sum();
     let looks: u32 = world.query::<&LookAtState>().iter(world).map(|s| s.warnings).sum();
-    chains + feet + looks
+    let travel: u32 = world.query::<&RootMotionState>().iter(world).map(|s| s.warnings).sum();
+    chains + feet + looks + travel
 }
