@@ -308,7 +308,8 @@ impl LookAtJob<'_> {
         if corrections.len() != n {
             return Err(IkError::LengthMismatch { expected: n, got: corrections.len() });
         }
-        let joints_finite = self.joints.iter().all(|j| !j.share.is_nan() && !j.limit.is_nan() && !j.down_share.is_nan());
+        let joints_finite =
+            self.joints.iter().all(|j| !j.share.is_nan() && !j.limit.is_nan() && !j.down_share.is_nan());
         let model_ok = self.model.iter().all(|m| m.is_finite() && m.rotation.length_squared() > 1e-12);
         if !joints_finite
             || !model_ok

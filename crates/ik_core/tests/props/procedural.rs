@@ -176,7 +176,8 @@ pub fn look_at(input: LookAtInput) -> Verdict {
     let n = positions.len();
     let mut model: Vec<Xform> =
         positions.iter().zip(&rotations).map(|(&p, &r)| Xform::from_translation_rotation(p, r)).collect();
-    let joints: Vec<LookAtJoint> = params[..n].iter().map(|&(share, limit)| LookAtJoint { share, limit, down_share: share }).collect();
+    let joints: Vec<LookAtJoint> =
+        params[..n].iter().map(|&(share, limit)| LookAtJoint { share, limit, down_share: share }).collect();
     let head = model[n - 1];
     let eye = head.transform_point(eye_offset);
     let forward_model = head.rotation * forward;
@@ -189,7 +190,8 @@ pub fn look_at(input: LookAtInput) -> Verdict {
         } // all pivots coincide
         _ => target,
     };
-    let job = LookAtJob { joints: &joints, model: &model, forward, eye_offset, target, up: Vec3::Y, weight, iterations };
+    let job =
+        LookAtJob { joints: &joints, model: &model, forward, eye_offset, target, up: Vec3::Y, weight, iterations };
     let mut corrections = vec![Quat::from_rotation_z(0.3); n];
     let result = job.run(&mut corrections);
     check_finite!(corrections.iter().all(|c| c.is_finite()));
