@@ -20,6 +20,7 @@ const MAX_DEPTH: usize = 512;
 
 /// Largest relative difference between a joint's bind and current bone length for the two to
 /// count as the same bone.
+#[cfg(feature = "scene")]
 const LENGTH_TOLERANCE: f32 = 0.01;
 
 /// Rest transforms relative to a character root: the skin's joints from their inverse bind
@@ -39,6 +40,7 @@ impl BindPose {
     /// The bind pose of `joints` whose inverse bind matrices are `inverse_binds`, for a mesh at
     /// `mesh` relative to `root`; [`BindPose::current`] when the matrices are not finite or do
     /// not keep the current bone lengths.
+    #[cfg(feature = "scene")]
     pub(crate) fn from_skin(
         root: Entity,
         mesh: Xform,
@@ -59,6 +61,7 @@ impl BindPose {
 
     /// Whether the joints with a joint parent are as far from it as in the current pose (three
     /// in four: a clip may move a few joints' translations, as CesiumMan's walk moves 2 of 18).
+    #[cfg(feature = "scene")]
     fn keeps_lengths(&self, hierarchy: &Hierarchy) -> bool {
         let current = BindPose { root: self.root, joints: HashMap::default() };
         let length = |pose: &BindPose, a: Entity, b: Entity| {
