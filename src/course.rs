@@ -299,30 +299,6 @@ pub struct StairFlight {
 
 const LANE_WIDTH: f32 = 2.4;
 
-/// The controller's ramps up and down a raised box's two ends along `axis` (27°, run twice the
-/// rise, ending at the edge): the controller walks the 15 cm step on them as it walks the stairs
-/// on theirs, at any capsule size (rapier's autostep left a 1.2 m character's 19 cm capsule
-/// stuck at its edge, now and then); the feet see the real edge. The 13 cm kerbs keep autostep:
-/// ramps there moved the generated characters' approach to lane E's stairs off their treads.
-fn edge_ramps(b: &BoxPiece, axis: Axis) -> [RampPiece; 2] {
-    let (across, along, half_along, width) = match axis {
-        Axis::Z => (b.center.x, b.center.z, b.half.z, 2.0 * b.half.x),
-        Axis::X => (b.center.z, b.center.x, b.half.x, 2.0 * b.half.z),
-    };
-    let height = b.center.y + b.half.y;
-    let ramp = |edge: f32, out: f32| RampPiece {
-        axis,
-        across,
-        low: edge + out * 2.0 * height,
-        high: edge,
-        base: 0.0,
-        height,
-        width,
-        solidity: Solidity::ControllerOnly,
-    };
-    [ramp(along - half_along, -1.0), ramp(along + half_along, 1.0)]
-}
-
 impl CourseLayout {
     /// The course used by the demo and the autopilot.
     pub fn new() -> Self {
@@ -336,7 +312,7 @@ impl CourseLayout {
             solidity: Solidity::Solid,
         };
         boxes.push(step);
-        let mut ramps = Vec::from(edge_ramps(&step, Axis::Z));
+        let mut ramps = Vec::from(crate::course_lanes::edge_ramps(&step, Axis::Z));
         // Lane A: three staircases (up, landing, down).
         let mut flights = Vec::new();
         let lane_a = Run { axis: Axis::Z, across: 0.0, width: LANE_WIDTH };
@@ -552,21 +528,6 @@ mod tests {
             along_x += usize::from(r.axis == Axis::X && r.base > 0.0);
         }
         assert_eq!(along_x, 2, "the turning stair's flight along X (from its landing): up and down");
-    }
-
-    #[test]
-    fn the_controller_walks_the_step_on_ramps_the_feet_do_not_see() {
-        let layout = CourseLayout::new();
-        // Before, on and past the step's two risers (z = 3 up, z = 7 down).
-        for (p, riser) in [(Vec2::new(0.0, 3.0), Vec2::Y), (Vec2::new(0.0, 7.0), -Vec2::Y)] {
-            let heights: Vec<f32> = (-40..=40).map(|i| layout.controller_height(p + riser * i as f32 * 0.01)).collect();
-            let top = heights[80];
-            assert!(top > 0.12, "{p}: {top}");
-            // No lip: every centimetre rises at most 27° worth (0.5 cm) on the way up.
-            assert!(heights.windows(2).all(|w| (w[1] - w[0]).abs() <= 0.0051), "{p}: {heights:?}");
-            // The feet's ground still has the riser.
-            assert!(layout.feet_height(p - riser * 0.05) < 0.01, "{p}");
-        }
     }
 
     #[test]

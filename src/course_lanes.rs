@@ -15,7 +15,7 @@
 
 use bevy::prelude::*;
 
-use crate::course::{BoxPiece, Paint, Solidity};
+use crate::course::{Axis, BoxPiece, Paint, RampPiece, Solidity};
 
 /// Centre line (x) of lane D.
 pub const LANE_D: f32 = 16.0;
@@ -185,9 +185,48 @@ pub fn lane_d(boxes: &mut Vec<BoxPiece>) -> (Vec<PlatformPiece>, (Vec2, Vec2)) {
     (platforms, footprint)
 }
 
+/// The controller's ramps up and down a raised box's two ends along `axis` (27°, run twice the
+/// rise, ending at the edge): the controller walks the 15 cm step on them as it walks the stairs
+/// on theirs, at any capsule size (rapier's autostep left a 1.2 m character's 19 cm capsule
+/// stuck at its edge, now and then); the feet see the real edge. The 13 cm kerbs keep autostep:
+/// ramps there moved the generated characters' approach to lane E's stairs off their treads.
+pub fn edge_ramps(b: &BoxPiece, axis: Axis) -> [RampPiece; 2] {
+    let (across, along, half_along, width) = match axis {
+        Axis::Z => (b.center.x, b.center.z, b.half.z, 2.0 * b.half.x),
+        Axis::X => (b.center.z, b.center.x, b.half.x, 2.0 * b.half.z),
+    };
+    let height = b.center.y + b.half.y;
+    let ramp = |edge: f32, out: f32| RampPiece {
+        axis,
+        across,
+        low: edge + out * 2.0 * height,
+        high: edge,
+        base: 0.0,
+        height,
+        width,
+        solidity: Solidity::ControllerOnly,
+    };
+    [ramp(along - half_along, -1.0), ramp(along + half_along, 1.0)]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_controller_walks_the_step_on_ramps_the_feet_do_not_see() {
+        let layout = crate::course::CourseLayout::new();
+        // Before, on and past the step's two risers (z = 3 up, z = 7 down).
+        for (p, riser) in [(Vec2::new(0.0, 3.0), Vec2::Y), (Vec2::new(0.0, 7.0), -Vec2::Y)] {
+            let heights: Vec<f32> = (-40..=40).map(|i| layout.controller_height(p + riser * i as f32 * 0.01)).collect();
+            let top = heights[80];
+            assert!(top > 0.12, "{p}: {top}");
+            // No lip: every centimetre rises at most 27° worth (0.5 cm) on the way up.
+            assert!(heights.windows(2).all(|w| (w[1] - w[0]).abs() <= 0.0051), "{p}: {heights:?}");
+            // The feet's ground still has the riser.
+            assert!(layout.feet_height(p - riser * 0.05) < 0.01, "{p}");
+        }
+    }
 
     #[test]
     fn the_slide_is_a_triangle_wave_at_its_speed() {
