@@ -323,7 +323,9 @@ fn solve_character(
         );
         if lock.is_none() {
             status.locked = false;
-            status.contact = report.planted > 0.5;
+            // The clip's own judgement: a foot a swing floor carries (a planted weight the
+            // prediction took away) must not read as swinging to the prediction next frame.
+            status.contact = report.clip_planted > 0.5;
         }
         status.toe_world = to_world.transform_point(bones.model[chain.toe.unwrap_or(chain.ankle)].translation);
     }

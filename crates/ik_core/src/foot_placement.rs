@@ -171,8 +171,13 @@ pub struct FootReport {
     pub ground_point: Vec3,
     /// Ground normal, model space (+Y without a hit).
     pub ground_normal: Vec3,
-    /// Planted weight in `[0, 1]` from the animated pose.
+    /// How planted the foot stands, in `[0, 1]`: the animated pose's planted weight, less the
+    /// share a swing floor carries it ([`FootPlacement::swing_floors`]).
     pub planted: f32,
+    /// The animated pose's own planted weight in `[0, 1]` (its sole within `planted_height`
+    /// of its floor, fading over `planted_fade`), whatever a swing floor does with the foot:
+    /// what to read as "the clip has this foot down" without contact labels.
+    pub clip_planted: f32,
     /// Correction the ground asks for, before smoothing (planted weight included).
     pub target_offset: f32,
     /// Vertical correction applied to the ankle (smoothed).
@@ -449,8 +454,13 @@ impl FootPlacement<'_> {
             st.target = None;
             st.toes_down = 0.0;
             st.vote = SupportVote::default();
-            *report =
-                FootReport { ground_normal: Vec3::Y, planted, ankle_target: ankle.translation, ..Default::default() };
+            *report = FootReport {
+                ground_normal: Vec3::Y,
+                planted,
+                clip_planted: animated_planted,
+                ankle_target: ankle.translation,
+                ..Default::default()
+            };
             let any_hit = hits.iter().any(Option::is_some);
             // The ground's slope (tilt-limited, the mean of the normals found) as far as the clip
             // plants the foot, smoothed first, so heights below use the tilt actually applied.

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use glam::{Quat, Vec3};
 use ik_core::foot_placement::{
-    FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, FootRig, GroundHit,
+    FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, FootRig, GroundHit, SwingFloor,
 };
 use ik_core::{IkError, Xform};
 
@@ -434,4 +434,30 @@ fn a_foot_raised_with_its_floor_still_counts_as_planted_and_lands_on_the_ground(
     let result = wrong.run(&mut locals, &mut model, flat, 1.0 / 60.0, &mut FootPlacementState::new(2), &mut reports);
     assert!(matches!(result, Err(IkError::LengthMismatch { .. })));
     assert_eq!(locals, animated);
+}
+
+#[test]
+fn a_planted_foot_a_swing_floor_carries_still_reads_as_planted_by_the_clip() {
+    // A footstep prediction that takes a foot for swinging raises it over its swing floor and
+    // counts it that much less planted; the clip's own weight (`clip_planted`) must not
+    // follow, or the prediction reads the raised foot as swinging next frame and keeps it up.
+    let skel = biped();
+    let animated = standing(&skel, 0.04);
+    let rigs = biped_feet(&skel);
+    let flat = |o: Vec3, d: Vec3, m: f32| plane_hit(o, d, m, Vec3::ZERO, Vec3::Y);
+    let floors = [SwingFloor { height: 0.2, weight: 1.0 }, SwingFloor::default()];
+    let job = FootPlacement { swing_floors: &floors, ..placement_job(skel.parents(), &rigs) };
+    let mut state = FootPlacementState::new(2);
+    let mut reports = [FootReport::default(); 2];
+    let mut locals = animated.clone();
+    let mut model = model_of(&skel, &locals);
+    job.run(&mut locals, &mut model, flat, 1.0 / 60.0, &mut state, &mut reports).unwrap();
+    println!(
+        "carried foot: planted {}, clip planted {}, offset {:.3}",
+        reports[0].planted, reports[0].clip_planted, reports[0].offset
+    );
+    assert_eq!(reports[0].planted, 0.0, "carried by its swing floor, it does not stand");
+    assert!(reports[0].offset > 0.15, "and is raised: offset {}", reports[0].offset);
+    assert_eq!(reports[0].clip_planted, 1.0, "the clip has it down");
+    assert_eq!((reports[1].planted, reports[1].clip_planted), (1.0, 1.0), "the other foot stands");
 }
