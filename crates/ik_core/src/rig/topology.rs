@@ -334,9 +334,10 @@ fn find_hips(tree: &Tree, reach: &[f32], next: &[Option<usize>], size: f32, exte
 
 /// A second bone that carries a pair of legs like the rig's own: a four-legged creature's
 /// shoulders beside the hips the rig took for a pelvis (no humanoid's arms match its legs in a
-/// rest pose). The pair's chains are equal (±10 %), as long as the rig's legs (±15 %), point the
-/// same way down (within ~30°) and end at the same level (within 15 % of a leg along the two
-/// pairs' mean down), outside the rig's legs.
+/// rest pose). The pair's chains are equal (±10 %), as long as the rig's legs (±15 %) or as tall
+/// (their carrier as high above their feet as the hips above theirs, ±15 %: a horse's front
+/// legs zigzag from high shoulder blades), point the same way down (within ~30°) and end at the
+/// same level (within 15 % of a leg along the two pairs' mean down), outside the rig's legs.
 pub(crate) fn four_legged(tree: &Tree, rig: &HumanoidRig<usize>) -> Option<usize> {
     let (reach, next) = reaches(tree);
     let tip = |c: usize| tree.pos[*main_chain(&next, c).last().unwrap_or(&c)];
@@ -349,8 +350,10 @@ pub(crate) fn four_legged(tree: &Tree, rig: &HumanoidRig<usize>) -> Option<usize
         let mean = (pair.down + down).normalize_or_zero();
         let level = |f: &Vec3| f.dot(mean);
         let hind = feet.iter().map(level).fold(f32::MIN, f32::max);
+        let hips_height = hind - level(&tree.pos[hips]);
+        let as_tall = |carrier: usize| ((hind - level(&tree.pos[carrier])) - hips_height).abs() <= 0.15 * hips_height;
         pair.down.dot(down) > 0.85
-            && (pair.leg - leg).abs() <= 0.15 * leg
+            && ((pair.leg - leg).abs() <= 0.15 * leg || as_tall(pair.carrier))
             && pair.feet.iter().all(|f| (level(f) - hind).abs() <= 0.15 * leg)
     };
     (0..tree.len())
@@ -360,6 +363,7 @@ pub(crate) fn four_legged(tree: &Tree, rig: &HumanoidRig<usize>) -> Option<usize
 
 /// Two legs hanging from one bone (see [`four_legged`]).
 struct LegPair {
+    carrier: usize,
     feet: [Vec3; 2],
     down: Vec3,
     leg: f32,
@@ -380,7 +384,7 @@ fn leg_pair(tree: &Tree, (reach, next): (&[f32], &[Option<usize>]), p: usize, le
         let feet = (tree.pos[p] + va).dot(down).min((tree.pos[p] + vb).dot(down));
         let leg = la.max(lb);
         let fits = (la - lb).abs() <= 0.1 * leg && together >= 0.85 && lowest - feet <= 0.1 * leg;
-        fits.then_some(LegPair { feet: [tree.pos[p] + va, tree.pos[p] + vb], down, leg })
+        fits.then_some(LegPair { carrier: p, feet: [tree.pos[p] + va, tree.pos[p] + vb], down, leg })
     })
 }
 
