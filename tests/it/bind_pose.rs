@@ -66,3 +66,15 @@ fn a_clip_playing_when_rigging_happens_does_not_change_the_rest_pose() {
         assert!(worst <= 1e-3, "{path}: {still:?} vs {playing:?}");
     }
 }
+
+#[test]
+fn a_skin_bound_at_the_scene_origin_under_a_turned_root_node_stands_as_its_nodes_do() {
+    // GDQuest's Mannequiny: the root node is turned +90° about X, the skin's inverse bind
+    // matrices bind the mesh at the scene's origin, not where its node stands. Bound at the
+    // node, the rest pose lay on its back (the demo turned it 89° and sank it 77 cm).
+    let (figures, mapping) = rest_figures("characters/gdquest_mannequiny.glb", false);
+    let (up, forward) = (Vec3::from_slice(&figures[2..5]), Vec3::from_slice(&figures[5..8]));
+    println!("{mapping}: up {up:?}, forward {forward:?}");
+    assert!(up.angle_between(Vec3::Y).to_degrees() < 10.0, "stands up +Y: {up:?}");
+    assert!(forward.angle_between(Vec3::Z).to_degrees() < 10.0, "faces +Z as its nodes do: {forward:?}");
+}

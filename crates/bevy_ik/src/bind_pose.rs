@@ -3,8 +3,11 @@
 //! moved the bones).
 //!
 //! Method: a skin joint's rest transform relative to the character root is `F · IBM⁻¹`, with
-//! `IBM` its inverse bind matrix and `F` the skinned mesh node's transform relative to the root
-//! (its vertices are given there; mesh nodes are not animated). Other bones compose their own
+//! `IBM` its inverse bind matrix and `F` where the skinned mesh was bound: most exporters bind
+//! it where its node stands (relative to the root), some at the scene's origin (glTF ignores a
+//! skinned mesh node's transform), so both are tried and the one that turns the skeleton's top joints
+//! least from their current local rotations is kept (a clip turns a pelvis a little, not the
+//! whole body 90°). Other bones compose their own
 //! local transforms onto the nearest joint or the root. The bind pose is used only when it keeps
 //! every joint's bone length as the current pose has it (rotations never change a length; a
 //! file whose matrices disagree with its nodes falls back to the current pose).
@@ -48,22 +51,48 @@ impl BindPose {
         inverse_binds: &[Mat4],
         hierarchy: &Hierarchy,
     ) -> Self {
-        let mesh = Mat4::from_scale_rotation_translation(mesh.scale, mesh.rotation, mesh.translation);
-        let mut pose = BindPose::current(root);
-        for (joint, inverse_bind) in joints.iter().zip(inverse_binds) {
-            let (scale, rotation, translation) = (mesh * inverse_bind.inverse()).to_scale_rotation_translation();
-            if scale.is_finite() && rotation.is_finite() && translation.is_finite() {
-                pose.joints.insert(*joint, Xform { translation, rotation, scale });
+        let bound_at = |mesh: Mat4| {
+            let mut pose = BindPose::current(root);
+            for (joint, inverse_bind) in joints.iter().zip(inverse_binds) {
+                let (scale, rotation, translation) = (mesh * inverse_bind.inverse()).to_scale_rotation_translation();
+                if scale.is_finite() && rotation.is_finite() && translation.is_finite() {
+                    pose.joints.insert(*joint, Xform { translation, rotation, scale });
+                }
             }
-        }
+            pose
+        };
+        let at_node = bound_at(Mat4::from_scale_rotation_translation(mesh.scale, mesh.rotation, mesh.translation));
+        let at_origin = bound_at(Mat4::IDENTITY);
+        // A tie (a mesh node that does not turn) keeps the node's placement.
+        let pose = if at_origin.turn_from_current(hierarchy) + 1e-3 < at_node.turn_from_current(hierarchy) {
+            at_origin
+        } else {
+            at_node
+        };
         if pose.keeps_lengths(hierarchy) { pose } else { BindPose::current(root) }
+    }
+
+    /// How far the skeleton's top joints (those whose parent is no joint) turn from their
+    /// current local rotations when bound this way, radians summed: a clip turns a pelvis a
+    /// little, a wrong binding turns the whole body.
+    #[cfg(feature = "scene")]
+    fn turn_from_current(&self, hierarchy: &Hierarchy) -> f32 {
+        let mut turn = 0.0;
+        for (&joint, bind) in &self.joints {
+            let Ok((transform, parent)) = hierarchy.get(joint) else { continue };
+            let Some(parent) = parent.map(ChildOf::parent).filter(|p| !self.joints.contains_key(p)) else { continue };
+            let Some(parent_rest) = self.rest_of(parent, hierarchy) else { continue };
+            let local = parent_rest.inverse().mul_xform(bind);
+            turn += local.rotation.angle_between(transform.rotation);
+        }
+        turn
     }
 
     /// Whether the joints with a joint parent are as far from it as in the current pose (three
     /// in four: a clip may move a few joints' translations, as CesiumMan's walk moves 2 of 18).
     #[cfg(feature = "scene")]
     fn keeps_lengths(&self, hierarchy: &Hierarchy) -> bool {
-        let current = BindPose { root: self.root, joints: HashMap::default() };
+        let current = BindPose::current(self.root);
         let length = |pose: &BindPose, a: Entity, b: Entity| {
             Some(pose.rest_of(a, hierarchy)?.translation.distance(pose.rest_of(b, hierarchy)?.translation))
         };
