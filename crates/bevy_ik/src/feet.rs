@@ -205,7 +205,8 @@ pub struct FootStatus {
     /// How far the heel is lifted about the toes, radians
     /// ([`FootPlacementSettings::heel_lift`]).
     pub heel_lift: f32,
-    /// In contact this frame (from the [`FootLock`] contact source).
+    /// In contact this frame: from the [`FootLock`] contact source, or without a lock the clip's
+    /// own planted weight over 0.5 ([`ik_core::foot_placement::FootReport::clip_planted`]).
     pub contact: bool,
     /// Locked to a floor point this frame.
     pub locked: bool,
