@@ -26,7 +26,8 @@ pub struct LegBones {
     /// Foot bone (ankle joint).
     #[entities]
     pub ankle: Entity,
-    /// Ball-of-foot bone, if the rig has one (used for contacts and locking).
+    /// Ball-of-foot bone, if the rig has one (locking and footstep prediction hold it; without
+    /// one they hold the sole's ball point, [`ik_core::foot_placement::FootRig::ball`]).
     #[entities]
     pub toe: Option<Entity>,
     /// Rest measurements (ankle/toe height standing flat, the ankle's local up axis, heel and
@@ -154,7 +155,8 @@ impl Default for ContactSource {
     }
 }
 
-/// Put next to a [`FootPlacer`] whose legs have toes: during a contact each toe stays on a fixed
+/// Put next to a [`FootPlacer`]: during a contact each foot's ball (its toe joint, or the sole's
+/// ball point on a foot without a toe bone) stays on a fixed
 /// floor point, otherwise it follows the animation; switching is blended by cubic
 /// inertialization, so position and velocity stay continuous. The tuning is ik_core's
 /// [`FootLockSettings`]. The hold is horizontal: heights stay [`FootPlacer`]'s business, and
@@ -210,7 +212,8 @@ pub struct FootStatus {
     pub contact: bool,
     /// Locked to a floor point this frame.
     pub locked: bool,
-    /// The toe (or ankle) position written this frame (world).
+    /// The ball written this frame (world): the toe joint, or the sole's ball point on a foot
+    /// without a toe bone ([`ik_core::foot_placement::FootRig::ball`]).
     pub toe_world: Vec3,
     /// The ray's start (world), for gizmos.
     pub ray_start: Vec3,

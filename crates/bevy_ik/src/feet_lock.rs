@@ -77,7 +77,7 @@ pub(crate) struct LockMemory<'a> {
     pub steer: &'a [Vec3],
 }
 
-/// Foot locking: for each leg with a toe, decide contact and update its lock state from the
+/// Foot locking: for each leg (its ball: the toe joint or the sole's ball point), decide contact and update its lock state from the
 /// animated toe; the horizontal distance from the animated toe to the lock's target becomes
 /// that foot's shift (model space), so placement probes and puts the foot where the lock holds
 /// it, at the height the ground there asks for.

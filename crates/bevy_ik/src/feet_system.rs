@@ -236,8 +236,8 @@ fn solve_character(
     let floor_heights: &[f32] = if warped { &floors[..chains.len()] } else { &[] };
     let to_world = bones.stop_world;
     motion.update(to_world, dt);
-    for (toe, chain) in animated_toes.iter_mut().zip(chains.iter()) {
-        *toe = chain.toe.map(|t| bones.model[t].translation);
+    for (toe, rig) in animated_toes.iter_mut().zip(rigs.iter()) {
+        *toe = rig.ball(&bones.model);
     }
     state.feet.resize(chains.len(), FootStatus::default());
     shifts.clear();
@@ -327,7 +327,8 @@ fn solve_character(
             // prediction took away) must not read as swinging to the prediction next frame.
             status.contact = report.clip_planted > 0.5;
         }
-        status.toe_world = to_world.transform_point(bones.model[chain.toe.unwrap_or(chain.ankle)].translation);
+        let ball = rigs[i].ball(&bones.model).unwrap_or(bones.model[chain.ankle].translation);
+        status.toe_world = to_world.transform_point(ball);
     }
     if lock.is_some() {
         let up = (to_world.rotation * Vec3::Y).normalize_or(Vec3::Y);

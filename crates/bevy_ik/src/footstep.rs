@@ -1,7 +1,7 @@
 //! [`FootstepPrediction`]: swinging feet steered so they land on one surface — a whole tread,
 //! not across its edge — using [`ik_core::footstep`].
 //!
-//! Each frame, before foot locking, per leg with a toe: the contact label (the [`FootLock`]'s,
+//! Each frame, before foot locking, per leg: the contact label (the [`FootLock`]'s,
 //! else the placement's planted weight, as of last frame) and the animated toe in the
 //! character's frame feed the leg's [`FootstepState`]. While the foot swings and a step has
 //! been learned, the landing is predicted (the root's velocity is measured from its world
@@ -119,7 +119,7 @@ impl RootMotion {
 
 /// What [`steer_swings`] reads from the placer.
 pub(crate) struct Legs<'a> {
-    /// Animated toe per leg (model space; `None` without a toe).
+    /// Animated ball per leg (model space: [`ik_core::foot_placement::FootRig::ball`]).
     pub toes: &'a [Option<Vec3>],
     /// The legs' rigs (sole points).
     pub rigs: &'a [FootRig],

@@ -512,10 +512,10 @@ fn attach(
     let mut placer = FootPlacer::new(rig.pelvis, legs);
     placer.settings.knee_pole = KneePole::Forward(frame.forward);
     root_commands.insert(placer);
-    if humanoid.foot_lock && rig.legs.iter().all(|l| l.ball.is_some()) {
+    if humanoid.foot_lock {
         root_commands.insert(FootLock::default());
     }
-    if humanoid.footstep_prediction && rig.legs.iter().all(|l| l.ball.is_some()) {
+    if humanoid.footstep_prediction {
         root_commands.insert(FootstepPrediction::default());
     }
     if let Some(target) = humanoid.look_target {

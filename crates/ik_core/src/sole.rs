@@ -66,6 +66,9 @@ pub const HEEL_BACK: f32 = 0.45;
 pub const TIP_AHEAD: f32 = 0.55;
 /// Ankle-to-ball length of a foot without a toe bone, as a fraction of the leg's length.
 pub const FOOT_PER_LEG: f32 = 0.18;
+/// Where the ball of a foot without a toe bone lies, as a share of its sole from the back of the
+/// heel to the toe tip: where [`FlatSole::estimate`] puts it (about 0.73, as on a human foot).
+pub const BALL_SHARE: f32 = (1.0 + HEEL_BACK) / (1.0 + HEEL_BACK + TIP_AHEAD);
 
 /// The sole of a foot standing flat, estimated from its joints: the back of the heel, the ball
 /// and the toe tip on the floor, in model space (+Y up). One estimate for every caller (rigging,

@@ -251,3 +251,33 @@ fn a_swing_floor_that_does_not_raise_a_foot_leaves_it_its_say_in_the_pelvis() {
     assert!((none + 0.12).abs() < 2e-3 && (at_its_ground - none).abs() < 1e-4, "{none} {at_its_ground}");
     assert!(raised > none + 0.1, "{raised}");
 }
+
+#[test]
+fn a_foot_in_the_air_beyond_its_legs_reach_does_not_pull_the_pelvis_down() {
+    // A run's back-kick: the left foot 30 cm up and 60 cm behind, its leg nearly straight, and
+    // a landing shift (footstep prediction) 25 cm further back: out of the leg's reach however
+    // low the pelvis goes. The right foot stands on flat ground. Following the highest foot, the
+    // pelvis stays where the planted foot holds it; the swinging leg stretches for its target.
+    let skel = biped();
+    let mut animated = standing(&skel, 0.04);
+    lift_foot(&skel, &mut animated, &LEFT, 0.3, -0.6);
+    let rigs = biped_feet(&skel);
+    let shifts = [Vec3::new(0.0, 0.0, -0.25), Vec3::ZERO];
+    let mut flat = |o: Vec3, d: Vec3, m: f32| plane_hit(o, d, m, Vec3::ZERO, Vec3::Y);
+    let mut pelvis = |pelvis_support| {
+        let settings = FootPlacementSettings { pelvis_support, ..Default::default() };
+        let job = FootPlacement { settings, foot_shifts: &shifts, ..placement_job(skel.parents(), &rigs) };
+        settled_pelvis(&skel, &job, &animated, &mut flat)
+    };
+    let (highest, front, lowest) =
+        (pelvis(PelvisSupport::HighestFoot), pelvis(PelvisSupport::FrontFoot), pelvis(PelvisSupport::LowestFoot));
+    println!(
+        "a foot in the air out of reach: pelvis {:.2} cm (highest foot), {:.2} cm (front foot), {:.2} cm (lowest foot)",
+        highest * 100.0,
+        front * 100.0,
+        lowest * 100.0
+    );
+    for offset in [highest, front, lowest] {
+        assert!(offset.abs() < 0.01, "the pelvis fell {:.2} cm for a foot in the air", -offset * 100.0);
+    }
+}

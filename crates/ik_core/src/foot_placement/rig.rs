@@ -6,7 +6,7 @@ use glam::Vec3;
 use super::external;
 use crate::Xform;
 use crate::leg::LegChain;
-use crate::sole::{FlatSole, SOLE_PROBES, SolePoint, heel_and_tip};
+use crate::sole::{BALL_SHARE, FlatSole, SOLE_PROBES, SolePoint, heel_and_tip};
 
 /// One foot of the rig.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -120,6 +120,37 @@ impl FootRig {
             on(self.heel),
             on(self.tip),
         ]
+    }
+
+    /// The point the foot plants by and rolls over (model space): the toe joint, or for a foot
+    /// without a toe bone the sole [`BALL_SHARE`] of the way from its heel point to its toe tip
+    /// (on the ankle bone, at flat height 0, as [`Self::toe_height`] is then). Locking and
+    /// footstep prediction hold and steer this point. `None` for a toe-less foot without heel
+    /// and tip points, or an index out of range.
+    ///
+    /// ```
+    /// # use glam::Vec3;
+    /// # use ik_core::Xform;
+    /// # use ik_core::leg::LegChain;
+    /// # use ik_core::foot_placement::FootRig;
+    /// let pose = [
+    ///     Xform::from_translation(Vec3::new(0.0, 0.9, 0.0)),
+    ///     Xform::from_translation(Vec3::new(0.0, 0.5, 0.0)),
+    ///     Xform::from_translation(Vec3::new(0.0, 0.1, 0.0)),
+    /// ];
+    /// let leg = LegChain { hip: 0, knee: 1, ankle: 2, toe: None, toe_end: None };
+    /// let rig = FootRig::from_flat_pose(&pose, leg).unwrap().with_estimated_sole(&pose);
+    /// let ball = rig.ball(&pose).unwrap();
+    /// assert!(ball.y.abs() < 1e-5, "on the sole, under a toe-less ankle's foot");
+    /// assert!(ball.z > 0.1, "ahead of the ankle, toward the toe tip: {ball}");
+    /// ```
+    pub fn ball(&self, model: &[Xform]) -> Option<Vec3> {
+        if let Some(toe) = self.leg.toe {
+            return model.get(toe).map(|t| t.translation);
+        }
+        let (heel, tip) = (self.heel?, self.tip?);
+        (heel.bone == tip.bone).then_some(())?;
+        model.get(heel.bone).map(|bone| bone.transform_point(heel.local.lerp(tip.local, BALL_SHARE)))
     }
 
     /// A rig from a pose standing flat on the floor (usually the model-space rest pose).

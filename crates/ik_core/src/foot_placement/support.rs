@@ -181,9 +181,15 @@ impl FootPlacement<'_> {
             // correction (weighted by its planted weight), so a leg's own reach counts only as
             // far as the foot is planted. Following another foot, nothing else brings the
             // pelvis down to a foot half planted (landing, rolling off): its leg gets all the
-            // drop it needs. A swinging foot's target is never lowered (a swing floor only
-            // raises it), so it needs none.
-            let weight = if s.pelvis_support == PelvisSupport::LowestFoot { report.planted } else { 1.0 };
+            // drop it needs. A foot the clip has in the air needs none: its target is never
+            // lowered (a swing floor only raises it), and a raised one out of the leg's reach
+            // (a run's stride, a body already up a step) is the leg's to stretch for, not the
+            // pelvis's to fall for.
+            let weight = match s.pelvis_support {
+                PelvisSupport::LowestFoot => report.planted,
+                _ if report.clip_planted > 0.0 => 1.0,
+                _ => 0.0,
+            };
             let reach = |at: Vec3| pelvis_drop_to_reach(model, &foot.leg, at, soften).max(-max_down) * weight;
             let mut drop = if st.target.is_some() { reach(target) } else { 0.0 };
             let normal = st.normal.value.normalize_or(Vec3::Y);
