@@ -70,6 +70,19 @@ pub enum RigError {
         /// The bones carrying the leg pairs, by name.
         carriers: [String; 2],
     },
+    /// More than two legs reach the ground: a creature (a spider's eight), not a humanoid.
+    ManyLegs {
+        /// The end bones of the legs, at the ground, by name.
+        feet: Vec<String>,
+    },
+    /// The skeleton's two legs have fewer than three bones each below the bone they share: no
+    /// thigh, shin and foot to bend (a toy whose legs are single bones).
+    ShortLegs {
+        /// The legs' end bones, by name.
+        legs: [String; 2],
+        /// How many bones the shorter leg has.
+        bones: usize,
+    },
     /// Another bone is not below the bone it must hang from (`calf_l` not below `thigh_l`).
     WrongHierarchy {
         /// The role key of the bone.
@@ -93,6 +106,24 @@ impl fmt::Display for RigError {
                     "not a humanoid: four legs: {a} and {b} each carry a pair of equal legs, as long as each \
                      other and ending at the same level (a four-legged creature). Humanoid IK needs two legs; \
                      creatures are not rigged yet."
+                );
+            }
+            RigError::ManyLegs { feet } => {
+                return write!(
+                    f,
+                    "not a humanoid: {} legs reach the ground (ending at {}): a creature. Humanoid IK needs two \
+                     legs; creatures are not rigged yet.",
+                    feet.len(),
+                    feet.join(", ")
+                );
+            }
+            RigError::ShortLegs { legs: [a, b], bones } => {
+                let word = if *bones == 1 { "bone" } else { "bones" };
+                return write!(
+                    f,
+                    "the legs ending at {a} and {b} have {bones} {word} each: foot IK bends a thigh, a shin and a \
+                     foot (three bones per leg). Re-export the character with a leg skeleton of three bones or \
+                     more; nothing can be bent on this one."
                 );
             }
             RigError::MapBoneMissing { misses } => {

@@ -32,6 +32,7 @@ pub use bones::{ArmBones, HumanoidRig, LegBones};
 mod bones;
 mod error;
 mod frame;
+mod legs;
 mod map;
 mod names;
 mod report;

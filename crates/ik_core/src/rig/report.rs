@@ -5,6 +5,7 @@ use glam::Vec3;
 
 use super::error::{MapMiss, RigError, candidates, closest};
 use super::frame::{self, RigFrame};
+use super::legs;
 use super::names::{self, Issue};
 use super::tree::Tree;
 use super::{ArmBones, HumanoidRig, LegBones, RigProfile, Role, Side, match_profile, topology};
@@ -445,6 +446,9 @@ fn auto(tree: &Tree) -> Result<Found, RigError> {
             Ok(Found { rig, found_by: "topology".into(), frame, dropped })
         }
         Err(shape) => {
+            if let Some(cause) = legs::unusable_legs(tree) {
+                return Err(cause);
+            }
             if failure.missing.is_empty()
                 && let Some(issue) = &failure.issue
             {
