@@ -11,7 +11,8 @@
 //! says the foot is in contact. Penetration = the deepest point's depth inside the ground: the
 //! shorter way out, straight up or sideways (see [`penetration_depth`]), so a toe touching a
 //! riser's face is not read as the riser's height. Slide: at each contact's start the ball
-//! point's ground position is remembered; the slide is the largest horizontal distance from it
+//! point's ground position is remembered (the sole under the toe joint, carried by the toe bone
+//! where there is one: the toe a lock holds, which stays down while the heel rolls off); the slide is the largest horizontal distance from it
 //! during the contact.
 //! IK time: the wall time between a marker system just before `IkSystems::Prepare` and one just
 //! after `IkSystems::Chains`. Invariants: all figures finite and ≥ 0, in metres (the UI shows cm).

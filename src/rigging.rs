@@ -106,7 +106,7 @@ pub fn after_rigging(
                 Some((heel, tip)) => {
                     let (heel, tip) =
                         (ankle.transform_point(heel), ball.map_or(ankle, |(_, x)| x).transform_point(tip));
-                    let under_ball = ball.map_or(heel.lerp(tip, 0.6), |(_, x)| x.translation);
+                    let under_ball = ball.map_or(heel.lerp(tip, ik_core::sole::BALL_SHARE), |(_, x)| x.translation);
                     (heel, Vec3::new(under_ball.x, heel.y, under_ball.z), tip)
                 }
                 None => {
@@ -117,15 +117,19 @@ pub fn after_rigging(
             };
             let in_frame = |x: &ik_core::Xform, p: Vec3| x.inverse_transform_point(p);
             let (toe_bone, toe_frame) = ball.unwrap_or((leg.foot, ankle));
-            // Heel → ball on the foot bone, ball → tip on the toe bone, a point every ~1 cm.
+            // Heel → ball on the foot bone, ball → tip on the toe bone, a point every ~1 cm. The
+            // ball point the slide is measured at is the toe bone's (the toe the lock holds): the
+            // foot bone's point under the toe joint swings with the heel as it lifts, which is
+            // rolling off, not sliding.
             let along = |from: Vec3, to: Vec3, bone: Entity, frame: ik_core::Xform, first: usize| {
                 let n = ((from.distance(to) / SOLE_SPACING).ceil() as usize).max(1);
                 (first..=n)
                     .map(move |k| SolePoint { bone, local: in_frame(&frame, from.lerp(to, k as f32 / n as f32)) })
             };
             let mut points: Vec<SolePoint> = along(heel, ball_pt, leg.foot, ankle, 0).collect();
-            ball_index[side] = points.len() - 1;
-            points.extend(along(ball_pt, tip, toe_bone, toe_frame, 1));
+            let on_toe = usize::from(toe_bone != leg.foot);
+            ball_index[side] = points.len() - 1 + on_toe;
+            points.extend(along(ball_pt, tip, toe_bone, toe_frame, 1 - on_toe));
             feet[side] = points;
         }
         let mut entity = commands.entity(avatar);
