@@ -46,6 +46,8 @@ struct Scene {
     root: Entity,
     player: Entity,
     walk: Handle<AnimationClip>,
+    /// The Walk as the file has it (in place).
+    in_place: Handle<AnimationClip>,
     idle: Handle<AnimationClip>,
     /// The remade Walk's true ground speed, m/s (character frame).
     speed: f32,
@@ -77,13 +79,14 @@ fn scene(motion: RootMotion, root_transform: Transform) -> Scene {
     let sample = |t: f32| remade.sample_clamped(animated_field!(Transform::translation), id, t).unwrap();
     let net = parent_model.transform_vector3(sample(duration) - sample(0.0)).reject_from(rigged.frame.up);
     let speed = net.length() / duration;
+    let in_place = walk;
     let walk = app.world_mut().resource_mut::<Assets<AnimationClip>>().add(remade);
     app.insert_resource(HipsTrack { hips: Some(hips), at: Vec::new() });
     app.add_systems(PostUpdate, record_hips.after(IkSystems::RootMotion).before(IkSystems::Feet));
     app.init_resource::<Faults>();
     app.add_observer(|faulted: On<IkFaulted>, mut faults: ResMut<Faults>| faults.0.push(faulted.fault.to_string()));
     let player = app.world_mut().query_filtered::<Entity, With<AnimationPlayer>>().single(app.world()).unwrap();
-    Scene { app, root, player, walk, idle, speed, forward: rigged.frame.forward, duration }
+    Scene { app, root, player, walk, in_place, idle, speed, forward: rigged.frame.forward, duration }
 }
 
 /// `walk` with `per_second × t` added to the hips' translation (keyed at 60 Hz).
@@ -207,4 +210,44 @@ fn root_motion_through_a_blend_is_the_weighted_mean_of_the_clips_travel() {
     let error = speed_error(&velocities[1..], 0.75 * scene.speed);
     println!("root motion, Walk 3 : Idle 1: speed within {:.3} % of 3/4 of the Walk's", error * 100.0);
     assert!(error <= 0.02, "the blend's speed is {:.2} % off 3/4 of the walk's", error * 100.0);
+}
+
+#[test]
+fn a_root_bone_s_travel_blended_with_an_idle_that_does_not_animate_it_is_taken_out_whole() {
+    // The Walk given travel on the root bone above the hips (Mixamo-style "root" carrier), the
+    // Idle without curves on that bone: Bevy blends the root's local over the Walk alone, so the
+    // whole travel is in the pose at any blend weight and the whole of it must come out.
+    let mut scene = scene(RootMotion::default(), Transform::default());
+    let hips = scene.app.world().get::<RiggedHumanoid>(scene.root).unwrap().rig.pelvis;
+    let root_bone = scene.app.world().get::<ChildOf>(hips).unwrap().parent();
+    let id = *scene.app.world().get::<AnimationTargetId>(root_bone).expect("the root bone is a target");
+    let rest = scene.app.world().get::<Transform>(root_bone).unwrap().translation;
+    let above = scene.app.world().get::<ChildOf>(root_bone).unwrap().parent();
+    let world = |e: Entity| scene.app.world().get::<GlobalTransform>(e).unwrap().affine();
+    let above_model = world(scene.root).inverse() * world(above);
+    let per_second = above_model.inverse().transform_vector3(scene.forward * TRAVEL_SPEED);
+    let clips = scene.app.world().resource::<Assets<AnimationClip>>();
+    let mut walk = clips.get(&scene.in_place).unwrap().clone();
+    let (duration, frames) = (walk.duration(), (walk.duration() * 60.0).round() as usize);
+    let keys = (0..=frames).map(|i| duration * i as f32 / frames as f32).map(|t| (t, rest + per_second * t));
+    let curve = AnimatableKeyframeCurve::new(keys).unwrap();
+    walk.add_curve_to_target(id, AnimatableCurve::new(animated_field!(Transform::translation), curve));
+    let idle = clips.get(&scene.idle).unwrap();
+    assert!(idle.curves_for_target(id).is_none(), "the Idle must leave the root bone alone for this test");
+    let walk = scene.app.world_mut().resource_mut::<Assets<AnimationClip>>().add(walk);
+    let idle = scene.idle.clone();
+    play(&mut scene, &[(walk, 3.0), (idle, 1.0)], 1.0);
+    let velocities = run(&mut scene, (2.0 * duration / DT).ceil() as usize);
+    let track = &scene.app.world().resource::<HipsTrack>().at[1..];
+    let forward = |p: Vec3| p.dot(scene.forward);
+    let drift = track.iter().map(|p| (forward(*p) - forward(track[0])).abs()).fold(0.0, f32::max);
+    let jump = track.windows(2).map(|w| w[0].distance(w[1])).fold(0.0, f32::max);
+    println!(
+        "root-bone travel, Walk 3 : Idle 1: reported {:.3} m/s, hips fore-aft range {:.2} cm, largest jump {:.2} cm",
+        velocities.last().map_or(0.0, |v| v.length()),
+        drift * 100.0,
+        jump * 100.0
+    );
+    assert!(drift <= 0.1, "the hips wandered {:.1} cm: a share of the root's travel stayed in the pose", drift * 100.0);
+    assert!(jump <= 0.02, "the hips jumped {:.2} cm between two frames", jump * 100.0);
 }

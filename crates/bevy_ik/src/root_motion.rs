@@ -187,8 +187,9 @@ struct Memory {
     next_seeks: Vec<(AnimationNodeIndex, f32)>,
     /// Each playing clip's travel since last frame, with its weight.
     deltas: Vec<(Travel, f32)>,
-    /// Each playing clip's carrier (`None`: in place), the travel its pose carries, its weight.
-    holds: Vec<(Option<usize>, Travel, f32)>,
+    /// Each playing clip's carrier (`None`: in place), the travel its pose carries, its weight,
+    /// its entry in `clips`.
+    holds: Vec<(Option<usize>, Travel, f32, usize)>,
     /// Scratch for one carrier's blend.
     parts: Vec<(Travel, f32)>,
     /// In-place locals to write this frame.
@@ -335,8 +336,8 @@ fn solve_character(
             settings.looping = active.repeat_mode() != RepeatAnimation::Never;
             let read = clip_travel(memory, hierarchy, clip.id(), asset, &settings);
             match read {
-                Ok(Some(i)) => memory.follow(i, node, active, weight),
-                Ok(None) => memory.hold_still(node, active, weight),
+                Ok((entry, true)) => memory.follow(entry, node, active, weight),
+                Ok((entry, false)) => memory.hold_still(entry, node, active, weight),
                 Err(why) => unreadable = Some(IkFault::Clip(format!("clip {:?}: {why}", clip.id()))),
             }
         }
@@ -413,14 +414,14 @@ fn follow_chain(
     Ok(())
 }
 
-/// The entry of a clip read on this character (read now if it is new).
+/// The entry of a clip read on this character (read now if it is new) and whether it travels.
 fn clip_travel(
     memory: &mut Memory,
     hierarchy: &Hierarchy,
     id: AssetId<AnimationClip>,
     asset: &AnimationClip,
     settings: &RootMotionSettings,
-) -> Result<Option<usize>, String> {
+) -> Result<(usize, bool), String> {
     let looping = settings.looping;
     let index = match memory.clips.iter().position(|c| c.clip == id && c.looping == looping) {
         Some(i) => i,
@@ -428,12 +429,13 @@ fn clip_travel(
             let locals: Vec<Xform> =
                 memory.chain.iter().map(|&b| hierarchy.get(b).map_or(Xform::IDENTITY, |(t, _)| xform_of(t))).collect();
             let read = clip::read_clip(asset, Chain { targets: &memory.targets, locals: &locals }, settings);
-            memory.clips.push(ClipEntry { clip: id, looping, read });
+            let animates = clip::animated_bones(asset, &memory.targets);
+            memory.clips.push(ClipEntry { clip: id, looping, read, animates });
             memory.clips.len() - 1
         }
     };
     match &memory.clips[index].read {
-        Ok(travel) => Ok(travel.as_ref().map(|_| index)),
+        Ok(travel) => Ok((index, travel.is_some())),
         Err(why) => Err(why.clone()),
     }
 }
@@ -447,14 +449,14 @@ impl Memory {
         let previous = self.seeks.iter().find(|(n, _)| *n == node).map(|s| s.1).or(active.last_seek_time());
         let delta = carried.delta(previous.unwrap_or(now), now, active.speed());
         self.deltas.push((delta, weight));
-        self.holds.push((Some(carried.carrier), carried.at(now), weight));
+        self.holds.push((Some(carried.carrier), carried.at(now), weight, entry));
         self.next_seeks.push((node, now));
     }
 
-    /// A clip in place playing on `node`: no travel, by its weight.
-    fn hold_still(&mut self, node: AnimationNodeIndex, active: &ActiveAnimation, weight: f32) {
+    /// A clip in place (entry `entry`) playing on `node`: no travel, by its weight.
+    fn hold_still(&mut self, entry: usize, node: AnimationNodeIndex, active: &ActiveAnimation, weight: f32) {
         self.deltas.push((Travel::IDENTITY, weight));
-        self.holds.push((None, Travel::IDENTITY, weight));
+        self.holds.push((None, Travel::IDENTITY, weight, entry));
         self.next_seeks.push((node, active.seek_time()));
     }
 }
@@ -469,7 +471,11 @@ fn make_in_place(memory: &mut Memory, up: Vec3, hierarchy: &Hierarchy) -> Result
             continue; // blended already
         }
         memory.parts.clear();
-        let share = |&(c, travel, weight): &(Option<usize>, Travel, f32)| {
+        // The carrier's local is the blend of the clips that animate it (Bevy leaves the others
+        // out of that bone's blend): an idle without curves on a root bone adds no stillness.
+        let clips = &memory.clips;
+        let share = |&(c, travel, weight, entry): &(Option<usize>, Travel, f32, usize)| {
+            let weight = if clips[entry].animates(carrier) { weight } else { 0.0 };
             (if c == Some(carrier) { travel } else { Travel::IDENTITY }, weight)
         };
         memory.parts.extend(memory.holds.iter().map(share));

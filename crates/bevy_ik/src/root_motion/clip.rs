@@ -21,6 +21,22 @@ pub(crate) struct ClipEntry {
     pub looping: bool,
     /// Its travel (`None`: the clip is in place), or why it could not be read.
     pub read: Result<Option<CarriedTravel>, String>,
+    /// Which bones of the chain it has curves for (bit `i`: chain bone `i`; bones past 63
+    /// count as animated). Bevy blends a bone's local over the clips that animate it only.
+    pub animates: u64,
+}
+
+impl ClipEntry {
+    /// Whether the clip has curves for chain bone `bone`.
+    pub fn animates(&self, bone: usize) -> bool {
+        bone >= 64 || self.animates & (1 << bone) != 0
+    }
+}
+
+/// The chain bones `clip` has curves for, as [`ClipEntry::animates`] keeps them.
+pub(crate) fn animated_bones(clip: &AnimationClip, targets: &[Option<AnimationTargetId>]) -> u64 {
+    let has = |t: &Option<AnimationTargetId>| t.is_some_and(|id| clip.curves_for_target(id).is_some());
+    targets.iter().take(64).enumerate().filter(|(_, t)| has(t)).fold(0, |mask, (i, _)| mask | 1 << i)
 }
 
 /// A clip's travel and the bone that carries it.
