@@ -374,6 +374,9 @@ pub fn finish_character(
                 patience_frames: 2,
                 ..Default::default()
             },
+            // Clips that carry the body forward are played in place (their travel reported,
+            // not applied): the controller moves the character; in-place clips are untouched.
+            RootMotion::default(),
         ));
     }
 }
