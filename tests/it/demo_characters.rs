@@ -12,7 +12,8 @@
 //! "NOT met"). A character with no clip (`robot_100`, and presets with their clips taken
 //! out) gets the mannequin's Idle/Walk/Jog retargeted onto it and must meet the same walking
 //! bars, the output saying so; with `--retarget off` it stands astride the 15 cm step with both
-//! feet within 1 cm of their ground. Every run must exit 0.
+//! feet within 1 cm of their ground. Two presets walk with root motion on their walking clips
+//! (on the hips; on a root bone), played in place by `RootMotion`. Every run must exit 0.
 //!
 //! Each run walks the whole course twice (about 17 s of a dev-profile process); two run
 //! at a time. `IK_DEMO_CONVENTIONS=a,b` runs only the runs whose name starts with a named preset.
@@ -20,6 +21,7 @@
 use std::process::Command;
 
 use ik_tool::mannequin::convention::{ClipSet, RestPose};
+use ik_tool::mannequin::root_motion::{Carrier, add_root_motion};
 use ik_tool::mannequin::{Convention, conventions, generate_convention};
 
 /// Demo processes run at once.
@@ -40,6 +42,8 @@ enum Expect {
 struct Run {
     name: String,
     convention: Convention,
+    /// Its walking clips given root motion on this bone (`ik_tool mannequin --root-motion`).
+    root_motion: Option<Carrier>,
     flags: &'static [&'static str],
     expect: Expect,
 }
@@ -53,6 +57,7 @@ fn runs() -> Vec<Run> {
         .map(|(name, convention)| Run {
             name: name.to_string(),
             convention,
+            root_motion: None,
             flags: &[],
             expect: if convention.clips == ClipSet::None { Expect::WalksRetargeted } else { Expect::Walks },
         })
@@ -61,21 +66,35 @@ fn runs() -> Vec<Run> {
     out.push(Run {
         name: "robot_100_retarget_off".into(),
         convention: preset("robot_100"),
+        root_motion: None,
         flags: &["--retarget", "off"],
         expect: Expect::Stands,
     });
     out.push(Run {
         name: "everything_no_clips".into(),
         convention: Convention { clips: ClipSet::None, ..preset("everything") },
+        root_motion: None,
         flags: &[],
         expect: Expect::WalksRetargeted,
     });
     out.push(Run {
         name: "asset_pack_long_legs_no_clips".into(),
         convention: Convention { clips: ClipSet::None, leg_scale: 1.15, rest: RestPose::A45, ..preset("asset_pack") },
+        root_motion: None,
         flags: &[],
         expect: Expect::WalksRetargeted,
     });
+    // Clips that carry the body forward (issue 39), on the hips and on a root bone: played in
+    // place by bevy_ik's RootMotion, the controller moving the character.
+    for (name, convention, carrier) in [("mixamo", "mixamo", Carrier::Hips), ("unreal", "unreal", Carrier::Root)] {
+        out.push(Run {
+            name: format!("{name}_root_motion_{}", carrier.name()),
+            convention: preset(convention),
+            root_motion: Some(carrier),
+            flags: &[],
+            expect: Expect::Walks,
+        });
+    }
     out
 }
 
@@ -84,7 +103,10 @@ fn run_demo(run: &Run) -> Result<String, String> {
     let dir = std::env::temp_dir().join(format!("bevy_ik_demo_{name}_{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let file = dir.join(format!("{name}.glb"));
-    let glb = generate_convention(&run.convention).map_err(|e| e.to_string())?.glb;
+    let mut glb = generate_convention(&run.convention).map_err(|e| e.to_string())?.glb;
+    if let Some(carrier) = run.root_motion {
+        glb = add_root_motion(name, &glb, carrier).map_err(|e| e.to_string())?;
+    }
     std::fs::write(&file, &glb).map_err(|e| e.to_string())?;
     let output = Command::new(env!("CARGO_BIN_EXE_bevy_ik_demo"))
         .args(["--headless", "--skip-ik-off", "--character", file.to_str().unwrap()])
