@@ -313,7 +313,9 @@ impl ClipTravel {
     /// The per-frame query: the travel from the clip time `previous` to `now`, both as a player
     /// reports them (wrapped into `[0, duration]`), played at `speed` (negative: backward). A
     /// looping clip whose time went against the play direction wrapped once (a seek reads the
-    /// same). Identity for non-finite input or an overflow.
+    /// same). At `speed` 0 — a player paused while a blend space sets its clip times by seeks —
+    /// the time went the shorter way round the loop. Identity for non-finite input or an
+    /// overflow.
     ///
     /// ```
     /// use glam::{Quat, Vec3};
@@ -338,6 +340,9 @@ impl ClipTravel {
     /// // Last frame at 0.95 s, this frame at 0.05 s (wrapped): 0.1 s of travel, 11.2 cm.
     /// let delta = clip.delta_wrapped(&travel, 0.95, 0.05, 1.0);
     /// assert!((delta.translation - Vec3::Z * 0.112).length() < 1e-4);
+    /// // Seeked there at speed 0: the same 0.1 s forward, not 0.9 s back.
+    /// let seeked = clip.delta_wrapped(&travel, 0.95, 0.05, 0.0);
+    /// assert!((seeked.translation - Vec3::Z * 0.112).length() < 1e-4);
     /// ```
     pub fn delta_wrapped(&self, travel: &[Travel], previous: f32, now: f32, speed: f32) -> Travel {
         if ![previous, now, speed].iter().all(|v| v.is_finite()) {
@@ -345,9 +350,12 @@ impl ClipTravel {
         }
         let mut to = now;
         if self.looping {
-            if speed > 0.0 && now < previous {
+            let half = 0.5 * self.duration;
+            let wrapped_forward = now < previous && (speed > 0.0 || (speed == 0.0 && previous - now > half));
+            let wrapped_backward = now > previous && (speed < 0.0 || (speed == 0.0 && now - previous > half));
+            if wrapped_forward {
                 to += self.duration;
-            } else if speed < 0.0 && now > previous {
+            } else if wrapped_backward {
                 to -= self.duration;
             }
         }

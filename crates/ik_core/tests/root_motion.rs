@@ -381,3 +381,20 @@ fn blended_deltas_are_the_weighted_mean_of_translation_and_yaw() {
     assert!((mixed.rotation.angle_between(Quat::IDENTITY) - expected_yaw).abs() < 1e-4);
     assert_eq!(blend_travel(Vec3::Y, &[(b, 0.0)]), Travel::IDENTITY);
 }
+
+#[test]
+fn a_loop_a_blend_space_seeks_at_speed_0_travels_forward_through_its_wrap() {
+    // A player paused (speed 0) whose clip time a blend space sets each frame, 1/60 s on:
+    // every frame's travel is forward, the wrap's too (not the whole loop back).
+    let track = sample(1.0, |t| walk_hips(1.4, t));
+    let (clip, travel) = extract(&track, &settings());
+    let (mut clock, mut total, mut least) = (0.0f32, 0.0f32, f32::INFINITY);
+    for _ in 0..150 {
+        let next = (clock + 1.0 / 60.0).rem_euclid(clip.duration);
+        let step = clip.delta_wrapped(&travel, clock, next, 0.0).translation.z;
+        (total, least, clock) = (total + step, least.min(step), next);
+    }
+    println!("seeked at speed 0: {total:.3} m over 2.5 s, least step {:.2} cm", least * 100.0);
+    assert!(least > 0.0, "a frame went back {:.1} cm", -least * 100.0);
+    assert!((total - 1.4 * 2.5).abs() < 0.02, "{total} m");
+}
