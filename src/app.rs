@@ -315,6 +315,7 @@ pub fn build_app(args: &Args) -> Result<App, String> {
         stand_at: args.at.map(|(x, z, yaw)| (Vec2::new(x, z), yaw.to_radians())),
         skip_ik_off: args.skip_ik_off,
     });
+    app.world_mut().resource_mut::<DemoIk>().clip_drives = args.clip_drives;
     if !args.headless {
         app.add_plugins(crate::view::DemoView { args: args.clone() });
     }

@@ -113,6 +113,11 @@ pub struct Args {
     /// gives the table its contrast columns; every bar comes from the two IK passes.
     #[arg(long)]
     pub skip_ik_off: bool,
+    /// Root motion drives: a character whose clips carry the body forward moves at their
+    /// travel's speed (J toggles it); by default the controller's speed moves it, the clips
+    /// played in place.
+    #[arg(long)]
+    pub clip_drives: bool,
     /// Keep a `--character`'s size even when its legs say it is under 0.5 m or over 2.5 m tall
     /// (by default such a character is scaled to 1.75 m, with one line saying so).
     #[arg(long)]

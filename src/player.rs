@@ -14,6 +14,7 @@
 //! Invariants: speed ≥ 0 and finite; yaw finite.
 
 use bevy::prelude::*;
+use bevy_ik::prelude::RootMotionState;
 use bevy_rapier3d::prelude::*;
 use ik_core::spring::Spring;
 
@@ -121,6 +122,10 @@ impl Motion {
         }
     }
 }
+
+/// Below this travel speed, m/s, the clips are taken to carry nothing (root motion driving
+/// falls back to the controller's speed).
+const MIN_TRAVEL: f32 = 0.05;
 
 /// A grounded body is pressed down at this speed, m/s, for at most 1/60 s a frame (8 mm): a
 /// frame whose ground cast misses (rapier's controller does, rarely, on flat ground) sinks the
@@ -321,10 +326,12 @@ pub fn move_characters(
         With<Player>,
     >,
     mut spaces: Query<&mut Locomotion>,
+    travels: Query<&RootMotionState>,
     ik: Option<Res<crate::toggles::DemoIk>>,
 ) {
     let dt = time.delta_secs();
-    let stride_warping = ik.is_some_and(|ik| ik.stride_warping);
+    let stride_warping = ik.as_ref().is_some_and(|ik| ik.stride_warping);
+    let clip_drives = ik.as_ref().is_some_and(|ik| ik.clip_drives);
     if dt.is_nan() || dt <= 0.0 {
         return;
     }
@@ -374,12 +381,22 @@ pub fn move_characters(
             _ => forward,
         };
         transform.rotation = Quat::from_rotation_y(motion.yaw);
-        motion.requested = speed * motion.gain * dt;
+        // Root motion driving: the clips' travel last frame sets the pace (the blend space
+        // still follows the wanted speed); without travel (in-place clips, standing) the spring.
+        let travel = motion.avatar.and_then(|a| travels.get(a).ok()).map(|t| Vec2::new(t.velocity.x, t.velocity.z));
+        let pace = match travel.map(|v| v.length()) {
+            Some(v) if clip_drives && v > MIN_TRAVEL => v,
+            _ => speed,
+        };
+        motion.requested = pace * motion.gain * dt;
         let press = if grounded { ground_press(motion.requested, dt) } else { 0.0 };
         kcc.translation = Some(forward * motion.requested + Vec3::Y * (motion.vertical * dt - press));
         if let Some(mut loco) = motion.avatar.and_then(|a| spaces.get_mut(a).ok()) {
             let shorten = crate::toggles::shortens_stride(stride_warping, &loco);
-            loco.speed = crate::toggles::blend_speed(achieved, motion.speeds.0, shorten, loco.has_idle());
+            // Driven by the clips, the blend follows the wanted speed (the clips' travel then
+            // follows it); else what the body achieved, so the feet match the ground.
+            let blended = if clip_drives { speed } else { achieved };
+            loco.speed = crate::toggles::blend_speed(blended, motion.speeds.0, shorten, loco.has_idle());
         }
     }
 }

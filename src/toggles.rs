@@ -50,6 +50,10 @@ pub struct DemoIk {
     /// Stride warping: slower than the walk, the walk keeps its cadence and takes shorter
     /// steps instead of the blend space slowing its cycle toward idle (N).
     pub stride_warping: bool,
+    /// Root motion drives (J): a character whose clips carry the body forward moves at their
+    /// travel's speed (the controller steers); off, the controller's speed moves it and the
+    /// clips are played in place. Characters with in-place clips move by the controller either way.
+    pub clip_drives: bool,
     /// Reach when the orb is closer to the shoulder than this fraction of the arm's length.
     pub reach_fraction: f32,
     /// Snap weights this frame instead of fading (the autopilot uses it between passes).
@@ -69,6 +73,7 @@ impl Default for DemoIk {
             orientation_warping: true,
             slope_warping: true,
             stride_warping: false,
+            clip_drives: false,
             reach_fraction: 1.1,
             snap: false,
         }
@@ -80,9 +85,9 @@ impl Default for DemoIk {
 pub struct LockTemplate(pub FootLock);
 
 /// Keys: F foot IK, L foot lock, K look-at, O look at orb/camera, H hand reach, P orb follows,
-/// V orientation warping, B slope warping, N stride warping.
+/// V orientation warping, B slope warping, N stride warping, J root motion drives.
 pub fn toggle_keys(keys: Res<ButtonInput<KeyCode>>, mut ik: ResMut<DemoIk>) {
-    let switches: [(KeyCode, fn(&mut DemoIk) -> &mut bool); 8] = [
+    let switches: [(KeyCode, fn(&mut DemoIk) -> &mut bool); 9] = [
         (KeyCode::KeyF, |ik| &mut ik.foot_ik),
         (KeyCode::KeyL, |ik| &mut ik.foot_lock),
         (KeyCode::KeyK, |ik| &mut ik.look_at),
@@ -91,6 +96,7 @@ pub fn toggle_keys(keys: Res<ButtonInput<KeyCode>>, mut ik: ResMut<DemoIk>) {
         (KeyCode::KeyV, |ik| &mut ik.orientation_warping),
         (KeyCode::KeyB, |ik| &mut ik.slope_warping),
         (KeyCode::KeyN, |ik| &mut ik.stride_warping),
+        (KeyCode::KeyJ, |ik| &mut ik.clip_drives),
     ];
     for (key, switch) in switches {
         if keys.just_pressed(key) {

@@ -24,6 +24,7 @@ const KEYS: &[(&str, &str, Scope)] = &[
     ("V", "orientation warping on/off (turns the legs toward the movement when strafing)", Course),
     ("B", "slope warping on/off (stride onto ramps, the spine leans into them)", Course),
     ("N", "stride warping on/off (slow walks: shorter steps at the walk's cadence)", Course),
+    ("J", "root motion drives on/off (clips that carry the body forward set its pace)", Course),
     ("mouse drag", "orbit the camera", Everywhere),
     ("wheel", "zoom", Everywhere),
     ("F", "foot placement on/off", Course),

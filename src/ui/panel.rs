@@ -57,6 +57,7 @@ pub fn main_panel(
                         ui.checkbox(&mut ik.orientation_warping, "V  orientation (legs turn when strafing)");
                         ui.checkbox(&mut ik.slope_warping, "B  slope (stride onto ramps, lean)");
                         ui.checkbox(&mut ik.stride_warping, "N  stride (slow walks: shorter steps)");
+                        ui.checkbox(&mut ik.clip_drives, "J  root motion drives (else: in place)");
                     },
                 );
             }
