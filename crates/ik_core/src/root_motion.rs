@@ -11,15 +11,10 @@
 //! frame onto the last's in one duration; for a clip that does not loop it follows the ground
 //! frame sample by sample. The in-place remainder is `M(t)⁻¹ · carrier(t)`.
 //!
-//! **Inputs.** The carrier's model-space transforms sampled at `frame_rate` Hz, the first at
-//! time 0 and the last at the clip's end (a looping clip's last sample is its first pose moved
-//! by one cycle's travel); [`RootMotionSettings`]: up and forward of the rig's frame
-//! ([`RigFrame`]), whether the clip loops, whether travel includes vertical motion, and the
-//! tolerance under which a clip counts as in place.
-//!
-//! **Outputs.** One [`Travel`] per sample in the caller's buffer, and [`ClipTravel`]: ground
-//! speed, turning rate, whether the clip travels at all, and the per-frame query
-//! ([`ClipTravel::delta`], [`ClipTravel::delta_wrapped`]).
+//! **Inputs**: the carrier's model-space transforms sampled at `frame_rate` Hz from time 0 to
+//! the clip's end; [`RootMotionSettings`]. **Outputs**: one [`Travel`] per sample in the
+//! caller's buffer, and [`ClipTravel`] (speed, turning rate, the per-frame query
+//! [`ClipTravel::delta_wrapped`]).
 //!
 //! **Invariants.** `M(t) · remainder(t) = carrier(t)` at every sample. For a loop the remainder
 //! is periodic (the jump at the wrap is travel, not a pose change) and `k` loops travel the
@@ -351,13 +346,14 @@ impl ClipTravel {
         let mut to = now;
         if self.looping {
             let half = 0.5 * self.duration;
-            let wrapped_forward = now < previous && (speed > 0.0 || (speed == 0.0 && previous - now > half));
-            let wrapped_backward = now > previous && (speed < 0.0 || (speed == 0.0 && now - previous > half));
-            if wrapped_forward {
-                to += self.duration;
-            } else if wrapped_backward {
-                to -= self.duration;
-            }
+            let forward = now < previous && (speed > 0.0 || (speed == 0.0 && previous - now > half));
+            let backward = now > previous && (speed < 0.0 || (speed == 0.0 && now - previous > half));
+            let turns = match (forward, backward) {
+                (true, _) => 1.0,
+                (_, true) => -1.0,
+                _ => 0.0,
+            };
+            to += turns * self.duration;
         }
         self.delta(travel, previous, to)
     }
