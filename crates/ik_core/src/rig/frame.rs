@@ -27,7 +27,8 @@ pub enum ForwardSource {
 /// `left = up × forward`, so for +Y up and +Z forward, left is +X.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RigFrame {
-    /// Up: the pelvis → head direction (+Y when that is degenerate).
+    /// Up: the pelvis → head direction, snapped to the model axis within 45° of it (+Y when
+    /// that is degenerate).
     pub up: Vec3,
     /// Forward, perpendicular to `up`.
     pub forward: Vec3,
@@ -50,6 +51,21 @@ pub(crate) fn assumed_forward(up: Vec3) -> Vec3 {
     if f.length_squared() > 1e-6 { f.normalize() } else { up.any_orthonormal_vector() }
 }
 
+/// `dir` (unit) snapped to the model axis within 45° of it, if one is: a head leaning ahead of
+/// the pelvis (a dinosaur's, a hunched rest pose) does not tilt the character's up off the
+/// model's own (glTF's +Y, a Blender armature's +Z).
+fn nearest_axis(dir: Vec3) -> Vec3 {
+    let a = dir.abs();
+    let (largest, axis) = if a.x >= a.y && a.x >= a.z {
+        (a.x, Vec3::X * dir.x.signum())
+    } else if a.y >= a.z {
+        (a.y, Vec3::Y * dir.y.signum())
+    } else {
+        (a.z, Vec3::Z * dir.z.signum())
+    };
+    if largest > core::f32::consts::FRAC_1_SQRT_2 { axis } else { dir }
+}
+
 /// The part of `v` perpendicular to every unit vector in `axes` (applied in order).
 fn reject(v: Vec3, axes: &[Vec3]) -> Vec3 {
     axes.iter().fold(v, |v, a| v - *a * v.dot(*a))
@@ -67,7 +83,7 @@ fn bend(tree: &Tree, a: usize, mid: usize, b: usize) -> Vec3 {
 /// `[left, right]` order is known (from names) and may give forward when nothing else does.
 pub(crate) fn measure(tree: &Tree, rig: &HumanoidRig<usize>, sided: bool) -> RigFrame {
     let p = |b: usize| tree.pos[b];
-    let up = (p(rig.head) - p(rig.pelvis)).try_normalize().unwrap_or(Vec3::Y);
+    let up = nearest_axis((p(rig.head) - p(rig.pelvis)).try_normalize().unwrap_or(Vec3::Y));
     let leg_length = rig.legs.iter().map(|l| tree.seg(l.thigh, l.calf) + tree.seg(l.calf, l.foot)).sum::<f32>() / 2.0;
     let across = (p(rig.legs[0].thigh) - p(rig.legs[1].thigh)).try_normalize();
     let lateral = across.map(|a| reject(a, &[up]).try_normalize().unwrap_or(Vec3::ZERO)).unwrap_or(Vec3::ZERO);
@@ -100,4 +116,21 @@ pub(crate) fn measure(tree: &Tree, rig: &HumanoidRig<usize>, sided: bool) -> Rig
         .map(|b| p(b).dot(up))
         .fold(f32::MAX, f32::min);
     RigFrame { up, forward, left, forward_from, height: (top - bottom).max(0.0), leg_length }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_head_leaning_ahead_of_the_pelvis_keeps_the_model_s_up() {
+        // The Mesh2Motion kaiju: hips (0, 0.80, -0.39), head (0, 2.00, 0.46): 35° forward.
+        let lean = (Vec3::new(0.0, 2.002, 0.461) - Vec3::new(0.0, 0.802, -0.386)).normalize();
+        assert_eq!(nearest_axis(lean), Vec3::Y);
+        // A Blender armature's +Z, and -Y, stay what they are; a direction 50° off every axis too.
+        assert_eq!(nearest_axis(Vec3::new(0.1, 0.2, 0.97).normalize()), Vec3::Z);
+        assert_eq!(nearest_axis(-Vec3::Y), -Vec3::Y);
+        let between = Vec3::new(1.0, 1.0, 0.3).normalize();
+        assert_eq!(nearest_axis(between), between);
+    }
 }
