@@ -127,6 +127,14 @@ impl Motion {
 /// falls back to the controller's speed).
 const MIN_TRAVEL: f32 = 0.05;
 
+/// The ground speed the body moves at: with root motion driving (`travel` given), the clips'
+/// travel last frame (the blend space still follows the wanted speed); without travel (in-place
+/// clips, standing) the controller's `speed`.
+fn pace(travel: Option<&RootMotionState>, speed: f32) -> f32 {
+    let clips = travel.map_or(0.0, |t| Vec2::new(t.velocity.x, t.velocity.z).length());
+    if clips > MIN_TRAVEL { clips } else { speed }
+}
+
 /// A grounded body is pressed down at this speed, m/s, for at most 1/60 s a frame (8 mm): a
 /// frame whose ground cast misses (rapier's controller does, rarely, on flat ground) sinks the
 /// body by the same 8 mm at any frame rate instead of by a whole long frame's worth (5 cm at
@@ -381,14 +389,8 @@ pub fn move_characters(
             _ => forward,
         };
         transform.rotation = Quat::from_rotation_y(motion.yaw);
-        // Root motion driving: the clips' travel last frame sets the pace (the blend space
-        // still follows the wanted speed); without travel (in-place clips, standing) the spring.
-        let travel = motion.avatar.and_then(|a| travels.get(a).ok()).map(|t| Vec2::new(t.velocity.x, t.velocity.z));
-        let pace = match travel.map(|v| v.length()) {
-            Some(v) if clip_drives && v > MIN_TRAVEL => v,
-            _ => speed,
-        };
-        motion.requested = pace * motion.gain * dt;
+        let travel = motion.avatar.filter(|_| clip_drives).and_then(|a| travels.get(a).ok());
+        motion.requested = pace(travel, speed) * motion.gain * dt;
         let press = if grounded { ground_press(motion.requested, dt) } else { 0.0 };
         kcc.translation = Some(forward * motion.requested + Vec3::Y * (motion.vertical * dt - press));
         if let Some(mut loco) = motion.avatar.and_then(|a| spaces.get_mut(a).ok()) {
@@ -404,6 +406,22 @@ pub fn move_characters(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_clips_set_the_pace_only_when_they_travel() {
+        let with = |velocity| {
+            let mut state = RootMotionState::default();
+            state.velocity = velocity;
+            state
+        };
+        let travelling = with(Vec3::new(0.0, 0.3, 1.4));
+        assert_eq!(pace(Some(&travelling), 0.5), Vec2::new(0.0, 1.4).length(), "the ground part of the travel");
+        let in_place = RootMotionState::default();
+        assert_eq!(pace(Some(&in_place), 0.5), 0.5, "in-place clips: the controller's speed");
+        assert_eq!(pace(None, 0.5), 0.5, "root motion not driving");
+        let broken = with(Vec3::NAN);
+        assert_eq!(pace(Some(&broken), 0.5), 0.5);
+    }
 
     #[test]
     fn the_ground_press_never_outweighs_a_walking_step_up_a_slope() {

@@ -124,9 +124,9 @@ impl FootRig {
 
     /// The point the foot plants by and rolls over (model space): the toe joint, or for a foot
     /// without a toe bone the sole [`BALL_SHARE`] of the way from its heel point to its toe tip
-    /// (on the ankle bone, at flat height 0, as [`Self::toe_height`] is then). Locking and
-    /// footstep prediction hold and steer this point. `None` for a toe-less foot without heel
-    /// and tip points, or an index out of range.
+    /// (on the ankle bone, at flat height 0, as [`Self::toe_height`] is then), or without those
+    /// points the sole under the ankle. Locking and footstep prediction hold and steer this
+    /// point, so every foot has one. `None` only for an index out of range.
     ///
     /// ```
     /// # use glam::Vec3;
@@ -143,14 +143,21 @@ impl FootRig {
     /// let ball = rig.ball(&pose).unwrap();
     /// assert!(ball.y.abs() < 1e-5, "on the sole, under a toe-less ankle's foot");
     /// assert!(ball.z > 0.1, "ahead of the ankle, toward the toe tip: {ball}");
+    /// // Without sole points: under the ankle, still held by a lock.
+    /// let bare = FootRig::from_flat_pose(&pose, leg).unwrap().ball(&pose).unwrap();
+    /// assert!((bare - Vec3::ZERO).length() < 1e-5, "{bare}");
     /// ```
     pub fn ball(&self, model: &[Xform]) -> Option<Vec3> {
         if let Some(toe) = self.leg.toe {
             return model.get(toe).map(|t| t.translation);
         }
-        let (heel, tip) = (self.heel?, self.tip?);
-        (heel.bone == tip.bone).then_some(())?;
-        model.get(heel.bone).map(|bone| bone.transform_point(heel.local.lerp(tip.local, BALL_SHARE)))
+        match (self.heel, self.tip) {
+            (Some(heel), Some(tip)) if heel.bone == tip.bone => {
+                model.get(heel.bone).map(|bone| bone.transform_point(heel.local.lerp(tip.local, BALL_SHARE)))
+            }
+            // No sole points to place it between: the sole under the ankle.
+            _ => model.get(self.leg.ankle).map(|a| a.translation - a.rotation * self.foot_up * self.ankle_height),
+        }
     }
 
     /// A rig from a pose standing flat on the floor (usually the model-space rest pose).
