@@ -70,6 +70,28 @@ pub const FOOT_PER_LEG: f32 = 0.18;
 /// heel to the toe tip: where [`FlatSole::estimate`] puts it (about 0.73, as on a human foot).
 pub const BALL_SHARE: f32 = (1.0 + HEEL_BACK) / (1.0 + HEEL_BACK + TIP_AHEAD);
 
+/// Where a foot without a toe bone touches the floor, as a point in its ankle's frame: under
+/// the ankle by its rest height above the rest pose's lowest joint (`above_lowest`; 0.1 ×
+/// `leg_length` when the ankle is itself about the lowest) and 0.07 × `leg_length` ahead along
+/// `forward`. One rule for everything that follows such a foot's contacts (`ik_tool`'s contact
+/// labels and stance checks, retargeting's foot goals). `ankle` is the foot bone's model-space
+/// rest transform; `up` and `forward` unit vectors in that space.
+///
+/// ```
+/// use glam::Vec3;
+/// use ik_core::Xform;
+/// use ik_core::sole::toeless_contact;
+///
+/// let ankle = Xform::from_translation(Vec3::new(0.1, 0.08, 0.0));
+/// let local = toeless_contact(&ankle, Vec3::Y, Vec3::Z, 0.08, 0.9);
+/// assert!((ankle.transform_point(local) - Vec3::new(0.1, 0.0, 0.063)).length() < 1e-6);
+/// ```
+pub fn toeless_contact(ankle: &Xform, up: Vec3, forward: Vec3, above_lowest: f32, leg_length: f32) -> Vec3 {
+    let height = if above_lowest > 0.02 * leg_length { above_lowest } else { 0.1 * leg_length };
+    let point = ankle.translation - up * height + forward * (0.07 * leg_length);
+    ankle.inverse_transform_point(point)
+}
+
 /// The sole of a foot standing flat, estimated from its joints: the back of the heel, the ball
 /// and the toe tip on the floor, in model space (+Y up). One estimate for every caller (rigging,
 /// placement without measured rest data, measuring tools), so they agree on where a sole is.

@@ -17,9 +17,8 @@
 //! times so labels and solves see its neighbours across the seam; the middle copy is used.
 //!
 //! Contact point of a foot ([`contact_points`]): its ball bone, or for an ankle-only foot an
-//! estimated sole point fixed to the foot bone (under the ankle at its rest height above the
-//! rest pose's lowest joint — 0.1 × leg length when the ankle is itself the lowest — and
-//! 0.07 × leg length forward).
+//! estimated sole point fixed to the foot bone ([`ik_core::sole::toeless_contact`]: under the
+//! ankle at its rest height above the rest pose's lowest joint, 0.07 × leg length forward).
 //!
 //! Contacts per foot: the contact point's world positions in the travelling frame (so speeds
 //! are over the ground, which an in-place clip's planted foot moves backward at) are labelled
@@ -235,14 +234,11 @@ pub fn contact_points(doc: &Document, sampled: &Sampled, legs: &Legs) -> Result<
     Ok(legs.legs.each_ref().map(|l| {
         let leg_length = (at(l.calf) - at(l.thigh)).length() + (at(l.foot) - at(l.calf)).length();
         let foot = sampled.bone_of_node[l.foot];
-        let ankle = at(l.foot);
-        let above = ankle.y - lowest;
-        let height = if above > 0.02 * leg_length { above } else { 0.1 * leg_length };
-        let sole_model = ankle - Vec3::Y * height + fwd * (0.07 * leg_length);
+        let above = at(l.foot).y - lowest;
         ContactPoint {
             foot,
             ball: l.ball.map(|b| sampled.bone_of_node[b]),
-            sole: world[foot].inverse_transform_point(sole_model),
+            sole: ik_core::sole::toeless_contact(&world[foot], Vec3::Y, fwd, above, leg_length),
             leg_length: leg_length.max(1e-3),
         }
     }))

@@ -20,17 +20,6 @@ use ik_tool::gltf_read::{self, Interpolation, Property};
 mod common;
 use common::*;
 
-fn characters() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../assets/characters")
-}
-
-/// The corpus's `refusals.txt`: (file, words its refusal must hold), as the demo's scoreboard reads it.
-fn refusals() -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(characters().join("refusals.txt")).unwrap();
-    let lines = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
-    lines.filter_map(|l| l.split_once(':')).map(|(f, w)| (f.trim().to_string(), w.trim().to_string())).collect()
-}
-
 /// The reports of `clean IN --out OUT ARGS` run in-process, and the printed text.
 fn clean(input: &Path, out: &Path, args: &[&str]) -> Result<(Vec<ClipReport>, String), String> {
     let mut all = vec!["clean".to_string(), s(input).into(), "--out".into(), s(out).into()];

@@ -179,7 +179,7 @@ fn walk_bars(out: &Path, source: &Played, source_labels: &[Vec<bool>; 2]) -> Wal
         .unwrap();
     let (mut slide, mut extension, mut shin_error) = (0.0f32, 0.0f32, 0.0f32);
     for k in 0..2 {
-        for (a, b) in spans(&source_labels[k]) {
+        for (a, b) in spans(&source_labels[k], false) {
             let start = points[k].at(&p.world, bones, a);
             for f in a..b.min(frames) {
                 slide = slide.max(points[k].at(&p.world, bones, f).distance(start));

@@ -1,12 +1,13 @@
-//! Issue 40, item 2: a target's rest lean never tilts a stance.
+//! Issue 40, item 2 and its bar: retargeted feet stand where the source's stood.
 //!
 //! The mannequin's Walk and Jog retargeted onto the mannequin with its spine leaning 8° forward
-//! at rest (pelvis → head leans with it), onto CesiumMan (1° lean) and onto the generated rig
-//! whose feet hang from the root: during each of the source's stances the target's planted
-//! point stays within 0.5 cm of the heights the source's own takes (above its floor) and drifts
-//! at most 1 cm more than the source's ([`ik_tool::stance::check`], what `retarget` prints);
-//! on the leaning mannequin the target's own labels find every source stance, ends within 2
-//! frames.
+//! at rest (pelvis → head leans with it), onto every generated convention (`ik_tool
+//! mannequin --convention`) and onto every humanoid of the committed corpus (`assets/characters`, less `refusals.txt`):
+//! during each of the source's stances the target's planted point (its ball, else the sole
+//! under its ankle) stays within 0.5 cm of its floor and drifts at most 1 cm, and the target's
+//! own labels find every source stance, ends within 2 frames ([`ik_tool::stance::check`], what
+//! `retarget` prints; a stance across a loop's seam is one). One known exception, held to its
+//! figure: the kaiju's legs cannot reach the Jog's stride (11 of 45 frames at full extension).
 
 use std::path::Path;
 
@@ -52,42 +53,52 @@ fn figures(source: &Path, out: &Path) -> Vec<(String, [StanceCheck; 2], [StanceC
     rows
 }
 
+/// Bars a target may miss, with the most it may miss them by (m of drift), and why.
+const KNOWN: [(&str, &str, f32, &str); 1] =
+    [("m2m_kaiju_rootmotion", "Jog", 0.025, "its legs cannot reach the stride: 11 of 45 frames at full extension")];
+
 #[test]
-fn a_leaning_rest_pose_does_not_tilt_the_planted_feet() {
+fn retargeted_feet_stand_where_the_source_s_stood_on_every_corpus_humanoid() {
     let dir = TempDir::new("retarget_stance");
     let lean = dir.path("leaning.glb");
     std::fs::write(&lean, leaning(8.0)).unwrap();
-    let feet_under_root = dir.path("feet_under_root.glb");
-    let c = ik_tool::mannequin::convention::find("asset_pack_feet_under_root").unwrap();
-    std::fs::write(&feet_under_root, ik_tool::mannequin::generate_convention(&c).unwrap().glb).unwrap();
-    let cesium = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../assets/characters/CesiumMan.glb");
+    let mut targets = vec![("leaning".to_string(), lean)];
+    for (name, c) in ik_tool::mannequin::conventions() {
+        let path = dir.path(&format!("{name}.glb"));
+        std::fs::write(&path, ik_tool::mannequin::generate_convention(&c).unwrap().glb).unwrap();
+        targets.push((name.to_string(), path));
+    }
+    for path in corpus_humanoids() {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        targets.push((name, path));
+    }
+    assert!(targets.len() >= 18, "the generated rigs and the corpus's humanoids: {targets:?}");
     let options = RetargetOptions { replace: true, ..Default::default() };
     let mut failures = Vec::new();
-    for (name, target, labels_bar) in
-        [("leaning", &lean, true), ("feet_under_root", &feet_under_root, false), ("CesiumMan", &cesium, false)]
-    {
+    for (name, target) in &targets {
         let out = dir.path(&format!("out_{name}.glb"));
         run_clips(&mannequin(), target, &out, Some(&["Walk", "Jog"]), &options).unwrap();
-        for (clip, t, s) in figures(&mannequin(), &out) {
-            for k in 0..2 {
-                let (t, s) = (&t[k], &s[k]);
+        for (clip, figures, _) in figures(&mannequin(), &out) {
+            for (k, t) in figures.iter().enumerate() {
                 println!(
-                    "{name} {clip} foot {k}: height {:.2}..{:.2} cm (source {:.2}..{:.2}), drift {:.2} cm (source {:.2}), stances {}/{} ends {}",
+                    "{name} {clip} foot {k}: planted point {:.2}..{:.2} cm above its floor, drift {:.2} cm, its own \
+                     labels find {} of {} stances, ends within {} frames",
                     100.0 * t.height[0],
                     100.0 * t.height[1],
-                    100.0 * s.height[0],
-                    100.0 * s.height[1],
                     100.0 * t.drift,
-                    100.0 * s.drift,
                     t.found,
                     t.stances,
                     t.ends
                 );
-                let height_ok = t.height[0] >= s.height[0] - 0.005 && t.height[1] <= s.height[1] + 0.005;
-                let drift_ok = t.drift <= s.drift + 0.01;
-                let labels_ok = !labels_bar || (t.found == t.stances && t.ends <= 2);
-                if !(height_ok && drift_ok && labels_ok) {
-                    failures.push(format!("{name} {clip} foot {k}: {t:?} against the source's {s:?}"));
+                let known = KNOWN.iter().find(|(n, c, _, _)| n == name && *c == clip);
+                let drift_bar = known.map_or(0.01, |k| k.2);
+                let met = t.height[0] >= -0.005
+                    && t.height[1] <= 0.005
+                    && t.drift <= drift_bar
+                    && t.found == t.stances
+                    && t.ends <= 2;
+                if !met {
+                    failures.push(format!("{name} {clip} foot {k}: {t:?}"));
                 }
             }
         }

@@ -134,8 +134,10 @@ fn contacts_of_the_travelling_clip_end_within_2_frames_of_the_in_place_ones() {
                 (b.motion.velocity.length() - a.motion.velocity.length()).abs() < 0.02 * a.motion.velocity.length()
             );
             for foot in 0..2 {
-                let (x, y) =
-                    (ik_tool::stance::spans(&a.feet[foot].contacts), ik_tool::stance::spans(&b.feet[foot].contacts));
+                let (x, y) = (
+                    ik_tool::stance::spans(&a.feet[foot].contacts, false),
+                    ik_tool::stance::spans(&b.feet[foot].contacts, false),
+                );
                 assert_eq!(x.len(), y.len(), "{}, {}: stances {x:?} vs {y:?}", pair.label, a.clip);
                 let ends = x.iter().zip(&y).map(|(p, q)| p.0.abs_diff(q.0).max(p.1.abs_diff(q.1))).max().unwrap_or(0);
                 println!("{}, {} foot {foot}: {} stances, ends within {ends} frames", pair.label, a.clip, x.len());
@@ -288,7 +290,7 @@ fn retarget_carries_the_travel_onto_the_target_scaled_by_its_legs() {
     println!("retargeted travel {speed:.4} m/s, in-place retarget {:.4} m/s: {:.2} %", a.nominal_speed, 100.0 * error);
     assert!(error <= 0.02);
     for (x, y) in [(&a.contacts.foot_l, &b.contacts.foot_l), (&a.contacts.foot_r, &b.contacts.foot_r)] {
-        let (x, y) = (ik_tool::stance::spans(x), ik_tool::stance::spans(y));
+        let (x, y) = (ik_tool::stance::spans(x, false), ik_tool::stance::spans(y, false));
         assert_eq!(x.len(), y.len(), "stances {x:?} vs {y:?}");
         let ends = x.iter().zip(&y).map(|(p, q)| p.0.abs_diff(q.0).max(p.1.abs_diff(q.1))).max().unwrap_or(0);
         println!("retargeted Walk: {} stances, ends within {ends} frames of the in-place retarget's", x.len());

@@ -76,7 +76,13 @@ pub fn retarget_clip(
         drops.push(run(f, 0.0, target)?.pelvis_drop);
     }
     let step = PELVIS_DROP_EASE * map.target_leg_length() / frame_rate.max(1.0);
-    let drops = crate::envelope::slew_limited_above(&drops, step, looping);
+    // A loop's last frame repeats its first: the cycle is the frames before it, and the last
+    // frame takes the first's eased drop, so the output loops as the input does.
+    let cycle = if looping && frames > 2 { frames - 1 } else { frames };
+    let mut drops = crate::envelope::slew_limited_above(&drops[..cycle], step, looping);
+    if cycle < frames {
+        drops.push(drops[0]);
+    }
     let mut report = ClipRetargetReport::default();
     for (f, &drop) in drops.iter().enumerate() {
         let frame = run(f, drop, target)?;

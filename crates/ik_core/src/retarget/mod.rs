@@ -17,8 +17,9 @@
 //!    `p' = p_rest,target + M·s·(p − p_rest)`. Other bones keep their rest offsets (bone lengths
 //!    never change); a foot hanging outside its shin (an IK-control rig) is placed at the shin's
 //!    end as at rest.
-//! 3. **Feet.** Each foot's contact point (the ball when both rigs have one, else the ankle) is
-//!    sent where the source's was, by the same rule as the pelvis. Where a goal is beyond the
+//! 3. **Feet.** Each foot's contact point (its ball, else the sole under its ankle,
+//!    [`crate::sole::toeless_contact`]) is sent where the source's was, by the same rule as the
+//!    pelvis. Where a goal is beyond the
 //!    leg's soft zone (which starts at the retargeted pose's own extension or `1 − soften` of
 //!    the reach, whichever is longer; other proportions: relatively shorter feet, a lower
 //!    pelvis), the pelvis is first lowered along up just enough for both legs to reach. The leg
@@ -141,10 +142,18 @@ pub(crate) struct BoneMap {
 pub(crate) struct LimbMap {
     pub target: [usize; 3],
     pub source: [usize; 3],
-    /// Target bone whose position is sent (ball or ankle / wrist).
-    pub target_point: usize,
-    /// Source bone whose path it follows.
-    pub source_point: usize,
+    /// Target bone whose point is sent (ball or ankle / wrist), and the point in its frame
+    /// (zero but for a foot without a ball: [`crate::sole::toeless_contact`]).
+    pub target_point: (usize, Vec3),
+    /// Source bone and point whose path it follows.
+    pub source_point: (usize, Vec3),
+}
+
+impl LimbMap {
+    /// The target's point in a pose's model transforms.
+    pub(crate) fn target_at(&self, model: &[Xform]) -> Vec3 {
+        model[self.target_point.0].transform_point(self.target_point.1)
+    }
 }
 
 /// A foot that hangs outside its shin: placed at the shin's end by `offset` (shin frame, rest).
@@ -454,22 +463,42 @@ impl RetargetMap {
             }
         }
         bones.sort_by_key(|b| b.target);
-        let limb = |t3: [usize; 3], s3: [usize; 3], tp: usize, sp: usize| LimbMap {
+        let limb = |t3: [usize; 3], s3: [usize; 3], tp: (usize, Vec3), sp: (usize, Vec3)| LimbMap {
             target: t3,
             source: s3,
             target_point: tp,
             source_point: sp,
         };
+        // Each foot's point on the floor: its ball, else the sole under its ankle, so a foot
+        // without toes stands where the other's ball stood, not where its ankle was.
+        let contact = |rig: &RetargetRig<'_>, model: &[Xform], leg: &crate::rig::LegBones<usize>| {
+            leg.ball.map_or_else(
+                || {
+                    let up = rig.frame.up;
+                    let lowest = model.iter().map(|x| x.translation.dot(up)).fold(f32::INFINITY, f32::min);
+                    let above = model[leg.foot].translation.dot(up) - lowest;
+                    let offset = crate::sole::toeless_contact(
+                        &model[leg.foot],
+                        up,
+                        rig.frame.forward,
+                        above,
+                        rig.frame.leg_length,
+                    );
+                    (leg.foot, offset)
+                },
+                |ball| (ball, Vec3::ZERO),
+            )
+        };
         let legs = [0, 1].map(|i| {
             let (tl, sl) = (&t.legs[i], &s.legs[i]);
-            let (tp, sp) = match (tl.ball, sl.ball) {
-                (Some(tb), Some(sb)) => (tb, sb),
-                _ => (tl.foot, sl.foot),
-            };
+            let (tp, sp) = (contact(target, &tm, tl), contact(source, &sm, sl));
             limb([tl.thigh, tl.calf, tl.foot], [sl.thigh, sl.calf, sl.foot], tp, sp)
         });
         let arms = arm_pairs.map(|pair| {
-            pair.map(|(ta, sa)| limb([ta.upper, ta.lower, ta.hand], [sa.upper, sa.lower, sa.hand], ta.hand, sa.hand))
+            pair.map(|(ta, sa)| {
+                let (tp, sp) = ((ta.hand, Vec3::ZERO), (sa.hand, Vec3::ZERO));
+                limb([ta.upper, ta.lower, ta.hand], [sa.upper, sa.lower, sa.hand], tp, sp)
+            })
         });
         let external_feet = t
             .legs

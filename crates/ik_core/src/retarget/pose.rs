@@ -48,11 +48,13 @@ fn drop_to_reach(d: Vec3, up: Vec3, limit: f32) -> f32 {
 const REACHED: f32 = 1e-3;
 
 impl RetargetMap {
-    /// The target position of source bone `source`'s path for target bone `target`: the
-    /// target's rest position plus the source's move from its rest, turned and scaled.
-    fn carried(&self, source_model: &[Xform], [source, target]: [usize; 2], scale: f32) -> Vec3 {
-        let moved = source_model[source].translation - self.source_rest_model[source].translation;
-        self.target_rest_model[target].translation + self.turn * (moved * scale)
+    /// The target position of the source point `source` (a bone and a point in its frame)
+    /// for the target point `target`: the target's rest position plus the source's move from
+    /// its rest, turned and scaled.
+    fn carried(&self, source_model: &[Xform], [source, target]: [(usize, Vec3); 2], scale: f32) -> Vec3 {
+        let at = |model: &[Xform], (bone, point): (usize, Vec3)| model[bone].transform_point(point);
+        let moved = at(source_model, source) - at(&self.source_rest_model, source);
+        at(&self.target_rest_model, target) + self.turn * (moved * scale)
     }
 
     /// Places every foot hanging outside its shin at the shin's end, then refreshes `model`.
@@ -84,7 +86,7 @@ impl RetargetMap {
         let [r, m, t] = limb.target;
         let (pr, pm, pt) = (model[r].translation, model[m].translation, model[t].translation);
         let reach = pr.distance(pm) + pm.distance(pt);
-        let tip_goal = goal - (model[limb.target_point].translation - pt);
+        let tip_goal = goal - (limb.target_at(model) - pt);
         let line = pt - pr;
         let off = (pm - pr) - line * ((pm - pr).dot(line) / line.length_squared().max(f32::MIN_POSITIVE));
         let side = if off.length() > 1e-4 * reach { off.normalize() } else { bend_hint };
@@ -112,7 +114,7 @@ impl RetargetMap {
             forward_kinematics(&self.target_parents, locals, &Xform::IDENTITY, model)?;
         }
         self.place_external_feet(locals, model)?;
-        let reached = model[limb.target_point].translation.distance(goal) <= REACHED * reach;
+        let reached = limb.target_at(model).distance(goal) <= REACHED * reach;
         Ok((reached, model[r].translation.distance(model[t].translation) / reach))
     }
 
@@ -172,7 +174,7 @@ impl RetargetMap {
         locals.clear();
         locals.extend_from_slice(&self.target_rest);
         model.resize(nt, Xform::IDENTITY);
-        let pelvis_at = self.carried(source_model, self.pelvis, self.scale);
+        let pelvis_at = self.carried(source_model, self.pelvis.map(|b| (b, Vec3::ZERO)), self.scale);
         for i in 0..nt {
             let parent = self.target_parents[i].map_or(Xform::IDENTITY, |p| model[p]);
             if let Some(rotation) = desired[i] {
@@ -198,7 +200,7 @@ impl RetargetMap {
                 let reach = h.distance(k) + k.distance(a);
                 let soft = (1.0 - self.settings.soften.clamp(0.0, 1.0)) * reach;
                 let limit = h.distance(a).max(soft).min(0.9999 * reach);
-                let ankle_goal = goal - (model[leg.target_point].translation - a);
+                let ankle_goal = goal - (leg.target_at(model) - a);
                 drop = drop.max(drop_to_reach(h - ankle_goal, self.target_up, limit));
             }
             if drop > 0.0 {
@@ -233,7 +235,7 @@ impl RetargetMap {
             let chest = model[target_chest].translation;
             for (k, arm) in self.arms.iter().enumerate() {
                 let Some(arm) = arm else { continue };
-                let moved = source_model[arm.source_point].translation - source_model[source_chest].translation;
+                let moved = source_model[arm.source_point.0].translation - source_model[source_chest].translation;
                 let goal = chest + self.turn * (moved * self.arm_scale);
                 let tip = desired[arm.target[2]];
                 let (reached, _) = self.solve_limb(arm, goal, tip, -forward, 0.0, locals, model)?;

@@ -9,6 +9,31 @@ pub fn mannequin() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../assets/mannequin.glb")
 }
 
+/// The committed corpus of third-party characters.
+pub fn characters() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../assets/characters")
+}
+
+/// The corpus's `refusals.txt`: (file, words its refusal must hold), as the demo's scoreboard reads it.
+pub fn refusals() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(characters().join("refusals.txt")).unwrap();
+    let lines = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
+    lines.filter_map(|l| l.split_once(':')).map(|(f, w)| (f.trim().to_string(), w.trim().to_string())).collect()
+}
+
+/// The corpus's humanoids: every `.glb` it does not list as refused, sorted by name.
+pub fn corpus_humanoids() -> Vec<PathBuf> {
+    let refused: Vec<String> = refusals().into_iter().map(|(f, _)| f).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(characters())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "glb"))
+        .filter(|p| !refused.iter().any(|r| p.file_name().is_some_and(|n| n == r.as_str())))
+        .collect();
+    files.sort();
+    files
+}
+
 /// The committed mannequin's bytes.
 pub fn mannequin_bytes() -> Vec<u8> {
     std::fs::read(mannequin()).unwrap()
