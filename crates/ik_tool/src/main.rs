@@ -4,6 +4,7 @@
 //! invalid file, no skin, animation, legs or clip of that name) prints one line and exits with
 //! status 2; any other failure prints the error and exits with status 1.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -17,12 +18,14 @@ fn main() -> ExitCode {
         }
     };
     match ik_tool::cli::run(&command) {
+        // A reader that stops early (`ik_tool contacts FILE | head`) closes the pipe: the
+        // command still succeeded, so a failed write is not a panic or an error.
         Ok(text) => {
-            println!("{text}");
+            let _ = writeln!(std::io::stdout().lock(), "{text}");
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("ik_tool: {error}");
+            let _ = writeln!(std::io::stderr().lock(), "ik_tool: {error}");
             ExitCode::from(error.exit_code())
         }
     }

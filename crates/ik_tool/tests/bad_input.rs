@@ -201,3 +201,20 @@ fn every_command_creates_an_output_folder_that_does_not_exist() {
         assert!(file.is_file(), "{} written", file.display());
     }
 }
+
+/// A reader that stops before the report is written (`ik_tool contacts FILE | head`) closes
+/// the pipe: the command succeeded, so it exits 0 without a panic message.
+#[test]
+fn a_reader_that_closes_the_pipe_early_is_not_a_crash() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ik_tool"))
+        .args(["contacts", s(&mannequin())])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("ik_tool runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
