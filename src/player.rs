@@ -14,12 +14,12 @@
 //! Invariants: speed ≥ 0 and finite; yaw finite.
 
 use bevy::prelude::*;
-use bevy_ik::prelude::RootMotionState;
+use bevy_ik::prelude::{RootMotionState, StairsAhead};
 use bevy_rapier3d::prelude::*;
 use ik_core::spring::Spring;
+use ik_core::stairs::{stair_speed, step_alignment};
 
 use crate::camera::OrbitCamera;
-use crate::course::CourseLayout;
 use crate::locomotion::Locomotion;
 
 /// Most the character turns per second, radians.
@@ -233,91 +233,41 @@ pub fn keyboard_intent(
 /// last steps, needs a few steps at the new speed before the first riser.
 pub const STAIR_LOOKAHEAD: f32 = 2.0;
 
-/// Walking speed on stairs, m/s: one tread per step, like a person. The walk's step (half its
-/// stride, `walk_step`) shortens to the tread (`tread`) at the walk's cadence: the walk's speed
-/// (`walk_speed`) scaled by their ratio, never faster than the walk. The blend space then
-/// blends toward its idle (or stride warping shortens the step), so a 0.75 m step does not
-/// span two treads, which needs the pelvis to drop two rises.
-pub fn stair_speed(walk_speed: f32, walk_step: f32, tread: f32) -> f32 {
-    if walk_step > 1e-3 && tread > 0.0 { walk_speed * (tread / walk_step).min(1.0) } else { walk_speed }
-}
-
-/// Slows a walking body (not jogging) down to [`stair_speed`] while stairs are under it or
-/// within [`STAIR_LOOKAHEAD`] along its way; speeds chosen below that are kept. On the approach
-/// the speed is also nudged ([`step_alignment`]) so the landings line up with the treads.
+/// Slows a walking body (not jogging) to one tread per step ([`stair_speed`]) while the
+/// plugin's stair finder ([`StairsAhead`] on the avatar) sees a flight under it or its first
+/// riser within [`STAIR_LOOKAHEAD`]; speeds chosen below that are kept. On the approach the
+/// speed is also nudged ([`step_alignment`]) so the landings line up with the treads. Nothing
+/// here knows the course: the flights are what the finder's rays found.
 pub fn slow_on_stairs(
-    layout: Res<CourseLayout>,
-    mut bodies: Query<(&Transform, &Motion, &mut MoveIntent), With<Player>>,
-    avatars: Query<(&Locomotion, Option<&bevy_ik::feet::FootPlacerState>)>,
+    mut bodies: Query<(&Motion, &mut MoveIntent), With<Player>>,
+    avatars: Query<(&Locomotion, &GlobalTransform, &StairsAhead, Option<&bevy_ik::feet::FootPlacerState>)>,
 ) {
-    for (transform, motion, mut intent) in &mut bodies {
+    for (motion, mut intent) in &mut bodies {
         if intent.jog || intent.direction.length() < 1e-3 {
             continue;
         }
-        let p = Vec2::new(transform.translation.x, transform.translation.z);
-        let way = intent.direction.normalize();
-        let on_stairs = layout.stair_at(p);
-        let Some(flight) = on_stairs.or_else(|| layout.stair_at(p + way * STAIR_LOOKAHEAD)) else { continue };
-        let Some((loco, feet)) = motion.avatar.and_then(|a| avatars.get(a).ok()) else { continue };
+        let Some((loco, at, stairs, feet)) = motion.avatar.and_then(|a| avatars.get(a).ok()) else { continue };
+        let at = at.translation();
+        let Some((first, last, flight)) = stairs.risers_from(at) else { continue };
+        if first > STAIR_LOOKAHEAD || last < 0.0 {
+            continue;
+        }
         let Some((walk_speed, walk_step)) = loco.walk_step() else { continue };
         let mut slow = stair_speed(walk_speed, walk_step, flight.tread);
         // On the approach: the swinging foot's predicted landing, as animated (its shift taken
         // off), against the first riser.
-        if on_stairs.is_none()
-            && let Some(riser) = entry_distance(p, way, flight.min, flight.max)
-        {
+        if first > 0.0 {
+            let way = stairs.direction;
             let landing = feet.into_iter().flat_map(|f| &f.feet).find_map(|f| {
-                let at = f.landing?;
-                Some(Vec2::new(at.x, at.z).dot(way) - f.landing_shift - p.dot(way))
+                let landing = f.landing?;
+                Some((landing - at).dot(way) - f.landing_shift)
             });
             if let Some(landing) = landing {
-                slow *= step_alignment(riser - landing, flight.tread);
+                slow *= step_alignment(first - landing, flight.tread);
             }
         }
         intent.speed = Some(intent.speed.map_or(slow, |s| s.min(slow)));
     }
-}
-
-/// Where a toe lands well on a tread, m past its riser: the middle of a 30–32 cm tread for a
-/// foot whose toe joint is about 20 cm ahead of its heel and 7 cm behind its tip.
-const TOE_ON_TREAD: f32 = 0.22;
-
-/// How far along `way` (unit) from `p` a walk enters the footprint (`min`, `max`: x, z), m;
-/// `None` when it does not (or starts inside).
-fn entry_distance(p: Vec2, way: Vec2, min: Vec2, max: Vec2) -> Option<f32> {
-    let (mut near, mut far) = (0.0f32, f32::INFINITY);
-    for axis in 0..2 {
-        let (o, d) = (p[axis], way[axis]);
-        if d.abs() < 1e-6 {
-            if o < min[axis] || o > max[axis] {
-                return None;
-            }
-            continue;
-        }
-        let (a, b) = ((min[axis] - o) / d, (max[axis] - o) / d);
-        near = near.max(a.min(b));
-        far = far.min(a.max(b));
-    }
-    (near > 0.0 && near <= far).then_some(near)
-}
-
-/// Speed factor that lines a walk's landings up with a flight's treads on the approach:
-/// `ahead` is how far the first riser lies past the next landing (m), `tread` the step the walk
-/// takes there. Landings one tread apart reach the riser off by `e` (wrapped to ±half a tread)
-/// from where a toe lands well ([`TOE_ON_TREAD`] past the riser); the steps left before it take
-/// that up, so the speed changes by `e` over `ahead` (at most 25 %). 1 once the next landing is
-/// the stairs' (within half a tread of the riser).
-///
-/// The footstep prediction still fits each landing; lined up, the fit it needs is small instead
-/// of up to half a tread either way, where which side is in reach decides between a whole tread
-/// and one across an edge, and going down between the next tread and the one after it.
-fn step_alignment(ahead: f32, tread: f32) -> f32 {
-    if ahead < 0.5 * tread || tread <= 0.0 || !ahead.is_finite() {
-        return 1.0;
-    }
-    let off = (-ahead - TOE_ON_TREAD).rem_euclid(tread);
-    let e = if off > 0.5 * tread { off - tread } else { off };
-    (1.0 - e / ahead).clamp(0.75, 1.25)
 }
 
 /// Turns intents into facing, speed and a controller step.
@@ -439,45 +389,5 @@ mod tests {
         // Standing still: the full press (8 mm at 60 fps), never more at lower frame rates.
         assert!((ground_press(0.0, dt) - GROUND_PRESS_SPEED / 60.0).abs() < 1e-6);
         assert_eq!(ground_press(0.0, 0.1), ground_press(0.0, dt));
-    }
-
-    #[test]
-    fn stairs_are_walked_one_tread_per_step() {
-        // The mannequin's walk: 1.4 m/s, 0.735 m steps; lane A's 32 cm treads.
-        let speed = stair_speed(1.4, 0.735, 0.32);
-        assert!((speed / 1.4 * 0.735 - 0.32).abs() < 1e-5, "{speed}");
-        // Steps already shorter than the tread, or no step known: the walk's speed.
-        assert_eq!(stair_speed(1.4, 0.3, 0.32), 1.4);
-        assert_eq!(stair_speed(1.4, 0.0, 0.32), 1.4);
-    }
-
-    #[test]
-    fn the_approach_lines_landings_up_with_the_treads() {
-        // A landing 1.0 m before the riser, 32 cm steps: 1.0 = 3 steps + 4 cm, so the 4th
-        // landing would be 28 cm past the riser where 22 cm lands well: 6 cm long, slow down.
-        let factor = step_alignment(1.0, 0.32);
-        assert!(factor < 1.0 && ((1.0 - factor) - 0.06 / 1.0).abs() < 1e-4, "{factor}");
-        // Exactly in line: unchanged; off by half a tread: at most a quarter; the next landing
-        // is the stairs': unchanged.
-        assert!((step_alignment(0.64 - 0.22, 0.32) - 1.0).abs() < 1e-4);
-        assert!((0.75..=1.25).contains(&step_alignment(0.5, 0.32)));
-        assert_eq!(step_alignment(0.1, 0.32), 1.0);
-        // Entering a footprint along +Z, missing it, starting inside.
-        let (min, max) = (Vec2::new(-1.0, 10.0), Vec2::new(1.0, 12.0));
-        assert_eq!(entry_distance(Vec2::new(0.0, 8.5), Vec2::Y, min, max), Some(1.5));
-        assert_eq!(entry_distance(Vec2::new(3.0, 8.5), Vec2::Y, min, max), None);
-        assert_eq!(entry_distance(Vec2::new(0.0, 11.0), Vec2::Y, min, max), None);
-    }
-
-    #[test]
-    fn stairs_are_seen_within_the_lookahead_and_not_before() {
-        let layout = CourseLayout::new();
-        let flight = layout.flights[0];
-        let first_riser = Vec2::new(0.5 * (flight.min.x + flight.max.x), flight.min.y);
-        let way = Vec2::Y;
-        let seen = |p: Vec2| layout.stair_at(p).or_else(|| layout.stair_at(p + way * STAIR_LOOKAHEAD)).is_some();
-        assert!(seen(first_riser - way * (STAIR_LOOKAHEAD - 0.1)));
-        assert!(seen(first_riser + way * 0.5), "on the flight");
-        assert!(!seen(first_riser - way * (STAIR_LOOKAHEAD + 0.1)));
     }
 }

@@ -20,4 +20,5 @@ mod retarget;
 mod rig;
 mod robustness;
 mod root_motion;
+mod stairs;
 mod warping;

@@ -60,6 +60,7 @@ pub mod retarget;
 pub mod rig;
 #[cfg(feature = "animation")]
 pub mod root_motion;
+pub mod stairs;
 pub mod target;
 pub mod warping;
 
@@ -88,6 +89,7 @@ pub mod prelude {
     pub use crate::rig::{RigError, find_chain};
     #[cfg(feature = "animation")]
     pub use crate::root_motion::{RootMotion, RootMotionApply, RootMotionRig, RootMotionState};
+    pub use crate::stairs::{StairFinder, StairsAhead};
     pub use crate::target::IkTarget;
     pub use crate::warping::{PoseWarping, PoseWarpingState, WarpSpineJoint, WarpVelocity};
     pub use crate::{IkPlugin, IkSettings, IkSystems};
@@ -171,7 +173,9 @@ impl Plugin for IkPlugin {
             .register_type::<warping::PoseWarping>()
             .register_type::<warping::PoseWarpingState>()
             .register_type::<warping::WarpVelocity>()
-            .register_type::<warping::WarpSpineJoint>();
+            .register_type::<warping::WarpSpineJoint>()
+            .register_type::<stairs::StairFinder>()
+            .register_type::<stairs::StairsAhead>();
         ground::build(app);
 
         app.configure_sets(
@@ -207,6 +211,10 @@ impl Plugin for IkPlugin {
         app.add_systems(
             PostUpdate,
             fade::advance_fades.in_set(IkSystems::Prepare).run_if(any_with_component::<fade::IkFade>),
+        )
+        .add_systems(
+            PostUpdate,
+            stairs::find_stairs.in_set(IkSystems::Prepare).run_if(any_with_component::<stairs::StairFinder>),
         )
         .add_systems(
             PostUpdate,

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use ik_bench::scenario::{Ground, Measurement, Scenario, measure, median_ns};
 
-const SCENARIOS: [Scenario; 12] = [
+const SCENARIOS: [Scenario; 13] = [
     Scenario::Floor,
     Scenario::FloorGather,
     Scenario::Full { ground: Ground::Plane, parallel: true },
@@ -25,6 +25,7 @@ const SCENARIOS: [Scenario; 12] = [
     Scenario::FullRootMotion,
     Scenario::FullWalking { prediction: false },
     Scenario::FullWalking { prediction: true },
+    Scenario::FullWalkingStairs,
     Scenario::OurLegs { parallel: true },
     Scenario::OurLegs { parallel: false },
     Scenario::PeerLegs,
@@ -106,6 +107,7 @@ fn main() {
                         | Scenario::FullWarped
                         | Scenario::FullRootMotion
                         | Scenario::FullWalking { .. }
+                        | Scenario::FullWalkingStairs
                         | Scenario::FloorGather,
                     ) => format!("{:.1}", window / n as f64 / f),
                     _ => String::new(),
@@ -153,7 +155,7 @@ fn check(m: &Measurement, bench: bool) {
             );
         }
         // Half the feet swing at any time; a measurement that steered none measured nothing.
-        Scenario::FullWalking { prediction: true } if bench => {
+        Scenario::FullWalking { prediction: true } | Scenario::FullWalkingStairs if bench => {
             assert!(m.predicted_landings > 0, "footstep prediction steered no foot on the last frame")
         }
         _ => {}
@@ -190,6 +192,12 @@ fn summary(results: &[Measurement], counts: &[usize]) {
                 "N = {n}: full character with footstep prediction {p:.0} ns ({:+.0} ns for the prediction, walking on rapier ground); {steered} of {} feet had a predicted landing on the last frame",
                 p - r,
                 2 * n
+            );
+        }
+        if let (Some(s), Some(p)) = (get(Scenario::FullWalkingStairs), walking(true)) {
+            println!(
+                "N = {n}: full walking character with the stair finder {s:.0} ns ({:+.0} ns for the finder)",
+                s - p
             );
         }
         if let (Some(one), Some(two)) = (get(full_serial), get(full)) {

@@ -26,6 +26,9 @@
 //!   ([`rig::label_contacts`]) and the roots travel at 1.4 m/s ([`rig::walk_roots`]): each
 //!   swinging foot's footprint is probed every frame; on the even slab it always fits, so no
 //!   shift is searched.
+//! - [`Scenario::FullWalkingStairs`]: the same with footstep prediction and a [`StairFinder`]:
+//!   what finding stairs costs where there are none (rays every 6 cm over 3.4 m, every 15 cm of
+//!   travel).
 //! - [`Scenario::OurLegs`] / [`Scenario::PeerLegs`]: both legs of every character solved as
 //!   two-bone chains to the same moving targets, with the same knee poles, by bevy_ik's
 //!   `IkChain` (the `IkSystems` set) or by bevy_mod_inverse_kinematics 0.12 (its solver system,
@@ -81,6 +84,9 @@ pub enum Scenario {
     /// The full character travelling at 1.4 m/s with labelled contacts, rapier ground, all
     /// threads; `prediction`: with [`FootstepPrediction`].
     FullWalking { prediction: bool },
+    /// [`Scenario::FullWalking`] with the prediction and a [`StairFinder`] (on the even slab it
+    /// probes every 15 cm of travel and finds nothing: its cost where there are no stairs).
+    FullWalkingStairs,
     /// Only the two legs, as bevy_ik two-bone `IkChain`s.
     OurLegs { parallel: bool },
     /// Only the two legs, as bevy_mod_inverse_kinematics `IkConstraint`s.
@@ -102,6 +108,7 @@ impl Scenario {
             Scenario::FullWalking { prediction: true } => {
                 "full walking + footstep prediction, rapier, all threads".into()
             }
+            Scenario::FullWalkingStairs => "full walking + prediction + stair finder, rapier, all threads".into(),
             Scenario::OurLegs { parallel } => format!("legs: bevy_ik, {}", threads(*parallel)),
             Scenario::PeerLegs => "legs: bevy_mod_inverse_kinematics".into(),
         }
@@ -212,11 +219,13 @@ pub fn build(scenario: Scenario, count: usize) -> App {
     app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(1.0 / 60.0)));
     app.init_resource::<Stopwatch>();
     app.add_systems(Update, rig::animate);
-    if let Scenario::FullWalking { .. } = scenario {
+    if let Scenario::FullWalking { .. } | Scenario::FullWalkingStairs = scenario {
         // Only here: the other rows time the same systems as before the walking rows existed.
         app.add_systems(Update, (rig::label_contacts, rig::walk_roots));
     }
-    if let Scenario::Full { ground: Ground::Rapier, .. } | Scenario::FullWalking { .. } = scenario {
+    if let Scenario::Full { ground: Ground::Rapier, .. } | Scenario::FullWalking { .. } | Scenario::FullWalkingStairs =
+        scenario
+    {
         app.add_plugins(RapierPhysicsPlugin::<NoUserData>::default());
     }
     let characters: Vec<Character> = (0..count).map(|i| rig::spawn_character(app.world_mut(), i, count)).collect();
@@ -246,10 +255,14 @@ pub fn build(scenario: Scenario, count: usize) -> App {
                 );
             }
         }
-        Scenario::Full { .. } | Scenario::FullWarped | Scenario::FullRootMotion | Scenario::FullWalking { .. } => {
+        Scenario::Full { .. }
+        | Scenario::FullWarped
+        | Scenario::FullRootMotion
+        | Scenario::FullWalking { .. }
+        | Scenario::FullWalkingStairs => {
             let (ground, parallel) = match scenario {
                 Scenario::Full { ground, parallel } => (ground, parallel),
-                Scenario::FullWalking { .. } => (Ground::Rapier, true),
+                Scenario::FullWalking { .. } | Scenario::FullWalkingStairs => (Ground::Rapier, true),
                 _ => (Ground::Plane, true),
             };
             app.add_plugins(IkPlugin { settings: IkSettings { enabled: true, parallel } });
@@ -281,6 +294,10 @@ pub fn build(scenario: Scenario, count: usize) -> App {
                 }
                 if let Scenario::FullWalking { prediction } = scenario {
                     rig::add_walking(app.world_mut(), c, prediction);
+                }
+                if scenario == Scenario::FullWalkingStairs {
+                    rig::add_walking(app.world_mut(), c, true);
+                    app.world_mut().entity_mut(c.root).insert(StairFinder::default());
                 }
             }
             ik_window(&mut app);
@@ -447,7 +464,7 @@ fn errors(app: &mut App, scenario: Scenario) -> (f32, f32) {
             }
         }
         // The walking characters leave their hands' (world) targets behind.
-        Scenario::Floor | Scenario::FloorGather | Scenario::FullWalking { .. } => {}
+        Scenario::Floor | Scenario::FloorGather | Scenario::FullWalking { .. } | Scenario::FullWalkingStairs => {}
     }
     if distances.is_empty() {
         return (0.0, 0.0);

@@ -55,6 +55,7 @@ pub mod skeleton;
 pub mod slide_removal;
 pub mod sole;
 pub mod spring;
+pub mod stairs;
 pub mod two_bone;
 pub mod warping;
 pub mod xform;

@@ -1,0 +1,127 @@
+//! Stairs ahead of a character, found by probing the ground along its travel: what a
+//! controller needs to put one step on each tread, with no level data.
+//!
+//! Method: a system in [`crate::IkSystems::Prepare`] follows each [`StairFinder`] root's world position; from its
+//! horizontal travel it takes the direction it goes (kept while it stands), and whenever the
+//! root has moved [`StairFinder::reprobe`] since the last probe or turned by more than
+//! [`StairFinder::turn`], it casts rays down along that line through the [`GroundProbe`]
+//! (rapier, Avian or the plane) and runs [`ik_core::stairs::find_flight`]. The flight is kept
+//! between probes in the line's frame, so [`StairsAhead::risers_from`] answers for wherever the
+//! root is now. Output: [`StairsAhead`] on the same entity (inserted on the first frame).
+//! A controller turns it into a pace with [`ik_core::stairs::stair_speed`] and
+//! [`ik_core::stairs::step_alignment`] (see [`StairsAhead`]).
+
+use bevy::prelude::*;
+use ik_core::stairs::{Flight, StairSettings, find_flight};
+
+use crate::ground::{GroundProbe, GroundRays};
+
+/// Finds stairs along a character's travel (put it on the character root, beside
+/// [`crate::humanoid::HumanoidIk`] or a [`crate::feet::FootPlacer`]); the result is in
+/// [`StairsAhead`].
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_ik::stairs::StairFinder;
+///
+/// fn spawn(mut commands: Commands) {
+///     // Metres; a character of another size scales the look-ahead and the step sizes.
+///     commands.spawn((Transform::default(), StairFinder::default()));
+/// }
+/// # bevy::ecs::system::assert_is_system(spawn);
+/// ```
+#[derive(Component, Reflect, Clone, Debug)]
+#[reflect(Component)]
+pub struct StairFinder {
+    /// What a flight is and how far to look ([`ik_core::stairs::StairSettings`]), world units.
+    pub settings: StairSettings,
+    /// Probe again after the root has moved this far, world units. Default 0.15.
+    pub reprobe: f32,
+    /// Probe again after the travel turned by more than this, radians. Default 0.26 (15°).
+    pub turn: f32,
+    /// Rays start this far above the root and are twice as long, world units. Default 1.5.
+    pub ray_height: f32,
+}
+
+impl Default for StairFinder {
+    fn default() -> Self {
+        StairFinder { settings: StairSettings::default(), reprobe: 0.15, turn: 0.26, ray_height: 1.5 }
+    }
+}
+
+/// The flight [`StairFinder`] sees along the character's travel, if any.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_ik::stairs::StairsAhead;
+/// use ik_core::stairs::{stair_speed, step_alignment};
+///
+/// /// A walk at `walk_speed` taking `walk_step` per step, slowed to one step per tread.
+/// fn stairs_pace(stairs: &StairsAhead, at: Vec3, walk_speed: f32, walk_step: f32) -> f32 {
+///     match stairs.risers_from(at) {
+///         // On the flight or up to 2 m before it.
+///         Some((first, last, flight)) if first <= 2.0 && last >= 0.0 => {
+///             let speed = stair_speed(walk_speed, walk_step, flight.tread);
+///             speed * step_alignment(first, flight.tread) // line the steps up on the approach
+///         }
+///         _ => walk_speed,
+///     }
+/// }
+/// # let _ = stairs_pace;
+/// ```
+#[derive(Component, Reflect, Clone, Debug, Default)]
+#[reflect(Component)]
+pub struct StairsAhead {
+    /// The flight along the line from [`StairsAhead::origin`] along
+    /// [`StairsAhead::direction`], distances along it.
+    pub flight: Option<Flight>,
+    /// Where the root was when the ground was last probed (world).
+    pub origin: Vec3,
+    /// The horizontal direction probed (world, unit; zero before the root first moved).
+    pub direction: Vec3,
+    /// The root's position last frame (world), for its travel.
+    last: Option<Vec3>,
+}
+
+impl StairsAhead {
+    /// The flight's first and last riser seen, as distances from `at` (world) along the line
+    /// probed (negative: behind), and the flight; `None` without one.
+    pub fn risers_from(&self, at: Vec3) -> Option<(f32, f32, Flight)> {
+        let flight = self.flight?;
+        let along = (at - self.origin).dot(self.direction);
+        Some((flight.first - along, flight.last - along, flight))
+    }
+}
+
+/// Keeps each [`StairFinder`]'s [`StairsAhead`] (see the module docs).
+pub(crate) fn find_stairs(
+    mut commands: Commands,
+    rays: GroundRays,
+    mut finders: Query<(Entity, &StairFinder, &GlobalTransform, Option<&mut StairsAhead>)>,
+) {
+    let probe = rays.probe();
+    for (root, finder, at, state) in &mut finders {
+        let at = at.translation();
+        let Some(mut state) = state else {
+            commands.entity(root).insert(StairsAhead { last: Some(at), ..default() });
+            continue;
+        };
+        let moved = Vec3::new(at.x, 0.0, at.z) - state.last.map_or(Vec3::ZERO, |l| Vec3::new(l.x, 0.0, l.z));
+        state.last = Some(at);
+        let Some(heading) = moved.try_normalize() else { continue };
+        let turned = state.direction == Vec3::ZERO || state.direction.angle_between(heading) > finder.turn;
+        let far = (at - state.origin).length() >= finder.reprobe;
+        if turned || far {
+            state.flight = probe_line(&probe, root, at, heading, finder);
+            (state.origin, state.direction) = (at, heading);
+        }
+    }
+}
+
+/// The flight along `direction` from `at` (world), probed for `root`.
+fn probe_line(probe: &GroundProbe, root: Entity, at: Vec3, direction: Vec3, finder: &StairFinder) -> Option<Flight> {
+    let top = Vec3::Y * finder.ray_height;
+    let length = 2.0 * finder.ray_height;
+    let ground = |s: f32| probe.cast(at + direction * s + top, Vec3::NEG_Y, length, root).map(|hit| hit.point.y);
+    find_flight(ground, &finder.settings)
+}
