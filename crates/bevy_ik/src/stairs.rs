@@ -7,7 +7,8 @@
 //! [`StairFinder::turn`], it casts rays down along that line through the [`GroundProbe`]
 //! (rapier, Avian or the plane) and runs [`ik_core::stairs::find_flight`]. The flight is kept
 //! between probes in the line's frame, so [`StairsAhead::risers_from`] answers for wherever the
-//! root is now. Output: [`StairsAhead`] on the same entity (inserted on the first frame).
+//! root is now; a probe that finds nothing (turning on a flight, the rays across its side)
+//! keeps it until the root is past its last riser. Output: [`StairsAhead`] on the same entity (inserted on the first frame).
 //! A controller turns it into a pace with [`ik_core::stairs::stair_speed`] and
 //! [`ik_core::stairs::step_alignment`] (see [`StairsAhead`]).
 
@@ -81,6 +82,8 @@ pub struct StairsAhead {
     pub direction: Vec3,
     /// The root's position last frame (world), for its travel.
     last: Option<Vec3>,
+    /// Where and along which direction the ground was last probed (world).
+    probed: Option<(Vec3, Vec3)>,
 }
 
 impl StairsAhead {
@@ -109,11 +112,19 @@ pub(crate) fn find_stairs(
         let moved = Vec3::new(at.x, 0.0, at.z) - state.last.map_or(Vec3::ZERO, |l| Vec3::new(l.x, 0.0, l.z));
         state.last = Some(at);
         let Some(heading) = moved.try_normalize() else { continue };
-        let turned = state.direction == Vec3::ZERO || state.direction.angle_between(heading) > finder.turn;
-        let far = (at - state.origin).length() >= finder.reprobe;
-        if turned || far {
-            state.flight = probe_line(&probe, root, at, heading, finder);
-            (state.origin, state.direction) = (at, heading);
+        let due = state.probed.is_none_or(|(from, along)| {
+            along.angle_between(heading) > finder.turn || (at - from).length() >= finder.reprobe
+        });
+        if !due {
+            continue;
+        }
+        state.probed = Some((at, heading));
+        match probe_line(&probe, root, at, heading, finder) {
+            Some(flight) => (state.flight, state.origin, state.direction) = (Some(flight), at, heading),
+            // Nothing along this line (turning on the flight, the rays across its side): the
+            // flight found before holds until the root is past its last riser.
+            None if state.risers_from(at).is_some_and(|(_, last, _)| last >= 0.0) => {}
+            None => state.flight = None,
         }
     }
 }
