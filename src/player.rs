@@ -234,8 +234,8 @@ pub fn keyboard_intent(
 pub const STAIR_LOOKAHEAD: f32 = 2.0;
 
 /// Slows a walking body (not jogging) to one tread per step ([`stair_speed`]) while the
-/// plugin's stair finder ([`StairsAhead`] on the avatar) sees a flight under it or its first
-/// riser within [`STAIR_LOOKAHEAD`]; speeds chosen below that are kept. On the approach the
+/// plugin's stair finder ([`StairsAhead`] on the avatar) reports a flight under it, just behind
+/// it or with its first riser within [`STAIR_LOOKAHEAD`]; speeds chosen below that are kept. On the approach the
 /// speed is also nudged ([`step_alignment`]) so the landings line up with the treads. Nothing
 /// here knows the course: the flights are what the finder's rays found.
 pub fn slow_on_stairs(
@@ -248,8 +248,10 @@ pub fn slow_on_stairs(
         }
         let Some((loco, at, stairs, feet)) = motion.avatar.and_then(|a| avatars.get(a).ok()) else { continue };
         let at = at.translation();
-        let Some((first, last, flight)) = stairs.risers_from(at) else { continue };
-        if first > STAIR_LOOKAHEAD || last < 0.0 {
+        let Some((first, _, flight)) = stairs.risers_from(at) else { continue };
+        // A flight behind is kept by the finder over its top landing and into a turn (until the
+        // next one is seen or the body is `StairFinder::keep` past it): the pace holds there too.
+        if first > STAIR_LOOKAHEAD {
             continue;
         }
         let Some((walk_speed, walk_step)) = loco.walk_step() else { continue };

@@ -7,8 +7,8 @@
 //! [`StairFinder::turn`], it casts rays down along that line through the [`GroundProbe`]
 //! (rapier, Avian or the plane) and runs [`ik_core::stairs::find_flight`]. The flight is kept
 //! between probes in the line's frame, so [`StairsAhead::risers_from`] answers for wherever the
-//! root is now; a probe that finds nothing (turning on a flight, the rays across its side)
-//! keeps it until the root is past its last riser. Output: [`StairsAhead`] on the same entity (inserted on the first frame).
+//! root is now; a probe that finds nothing (a landing, a turn, the rays across the flight's
+//! side) keeps it until the root is [`StairFinder::keep`] past its last riser. Output: [`StairsAhead`] on the same entity (inserted on the first frame).
 //! A controller turns it into a pace with [`ik_core::stairs::stair_speed`] and
 //! [`ik_core::stairs::step_alignment`] (see [`StairsAhead`]).
 
@@ -42,11 +42,14 @@ pub struct StairFinder {
     pub turn: f32,
     /// Rays start this far above the root and are twice as long, world units. Default 1.5.
     pub ray_height: f32,
+    /// How far past its last riser a flight is kept while no other is seen (its top landing,
+    /// a turn onto the next flight), world units. Default 1.0.
+    pub keep: f32,
 }
 
 impl Default for StairFinder {
     fn default() -> Self {
-        StairFinder { settings: StairSettings::default(), reprobe: 0.15, turn: 0.26, ray_height: 1.5 }
+        StairFinder { settings: StairSettings::default(), reprobe: 0.15, turn: 0.26, ray_height: 1.5, keep: 1.0 }
     }
 }
 
@@ -121,9 +124,9 @@ pub(crate) fn find_stairs(
         state.probed = Some((at, heading));
         match probe_line(&probe, root, at, heading, finder) {
             Some(flight) => (state.flight, state.origin, state.direction) = (Some(flight), at, heading),
-            // Nothing along this line (turning on the flight, the rays across its side): the
-            // flight found before holds until the root is past its last riser.
-            None if state.risers_from(at).is_some_and(|(_, last, _)| last >= 0.0) => {}
+            // Nothing along this line (turning on a landing, the rays across the flight's
+            // side): the flight found before holds until the root is `keep` past its last riser.
+            None if state.risers_from(at).is_some_and(|(_, last, _)| last >= -finder.keep) => {}
             None => state.flight = None,
         }
     }
