@@ -66,7 +66,8 @@ impl Default for StairFinder {
 ///         // On the flight or up to 2 m before it.
 ///         Some((first, last, flight)) if first <= 2.0 && last >= 0.0 => {
 ///             let speed = stair_speed(walk_speed, walk_step, flight.tread);
-///             speed * step_alignment(first, flight.tread) // line the steps up on the approach
+///             // Line the steps up on the approach: a toe lands well 22 cm past a riser.
+///             speed * step_alignment(first, flight.tread, 0.22)
 ///         }
 ///         _ => walk_speed,
 ///     }

@@ -197,28 +197,25 @@ pub fn stair_speed(walk_speed: f32, walk_step: f32, tread: f32) -> f32 {
     if walk_step > 1e-3 && tread > 0.0 { walk_speed * (tread / walk_step).min(1.0) } else { walk_speed }
 }
 
-/// Where a toe lands well on a tread, past its riser, as a share of the tread: 22 cm into a
-/// 32 cm tread, the foot in its middle for a toe joint about 20 cm ahead of the heel.
-pub const TOE_ON_TREAD: f32 = 0.69;
-
 /// Speed factor that lines a walk's landings up with a flight's treads on the approach:
 /// `ahead` is how far the first riser lies past the next landing, `tread` the step the walk
-/// takes there. Landings one tread apart reach the riser off by `e` (wrapped to ±half a tread)
-/// from where a toe lands well ([`TOE_ON_TREAD`] of a tread past the riser); the steps left
-/// before it take that up, so the speed changes by `e` over `ahead` (at most 25 %). 1 once the
-/// next landing is the stairs' (within half a tread of the riser).
+/// takes there, `toe_at` how far past a riser a toe lands well (the foot in the middle of the
+/// tread: 22 cm into a 32 cm tread for a toe joint about 20 cm ahead of the heel). Landings one
+/// tread apart reach the riser off by `e` (wrapped to ±half a tread) from `toe_at`; the steps
+/// left before it take that up, so the speed changes by `e` over `ahead` (at most 25 %). 1 once
+/// the next landing is the stairs' (within half a tread of the riser).
 ///
 /// ```
 /// use ik_core::stairs::step_alignment;
-/// assert_eq!(step_alignment(0.1, 0.3), 1.0); // the next landing is on the stairs
-/// let f = step_alignment(1.2, 0.3);
+/// assert_eq!(step_alignment(0.1, 0.3, 0.22), 1.0); // the next landing is on the stairs
+/// let f = step_alignment(1.2, 0.3, 0.22);
 /// assert!(f > 0.75 && f < 1.25);
 /// ```
-pub fn step_alignment(ahead: f32, tread: f32) -> f32 {
+pub fn step_alignment(ahead: f32, tread: f32, toe_at: f32) -> f32 {
     if ahead < 0.5 * tread || tread <= 0.0 || !ahead.is_finite() {
         return 1.0;
     }
-    let off = (-ahead - TOE_ON_TREAD * tread).rem_euclid(tread);
+    let off = (-ahead - toe_at).rem_euclid(tread);
     let e = if off > 0.5 * tread { off - tread } else { off };
     (1.0 - e / ahead).clamp(0.75, 1.25)
 }
@@ -278,14 +275,14 @@ mod tests {
         assert!((speed / 1.4 * 0.735 - 0.32).abs() < 1e-5, "{speed}");
         assert_eq!(stair_speed(1.4, 0.0, 0.32), 1.4, "no step known: the walk's speed");
         // A landing 1.0 m before the riser, 32 cm steps: 1.0 = 3 steps + 4 cm, so the 4th
-        // landing would be 28 cm past the riser where 22 cm (69 % of 32) lands well: about 6 cm
-        // long, so slow down by about 6 % over the metre.
-        let factor = step_alignment(1.0, 0.32);
-        let long = 0.28 - TOE_ON_TREAD * 0.32;
-        assert!(factor < 1.0 && ((1.0 - factor) - long).abs() < 1e-4, "{factor} {long}");
+        // landing would be 28 cm past the riser where 22 cm lands well: 6 cm long, so slow down
+        // by 6 % over the metre.
+        let factor = step_alignment(1.0, 0.32, 0.22);
+        assert!(factor < 1.0 && ((1.0 - factor) - 0.06).abs() < 1e-4, "{factor}");
         // Exactly in line: unchanged; off by half a tread: at most a quarter.
-        assert!((step_alignment(0.64 - TOE_ON_TREAD * 0.32, 0.32) - 1.0).abs() < 1e-4);
-        assert!((0.75..=1.25).contains(&step_alignment(0.5, 0.32)));
+        assert!((step_alignment(0.64 - 0.22, 0.32, 0.22) - 1.0).abs() < 1e-4);
+        assert!((0.75..=1.25).contains(&step_alignment(0.5, 0.32, 0.22)));
+        assert_eq!(step_alignment(0.1, 0.32, 0.22), 1.0);
     }
 
     #[test]
