@@ -377,6 +377,9 @@ pub fn finish_character(
             // Clips that carry the body forward are played in place (their travel reported,
             // not applied): the controller moves the character; in-place clips are untouched.
             RootMotion::default(),
+            // Flights of stairs along its travel, found by the plugin's rays: what the
+            // controller slows to one tread per step for (`player::slow_on_stairs`).
+            StairFinder::default(),
         ));
     }
 }

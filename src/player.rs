@@ -14,13 +14,12 @@
 //! Invariants: speed ≥ 0 and finite; yaw finite.
 
 use bevy::prelude::*;
-use bevy_ik::prelude::RootMotionState;
+use bevy_ik::prelude::{RootMotionState, StairsAhead};
 use bevy_rapier3d::prelude::*;
 use ik_core::spring::Spring;
 use ik_core::stairs::{stair_speed, step_alignment};
 
 use crate::camera::OrbitCamera;
-use crate::course::CourseLayout;
 use crate::locomotion::Locomotion;
 
 /// Most the character turns per second, radians.
@@ -234,64 +233,48 @@ pub fn keyboard_intent(
 /// last steps, needs a few steps at the new speed before the first riser.
 pub const STAIR_LOOKAHEAD: f32 = 2.0;
 
-/// Slows a walking body (not jogging) down to [`stair_speed`] while stairs are under it or
-/// within [`STAIR_LOOKAHEAD`] along its way; speeds chosen below that are kept. On the approach
-/// the speed is also nudged ([`step_alignment`]) so the landings line up with the treads.
+/// Slows a walking body (not jogging) to one tread per step ([`stair_speed`]) while the
+/// plugin's stair finder ([`StairsAhead`] on the avatar) reports a flight under it, just behind
+/// it or with its first riser within [`STAIR_LOOKAHEAD`]; speeds chosen below that are kept. On the approach the
+/// speed is also nudged ([`step_alignment`]) so the landings line up with the treads. Nothing
+/// here knows the course: the flights are what the finder's rays found.
 pub fn slow_on_stairs(
-    layout: Res<CourseLayout>,
-    mut bodies: Query<(&Transform, &Motion, &mut MoveIntent), With<Player>>,
-    avatars: Query<(&Locomotion, Option<&bevy_ik::feet::FootPlacerState>)>,
+    mut bodies: Query<(&Motion, &mut MoveIntent), With<Player>>,
+    avatars: Query<(&Locomotion, &GlobalTransform, &StairsAhead, Option<&bevy_ik::feet::FootPlacerState>)>,
 ) {
-    for (transform, motion, mut intent) in &mut bodies {
+    for (motion, mut intent) in &mut bodies {
         if intent.jog || intent.direction.length() < 1e-3 {
             continue;
         }
-        let p = Vec2::new(transform.translation.x, transform.translation.z);
-        let way = intent.direction.normalize();
-        let on_stairs = layout.stair_at(p);
-        let Some(flight) = on_stairs.or_else(|| layout.stair_at(p + way * STAIR_LOOKAHEAD)) else { continue };
-        let Some((loco, feet)) = motion.avatar.and_then(|a| avatars.get(a).ok()) else { continue };
+        let Some((loco, at, stairs, feet)) = motion.avatar.and_then(|a| avatars.get(a).ok()) else { continue };
+        let at = at.translation();
+        let Some((first, _, flight)) = stairs.risers_from(at) else { continue };
+        // A flight behind is kept by the finder over its top landing and into a turn (until the
+        // next one is seen or the body is `StairFinder::keep` past it): the pace holds there too.
+        if first > STAIR_LOOKAHEAD {
+            continue;
+        }
         let Some((walk_speed, walk_step)) = loco.walk_step() else { continue };
         let mut slow = stair_speed(walk_speed, walk_step, flight.tread);
         // On the approach: the swinging foot's predicted landing, as animated (its shift taken
         // off), against the first riser.
-        if on_stairs.is_none()
-            && let Some(riser) = entry_distance(p, way, flight.min, flight.max)
-        {
+        if first > 0.0 {
+            let way = stairs.direction;
             let landing = feet.into_iter().flat_map(|f| &f.feet).find_map(|f| {
-                let at = f.landing?;
-                Some(Vec2::new(at.x, at.z).dot(way) - f.landing_shift - p.dot(way))
+                let landing = f.landing?;
+                Some((landing - at).dot(way) - f.landing_shift)
             });
             if let Some(landing) = landing {
-                slow *= step_alignment(riser - landing, flight.tread, TOE_ON_TREAD);
+                slow *= step_alignment(first - landing, flight.tread, TOE_ON_TREAD);
             }
         }
         intent.speed = Some(intent.speed.map_or(slow, |s| s.min(slow)));
     }
 }
 
-/// Where a toe lands well on a tread, m past its riser: the middle of a 30–32 cm tread for a
-/// foot whose toe joint is about 20 cm ahead of its heel and 7 cm behind its tip.
+/// Where a toe lands well, m past its riser: the middle of a 30–32 cm tread for a foot whose toe
+/// joint is about 20 cm ahead of its heel and 7 cm behind its tip.
 const TOE_ON_TREAD: f32 = 0.22;
-
-/// How far along `way` (unit) from `p` a walk enters the footprint (`min`, `max`: x, z), m;
-/// `None` when it does not (or starts inside).
-fn entry_distance(p: Vec2, way: Vec2, min: Vec2, max: Vec2) -> Option<f32> {
-    let (mut near, mut far) = (0.0f32, f32::INFINITY);
-    for axis in 0..2 {
-        let (o, d) = (p[axis], way[axis]);
-        if d.abs() < 1e-6 {
-            if o < min[axis] || o > max[axis] {
-                return None;
-            }
-            continue;
-        }
-        let (a, b) = ((min[axis] - o) / d, (max[axis] - o) / d);
-        near = near.max(a.min(b));
-        far = far.min(a.max(b));
-    }
-    (near > 0.0 && near <= far).then_some(near)
-}
 
 /// Turns intents into facing, speed and a controller step.
 pub fn move_characters(
@@ -412,26 +395,5 @@ mod tests {
         // Standing still: the full press (8 mm at 60 fps), never more at lower frame rates.
         assert!((ground_press(0.0, dt) - GROUND_PRESS_SPEED / 60.0).abs() < 1e-6);
         assert_eq!(ground_press(0.0, 0.1), ground_press(0.0, dt));
-    }
-
-    #[test]
-    fn a_walk_enters_a_flight_s_footprint_where_its_line_crosses_it() {
-        // Entering a footprint along +Z, missing it, starting inside.
-        let (min, max) = (Vec2::new(-1.0, 10.0), Vec2::new(1.0, 12.0));
-        assert_eq!(entry_distance(Vec2::new(0.0, 8.5), Vec2::Y, min, max), Some(1.5));
-        assert_eq!(entry_distance(Vec2::new(3.0, 8.5), Vec2::Y, min, max), None);
-        assert_eq!(entry_distance(Vec2::new(0.0, 11.0), Vec2::Y, min, max), None);
-    }
-
-    #[test]
-    fn stairs_are_seen_within_the_lookahead_and_not_before() {
-        let layout = CourseLayout::new();
-        let flight = layout.flights[0];
-        let first_riser = Vec2::new(0.5 * (flight.min.x + flight.max.x), flight.min.y);
-        let way = Vec2::Y;
-        let seen = |p: Vec2| layout.stair_at(p).or_else(|| layout.stair_at(p + way * STAIR_LOOKAHEAD)).is_some();
-        assert!(seen(first_riser - way * (STAIR_LOOKAHEAD - 0.1)));
-        assert!(seen(first_riser + way * 0.5), "on the flight");
-        assert!(!seen(first_riser - way * (STAIR_LOOKAHEAD + 0.1)));
     }
 }

@@ -43,13 +43,13 @@ pub struct StairFinder {
     /// Rays start this far above the root and are twice as long, world units. Default 1.5.
     pub ray_height: f32,
     /// How far past its last riser a flight is kept while no other is seen (its top landing,
-    /// a turn onto the next flight), world units. Default 1.0.
+    /// a turn onto the next flight), world units. Default 2.0 (a square landing 2 m wide).
     pub keep: f32,
 }
 
 impl Default for StairFinder {
     fn default() -> Self {
-        StairFinder { settings: StairSettings::default(), reprobe: 0.15, turn: 0.26, ray_height: 1.5, keep: 1.0 }
+        StairFinder { settings: StairSettings::default(), reprobe: 0.15, turn: 0.26, ray_height: 1.5, keep: 2.0 }
     }
 }
 
