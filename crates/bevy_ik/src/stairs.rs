@@ -1,14 +1,15 @@
 //! Stairs ahead of a character, found by probing the ground along its travel: what a
 //! controller needs to put one step on each tread, with no level data.
 //!
-//! Method: a system in [`crate::IkSystems::Prepare`] follows each [`StairFinder`] root's world position; from its
-//! horizontal travel it takes the direction it goes (kept while it stands), and whenever the
+//! Method: a system in [`crate::IkSystems::Prepare`] follows each [`StairFinder`] root's world
+//! position; from its horizontal travel it takes the direction it goes (kept while it stands), and whenever the
 //! root has moved [`StairFinder::reprobe`] since the last probe or turned by more than
 //! [`StairFinder::turn`], it casts rays down along that line through the [`GroundProbe`]
 //! (rapier, Avian or the plane) and runs [`ik_core::stairs::find_flight`]. The flight is kept
 //! between probes in the line's frame, so [`StairsAhead::risers_from`] answers for wherever the
 //! root is now; a probe that finds nothing (a landing, a turn, the rays across the flight's
-//! side) keeps it until the root is [`StairFinder::keep`] past its last riser. Output: [`StairsAhead`] on the same entity (inserted on the first frame).
+//! side) keeps it until the root is [`StairFinder::keep`] past its last riser. Output:
+//! [`StairsAhead`] on the same entity (inserted on the first frame).
 //! A controller turns it into a pace with [`ik_core::stairs::stair_speed`] and
 //! [`ik_core::stairs::step_alignment`] (see [`StairsAhead`]).
 
@@ -43,7 +44,8 @@ pub struct StairFinder {
     /// Rays start this far above the root and are twice as long, world units. Default 1.5.
     pub ray_height: f32,
     /// How far past its last riser a flight is kept while no other is seen (its top landing,
-    /// a turn onto the next flight), world units. Default 2.0 (a square landing 2 m wide).
+    /// a turn onto the next flight), world units. Default 2.0: a landing up to 2 m across, so a
+    /// controller keeps its stair pace while it turns onto the next flight.
     pub keep: f32,
 }
 
@@ -113,7 +115,7 @@ pub(crate) fn find_stairs(
             commands.entity(root).insert(StairsAhead { last: Some(at), ..default() });
             continue;
         };
-        let moved = Vec3::new(at.x, 0.0, at.z) - state.last.map_or(Vec3::ZERO, |l| Vec3::new(l.x, 0.0, l.z));
+        let moved = state.last.map_or(Vec3::ZERO, |last| (at - last) * Vec3::new(1.0, 0.0, 1.0));
         state.last = Some(at);
         let Some(heading) = moved.try_normalize() else { continue };
         let due = state.probed.is_none_or(|(from, along)| {
