@@ -217,10 +217,10 @@ pub struct FootStatus {
     pub toe_world: Vec3,
     /// The ray's start (world), for gizmos.
     pub ray_start: Vec3,
-    /// With [`crate::footstep::FootstepPrediction`], while swinging: where the toe is predicted
+    /// With [`FootstepPrediction`](crate::footstep::FootstepPrediction), while swinging: where the toe is predicted
     /// to land (world), the landing shift included.
     pub landing: Option<Vec3>,
-    /// With [`crate::footstep::FootstepPrediction`]: the shift along the stride steering this
+    /// With [`FootstepPrediction`](crate::footstep::FootstepPrediction): the shift along the stride steering this
     /// foot now (m, world; negative: back).
     pub landing_shift: f32,
 }
@@ -268,10 +268,9 @@ pub(crate) struct FeetScratch {
     /// Per leg, what a locked toe stands on (a collider entity) and its world transform when
     /// last seen, so the lock rides it when it moves ([`FootLockState::carry`]).
     pub surfaces: Vec<Option<(Entity, Xform)>>,
-    /// How the root moves (footstep prediction's stride, the pelvis support's front).
-    pub motion: crate::footstep::RootMotion,
-    /// Footstep prediction's memory.
-    pub steps: crate::footstep::StepMemory,
+    /// How the root moves (footstep prediction's stride, the pelvis support's front, pose
+    /// warping's velocity), measured once a frame.
+    pub motion: ik_core::footstep::RootVelocity,
     /// Per leg, the landing shift footstep prediction applies this frame (model space).
     pub steer: Vec<Vec3>,
     /// Per leg, the ground a swinging foot is carried over this frame, from footstep

@@ -9,12 +9,13 @@
 //! `BoneSet::write_back` writes translations and rotations of every changed local.
 
 use bevy::prelude::*;
-use ik_core::IkError;
 use ik_core::foot_placement::{
     FootPlacement, FootPlacementState, FootReport, FootRig, SwingFloor, knee_bend_direction,
 };
+use ik_core::footstep::RootVelocity;
 use ik_core::leg::LegChain;
 use ik_core::sole::SolePoint;
+use ik_core::{IkError, Xform};
 
 use crate::IkSettings;
 use crate::bones::{BoneSet, GatheredBones, Hierarchy, restore_after_fault};
@@ -22,7 +23,7 @@ use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultSender, IkComponent, IkFault};
 use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
 use crate::feet_lock::{self, LockMemory, lock_toes};
-use crate::footstep::{self, FootstepPrediction};
+use crate::footstep::{self, FootstepPrediction, FootstepPredictionState};
 use crate::ground::{GroundProbe, GroundRays};
 use crate::warping::{PoseWarping, PoseWarpingState, WarpGround, warp_pose};
 use ik_core::warping::MAX_LEGS;
@@ -40,7 +41,7 @@ pub fn place_feet(
     ground: GroundRays,
     mut placers: Query<(
         Entity,
-        (&FootPlacer, Option<&FootLock>, Option<&FootstepPrediction>),
+        (&FootPlacer, Option<&FootLock>, Option<(&FootstepPrediction, &mut FootstepPredictionState)>),
         Option<&IkFade>,
         &mut FootPlacerState,
         Option<(&PoseWarping, &mut PoseWarpingState)>,
@@ -56,9 +57,9 @@ pub fn place_feet(
     {
         let hierarchy = transforms.p0();
         let notices = faults.notices();
-        let solve = |(root, (placer, lock, prediction), fade, mut state, mut warping): (
+        let solve = |(root, (placer, lock, mut prediction), fade, mut state, mut warping): (
             Entity,
-            (&FootPlacer, Option<&FootLock>, Option<&FootstepPrediction>),
+            (&FootPlacer, Option<&FootLock>, Option<(&FootstepPrediction, Mut<FootstepPredictionState>)>),
             Option<&IkFade>,
             Mut<FootPlacerState>,
             Warping,
@@ -66,6 +67,7 @@ pub fn place_feet(
             let state = &mut *state;
             state.inner.dirty = false;
             let borrowed = warping.as_mut().map(|(w, s)| (*w, &mut **s));
+            let prediction = prediction.as_mut().map(|(p, s)| (*p, &mut **s));
             let components = Components { placer, lock, prediction, fade, warping: borrowed };
             let outcome = solve_character(root, components, state, &hierarchy, &probe, dt);
             if outcome.is_err() {
@@ -156,11 +158,17 @@ fn leg_chains(placer: &FootPlacer, bones: &BoneSet) -> Vec<LegChain> {
 struct Components<'a> {
     placer: &'a FootPlacer,
     lock: Option<&'a FootLock>,
-    prediction: Option<&'a FootstepPrediction>,
+    prediction: Prediction<'a>,
     fade: Option<&'a IkFade>,
     warping: WarpingRef<'a>,
 }
 
+/// A [`FootstepPrediction`] with its state, borrowed for one character's solve.
+type Prediction<'a> = Option<(&'a FootstepPrediction, &'a mut FootstepPredictionState)>;
+
+/// One character's feet, in stages over one gathered pose: gather, warp, measure the root,
+/// predict footsteps, lock, place, report. Each stage hands the next its per-leg shifts and
+/// floors through the placer's scratch.
 fn solve_character(
     root: Entity,
     Components { placer, lock, prediction, fade, warping }: Components,
@@ -171,145 +179,214 @@ fn solve_character(
 ) -> Result<(), IkFault> {
     ensure_built(root, placer, warping.as_ref().map(|(w, _)| *w), &mut state.inner, hierarchy)?;
     let ground_normal = warping.as_ref().map_or(Vec3::Y, |(w, _)| ground_under_feet(&state.feet, w.settings.max_slope));
-    let FeetScratch {
-        bones: bone_set,
-        rigs,
-        chains,
-        animated_toes,
-        placement,
-        reports,
-        locks,
-        shifts,
-        surfaces,
-        motion,
-        steps,
-        steer,
-        swing_floors,
-        dirty,
-        ..
-    } = &mut state.inner;
-    let Some(bones) = bone_set.as_mut() else { return Err(IkFault::MissingBone("feet".into())) };
-    if let Err(e) = bones.refresh(hierarchy) {
-        *bone_set = None;
-        return Err(IkFault::MissingBone(e));
-    }
-    if rigs.len() != chains.len() {
-        *rigs = placer
-            .legs
-            .iter()
-            .zip(chains.iter())
-            .map(|(leg, chain)| match leg.rest {
-                Some(rest) => Some(FootRig {
-                    leg: *chain,
-                    ankle_height: rest.ankle_height,
-                    toe_height: rest.toe_height,
-                    foot_up: rest.foot_up,
-                    heel: rest.heel.map(|local| SolePoint { bone: chain.ankle, local, rest_height: 0.0 }),
-                    tip: rest.toe_tip.map(|local| SolePoint {
-                        bone: chain.toe.unwrap_or(chain.ankle),
-                        local,
-                        rest_height: 0.0,
-                    }),
-                    knee_forward: knee_bend_direction(&bones.model, chain),
-                }),
-                None => FootRig::from_flat_pose(&bones.model, *chain).map(|r| r.with_estimated_sole(&bones.model)),
-            })
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| IkFault::MissingBone("leg bones".into()))?;
-    }
+    gather(placer, &mut state.inner, hierarchy)?;
+    let s = &mut state.inner;
+    let Some(bones) = s.bones.as_mut() else { return Err(IkFault::MissingBone("feet".into())) };
+    s.motion.update(bones.stop_world, dt);
     // The animated floor under each foot: raised where slope warping tilted the stride.
-    let mut floors = [0.0; MAX_LEGS];
-    let mut warped = false;
-    if let Some((warping, warp_state)) = warping {
-        // A warp that fails is reported on its own (after this solve); the feet are still
-        // placed, on the pose as animated.
-        let ground = WarpGround { normal: ground_normal, spine_keys: leg_keys(placer) };
-        match warp_pose(warping, warp_state, bones, chains, ground, dt) {
-            Ok(heights) => (floors, warped, warp_state.outcome) = (heights, true, None),
-            Err(fault) => {
-                warp_state.outcome = Some(fault);
-                bones.locals.copy_from_slice(&bones.read);
-                bones.update_model();
-            }
-        }
-    }
-    let floor_heights: &[f32] = if warped { &floors[..chains.len()] } else { &[] };
-    let to_world = bones.stop_world;
-    motion.update(to_world, dt);
-    for (toe, rig) in animated_toes.iter_mut().zip(rigs.iter()) {
+    let floors = warping.and_then(|(w, ws)| warp(w, ws, placer, bones, &s.chains, (ground_normal, s.motion), dt));
+    let floor_heights: &[f32] = floors.as_ref().map_or(&[], |f| &f[..s.chains.len()]);
+    for (toe, rig) in s.animated_toes.iter_mut().zip(s.rigs.iter()) {
         *toe = rig.ball(&bones.model);
     }
-    state.feet.resize(chains.len(), FootStatus::default());
-    shifts.clear();
-    shifts.resize(chains.len(), Vec3::ZERO);
-    steer.clear();
-    steer.resize(chains.len(), Vec3::ZERO);
-    swing_floors.clear();
-    swing_floors.resize(chains.len(), SwingFloor::default());
+    state.feet.resize(s.chains.len(), FootStatus::default());
+    let legs = s.chains.len();
+    let reset = |v: &mut Vec<Vec3>| {
+        v.clear();
+        v.resize(legs, Vec3::ZERO);
+    };
+    reset(&mut s.shifts);
+    reset(&mut s.steer);
+    s.swing_floors.clear();
+    s.swing_floors.resize(legs, SwingFloor::default());
+    let predicting = prediction.is_some();
     if let Some(prediction) = prediction {
-        let scale = to_world.scale.y.abs();
-        let ray = (placer.settings.ray_start_height * scale, placer.settings.ray_length * scale);
-        // Labels written for this frame are known now; the heuristic's only once the lock runs.
-        let planted_now = match lock.map(|l| &l.contacts) {
-            Some(ContactSource::Manual(flags)) => Some(&flags[..]),
-            _ => None,
-        };
-        let legs = footstep::Legs { toes: animated_toes, rigs, model: &bones.model, planted_now, floor_heights };
-        let out = (&mut steer[..], &mut swing_floors[..]);
-        footstep::steer_swings(
-            prediction,
-            (&mut *steps, &*motion),
-            legs,
-            (to_world, dt),
-            &mut state.feet,
-            (probe, root, ray),
-            out,
-        );
-        if lock.is_none() {
-            shifts.copy_from_slice(steer);
-        }
+        predict(prediction, (placer, lock), s, floor_heights, &mut state.feet, (probe, root), dt);
     }
-    if lock.is_none() {
+    match lock {
+        Some(lock) => lock_feet(lock, s, &mut state.feet, hierarchy, dt)?,
         // A lock taken off forgets its holds: put back later, it starts from the feet as they
         // are then, not from where they were planted when it was removed.
-        locks.iter_mut().for_each(|l| *l = None);
-        surfaces.iter_mut().for_each(|s| *s = None);
+        None => {
+            s.locks.iter_mut().for_each(|l| *l = None);
+            s.surfaces.iter_mut().for_each(|s| *s = None);
+        }
     }
-    if let Some(lock) = lock {
-        // A held toe rides the surface it stands on, if that moved since last frame.
-        feet_lock::carry_locks(locks, surfaces, &state.feet, hierarchy);
-        let memory = LockMemory { locks, rigs, steer };
-        lock_toes(lock, animated_toes, to_world, memory, &mut state.feet, shifts, dt)?;
+    let weight = effective_weight(placer.weight, fade);
+    let pelvis_offset = place(placer, s, (floor_heights, predicting), (probe, root), weight, dt)?;
+    report_feet(placer, s, &mut state.feet, lock.is_some());
+    if lock.is_some() {
+        let bones = s.bones.as_ref().expect("gathered");
+        let up = (bones.stop_world.rotation * Vec3::Y).normalize_or(Vec3::Y);
+        let scale = bones.stop_world.scale.y.abs();
+        let ray = (up, placer.settings.ray_start_height * scale, placer.settings.ray_length * scale);
+        feet_lock::find_surfaces(&mut s.surfaces, &state.feet, (probe, root), ray, hierarchy);
     }
+    if !s.bones.as_ref().is_some_and(BoneSet::changes_are_finite) {
+        return Err(IkFault::NonFiniteResult);
+    }
+    state.pelvis_offset = pelvis_offset;
+    s.dirty = true;
+    Ok(())
+}
 
+/// Gathers this frame's locals into the bone set and builds the legs' rigs once.
+fn gather(placer: &FootPlacer, s: &mut FeetScratch, hierarchy: &Hierarchy) -> Result<(), IkFault> {
+    let Some(bones) = s.bones.as_mut() else { return Err(IkFault::MissingBone("feet".into())) };
+    if let Err(e) = bones.refresh(hierarchy) {
+        s.bones = None;
+        return Err(IkFault::MissingBone(e));
+    }
+    if s.rigs.len() != s.chains.len() {
+        s.rigs = foot_rigs(placer, &s.chains, &bones.model)?;
+    }
+    Ok(())
+}
+
+/// Each leg's rig: from its [`crate::feet::LegRest`] when given, else from the pose (the foot
+/// taken as flat) with its sole estimated.
+fn foot_rigs(placer: &FootPlacer, chains: &[LegChain], model: &[Xform]) -> Result<Vec<FootRig>, IkFault> {
+    let rig = |(leg, chain): (&crate::feet::LegBones, &LegChain)| match leg.rest {
+        Some(rest) => Some(FootRig {
+            leg: *chain,
+            ankle_height: rest.ankle_height,
+            toe_height: rest.toe_height,
+            foot_up: rest.foot_up,
+            heel: rest.heel.map(|local| SolePoint { bone: chain.ankle, local, rest_height: 0.0 }),
+            tip: rest.toe_tip.map(|local| SolePoint {
+                bone: chain.toe.unwrap_or(chain.ankle),
+                local,
+                rest_height: 0.0,
+            }),
+            knee_forward: knee_bend_direction(model, chain),
+        }),
+        None => FootRig::from_flat_pose(model, *chain).map(|r| r.with_estimated_sole(model)),
+    };
+    placer
+        .legs
+        .iter()
+        .zip(chains)
+        .map(rig)
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| IkFault::MissingBone("leg bones".into()))
+}
+
+/// The warping stage: the animated floor under each leg, or `None` when it failed (reported on
+/// its own after this solve; the feet are still placed, on the pose as animated).
+fn warp(
+    warping: &PoseWarping,
+    warp_state: &mut PoseWarpingState,
+    placer: &FootPlacer,
+    bones: &mut BoneSet,
+    chains: &[LegChain],
+    (normal, motion): (Vec3, RootVelocity),
+    dt: f32,
+) -> Option<[f32; MAX_LEGS]> {
+    let ground = WarpGround { normal, spine_keys: leg_keys(placer), measured: motion.measured };
+    match warp_pose(warping, warp_state, bones, chains, ground, dt) {
+        Ok(heights) => {
+            warp_state.outcome = None;
+            Some(heights)
+        }
+        Err(fault) => {
+            warp_state.outcome = Some(fault);
+            bones.locals.copy_from_slice(&bones.read);
+            bones.update_model();
+            None
+        }
+    }
+}
+
+/// The prediction stage: [`footstep::predict_steps`], its landing shifts and swing floors
+/// handed to the lock (or, without one, the placement) and the placement.
+fn predict(
+    (prediction, memory): (&FootstepPrediction, &mut FootstepPredictionState),
+    (placer, lock): (&FootPlacer, Option<&FootLock>),
+    s: &mut FeetScratch,
+    floor_heights: &[f32],
+    feet: &mut [FootStatus],
+    (probe, root): (&GroundProbe, Entity),
+    dt: f32,
+) {
+    let Some(bones) = s.bones.as_ref() else { return };
+    let to_world = bones.stop_world;
+    let scale = to_world.scale.y.abs();
+    let ray = (placer.settings.ray_start_height * scale, placer.settings.ray_length * scale);
+    // Labels written for this frame are known now; the heuristic's only once the lock runs.
+    let planted_now = match lock.map(|l| &l.contacts) {
+        Some(ContactSource::Manual(flags)) => Some(&flags[..]),
+        _ => None,
+    };
+    let legs =
+        footstep::Legs { toes: &s.animated_toes, rigs: &s.rigs, model: &bones.model, planted_now, floor_heights };
+    let settings = (&prediction.settings, &mut *memory);
+    footstep::predict_steps(settings, (to_world, &s.motion), legs, feet, (probe, root, ray), dt);
+    for (i, out) in memory.outputs.iter().enumerate() {
+        (s.steer[i], s.swing_floors[i]) = (out.steer, out.floor);
+    }
+    if lock.is_none() {
+        s.shifts.copy_from_slice(&s.steer);
+    }
+}
+
+/// The locking stage: a held toe rides the surface it stands on (if that moved since last
+/// frame), then each lock turns into its foot's shift.
+fn lock_feet(
+    lock: &FootLock,
+    s: &mut FeetScratch,
+    feet: &mut [FootStatus],
+    hierarchy: &Hierarchy,
+    dt: f32,
+) -> Result<(), IkFault> {
+    feet_lock::carry_locks(&mut s.locks, &mut s.surfaces, feet, hierarchy);
+    let to_world = s.bones.as_ref().map_or(Xform::IDENTITY, |b| b.stop_world);
+    let memory = LockMemory { locks: &mut s.locks, rigs: &s.rigs, steer: &s.steer };
+    lock_toes(lock, &s.animated_toes, to_world, memory, feet, &mut s.shifts, dt)
+}
+
+/// The placement stage: [`FootPlacement`] on the gathered pose (the swing floors with a
+/// prediction); returns the pelvis offset.
+fn place(
+    placer: &FootPlacer,
+    s: &mut FeetScratch,
+    (floor_heights, predicting): (&[f32], bool),
+    (probe, root): (&GroundProbe, Entity),
+    weight: f32,
+    dt: f32,
+) -> Result<f32, IkFault> {
+    let Some(bones) = s.bones.as_mut() else { return Err(IkFault::MissingBone("feet".into())) };
     let job = FootPlacement {
         parents: &bones.parents,
         pelvis: bones.keys[0],
-        feet: rigs,
-        model_to_world: to_world,
-        foot_shifts: shifts,
+        feet: &s.rigs,
+        model_to_world: bones.stop_world,
+        foot_shifts: &s.shifts,
         floor_heights,
-        swing_floors: if prediction.is_some() { swing_floors } else { &[] },
-        travel: motion.travel_in_model(to_world),
+        swing_floors: if predicting { &s.swing_floors } else { &[] },
+        travel: s.motion.travel_in_model(bones.stop_world),
         settings: placer.settings,
-        weight: effective_weight(placer.weight, fade),
+        weight,
     };
-    let pelvis_offset = job
-        .run(&mut bones.locals, &mut bones.model, |o, d, m| probe.cast(o, d, m, root), dt, placement, reports)
-        .map_err(|e| match e {
-            // Name the bone and the role it plays.
-            IkError::BrokenHierarchy { bone } => match (job.bone_role(bone), bones.entities.get(bone)) {
-                (Some(role), Some(entity)) => IkFault::MissingBone(format!(
-                    "the {role} bone {entity} does not hang where the leg needs it (knee below hip, toe below \
-                     ankle; a foot outside its shin must not be above its hip or knee)"
-                )),
-                _ => IkFault::Solver(e),
-            },
-            e => IkFault::Solver(e),
-        })?;
+    let cast = |o, d, m| probe.cast(o, d, m, root);
+    job.run(&mut bones.locals, &mut bones.model, cast, dt, &mut s.placement, &mut s.reports).map_err(|e| match e {
+        // Name the bone and the role it plays.
+        IkError::BrokenHierarchy { bone } => match (job.bone_role(bone), bones.entities.get(bone)) {
+            (Some(role), Some(entity)) => IkFault::MissingBone(format!(
+                "the {role} bone {entity} does not hang where the leg needs it (knee below hip, toe below ankle; a \
+                 foot outside its shin must not be above its hip or knee)"
+            )),
+            _ => IkFault::Solver(e),
+        },
+        e => IkFault::Solver(e),
+    })
+}
 
-    for (i, (chain, report)) in chains.iter().zip(reports.iter()).enumerate() {
-        let status = &mut state.feet[i];
+/// The report stage: each foot's status (world) from the placement's reports.
+fn report_feet(placer: &FootPlacer, s: &FeetScratch, feet: &mut [FootStatus], locked: bool) {
+    let Some(bones) = s.bones.as_ref() else { return };
+    let to_world = bones.stop_world;
+    for (i, (chain, report)) in s.chains.iter().zip(&s.reports).enumerate() {
+        let status = &mut feet[i];
         status.hit = report.hit;
         status.ground_point = to_world.transform_point(report.ground_point);
         status.ground_normal = (to_world.rotation * report.ground_normal).normalize_or(Vec3::Y);
@@ -321,27 +398,15 @@ fn solve_character(
         status.ray_start = to_world.transform_point(
             bones.model[chain.ankle].translation + Vec3::Y * (placer.settings.ray_start_height - report.offset),
         );
-        if lock.is_none() {
+        if !locked {
             status.locked = false;
             // The clip's own judgement: a foot a swing floor carries (a planted weight the
             // prediction took away) must not read as swinging to the prediction next frame.
             status.contact = report.clip_planted > 0.5;
         }
-        let ball = rigs[i].ball(&bones.model).unwrap_or(bones.model[chain.ankle].translation);
+        let ball = s.rigs[i].ball(&bones.model).unwrap_or(bones.model[chain.ankle].translation);
         status.toe_world = to_world.transform_point(ball);
     }
-    if lock.is_some() {
-        let up = (to_world.rotation * Vec3::Y).normalize_or(Vec3::Y);
-        let scale = to_world.scale.y.abs();
-        let ray = (up, placer.settings.ray_start_height * scale, placer.settings.ray_length * scale);
-        feet_lock::find_surfaces(surfaces, &state.feet, (probe, root), ray, hierarchy);
-    }
-    if !bones.changes_are_finite() {
-        return Err(IkFault::NonFiniteResult);
-    }
-    state.pelvis_offset = pelvis_offset;
-    *dirty = true;
-    Ok(())
 }
 
 /// The ground's normal under the feet last frame (world), for slope warping: the feet's hits
@@ -358,225 +423,4 @@ fn ground_under_feet(feet: &[FootStatus], max_slope: f32) -> Vec3 {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use bevy::time::TimeUpdateStrategy;
-
-    use super::*;
-    use crate::IkPlugin;
-    use crate::feet::{ContactSource, LegBones};
-    use crate::ground::{GroundPlane, IkGround};
-
-    const THIGH: f32 = 0.44;
-    const SHIN: f32 = 0.40;
-
-    #[test]
-    fn the_slope_under_the_feet_leaves_out_risers_and_weighs_the_planted_foot_most() {
-        let ramp = Quat::from_rotation_x(-0.35) * Vec3::Y;
-        let foot = |normal: Vec3, planted: f32| FootStatus { hit: true, ground_normal: normal, planted, ..default() };
-        let max = 40f32.to_radians();
-        // A planted foot on the ramp, a swinging one over a riser (a wall, not a slope).
-        let got = ground_under_feet(&[foot(ramp, 1.0), foot(Vec3::NEG_Z, 0.0)], max);
-        assert!(got.angle_between(ramp) < 1e-5, "{got}");
-        // One on the ramp, one on flat ground: the planted foot's ground counts most.
-        let got = ground_under_feet(&[foot(ramp, 1.0), foot(Vec3::Y, 0.0)], max);
-        assert!(got.angle_between(ramp) < got.angle_between(Vec3::Y), "{got}");
-        // Nothing hit: flat.
-        assert_eq!(ground_under_feet(&[FootStatus::default(); 2], max), Vec3::Y);
-    }
-    const ANKLE_HEIGHT: f32 = 0.08;
-    /// The plane the feet must land on, 15 cm above the animation's floor.
-    const PLANE: f32 = 0.15;
-
-    /// A hand-built IK-control rig: root → pelvis → hip → knee per leg, but each foot (with its
-    /// toe) hangs from the root, not from the shin. The pelvis is crouched 4 cm and the knees
-    /// bent forward so each shin's end (`(0, −SHIN, 0)` in the knee's frame) meets its foot.
-    struct ControlRig {
-        root: Entity,
-        pelvis: Entity,
-        legs: [LegBones; 2],
-    }
-
-    fn spawn_control_rig(world: &mut World, at: Vec3) -> ControlRig {
-        let root = world.spawn(Transform::from_translation(at).with_rotation(Quat::from_rotation_y(0.3))).id();
-        let pelvis = world.spawn((Transform::from_xyz(0.0, 0.94, 0.0), ChildOf(root))).id();
-        let legs = [0.1f32, -0.1].map(|x| {
-            let (hip_at, ankle_at) = (Vec3::new(x, 0.88, 0.0), Vec3::new(x, ANKLE_HEIGHT, 0.0));
-            let d = hip_at.distance(ankle_at);
-            let along = (THIGH * THIGH - SHIN * SHIN + d * d) / (2.0 * d);
-            let knee_at = hip_at + Vec3::new(0.0, -along, (THIGH * THIGH - along * along).sqrt());
-            let hip_rotation = Quat::from_rotation_arc(Vec3::NEG_Y, (knee_at - hip_at).normalize());
-            let knee_rotation = Quat::from_rotation_arc(Vec3::NEG_Y, (ankle_at - knee_at).normalize());
-            let hip =
-                world.spawn((Transform::from_xyz(x, -0.06, 0.0).with_rotation(hip_rotation), ChildOf(pelvis))).id();
-            let knee_local =
-                Transform::from_xyz(0.0, -THIGH, 0.0).with_rotation(hip_rotation.inverse() * knee_rotation);
-            let knee = world.spawn((knee_local, ChildOf(hip))).id();
-            let ankle = world.spawn((Transform::from_translation(ankle_at), ChildOf(root))).id();
-            let toe = world.spawn((Transform::from_xyz(0.0, -0.06, 0.14), ChildOf(ankle))).id();
-            LegBones::new(hip, knee, ankle, Some(toe))
-        });
-        ControlRig { root, pelvis, legs }
-    }
-
-    fn app() -> App {
-        let mut app = App::new();
-        app.add_plugins((
-            MinimalPlugins,
-            TransformPlugin,
-            IkPlugin { settings: IkSettings { enabled: true, parallel: false } },
-        ));
-        app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(1.0 / 60.0)));
-        app.insert_resource(IkGround::Plane(GroundPlane { height: PLANE, ..default() }));
-        app
-    }
-
-    fn global(app: &App, e: Entity) -> GlobalTransform {
-        *app.world().get::<GlobalTransform>(e).unwrap()
-    }
-
-    /// Per leg: the ankle's height above the plane (world) and the shin end's distance from it.
-    fn feet(app: &App, rig: &ControlRig) -> [(f32, f32); 2] {
-        rig.legs.map(|leg| {
-            let ankle = global(app, leg.ankle).translation();
-            let shin_end = global(app, leg.knee).transform_point(Vec3::NEG_Y * SHIN);
-            (ankle.y - ANKLE_HEIGHT - PLANE, shin_end.distance(ankle))
-        })
-    }
-
-    #[test]
-    fn feet_under_the_root_land_on_the_plane_with_the_shins_on_them() {
-        let mut app = app();
-        let rig = spawn_control_rig(app.world_mut(), Vec3::new(1.0, 0.0, 2.0));
-        let placer = FootPlacer::new(rig.pelvis, rig.legs.to_vec());
-        app.world_mut().entity_mut(rig.root).insert(placer);
-        app.update();
-        // Before IK the shins' ends are on the feet, 15 cm under the plane.
-        for frame in 0..30 {
-            app.update();
-            let state = app.world().get::<FootPlacerState>(rig.root).unwrap();
-            assert_eq!(state.warnings, 0, "frame {frame}: {:?}", state.inner.faults.current());
-            for (k, (height, shin_gap)) in feet(&app, &rig).into_iter().enumerate() {
-                if frame == 29 {
-                    println!(
-                        "foot {k}: ankle {:.2} mm off the plane, shin end {:.3} mm off the foot",
-                        height * 1e3,
-                        shin_gap * 1e3
-                    );
-                }
-                assert!(height.abs() < 0.01, "frame {frame} foot {k}: {height} m off the plane");
-                assert!(shin_gap < 1e-3, "frame {frame} foot {k}: the shin's end is {shin_gap} m off the foot");
-                assert!(state.feet[k].float_after.abs() < 0.01, "frame {frame} foot {k}: {:?}", state.feet[k]);
-            }
-            // The foot's local translation was written (it hangs from the root).
-            let foot = app.world().get::<Transform>(rig.legs[0].ankle).unwrap();
-            assert!((foot.translation.y - ANKLE_HEIGHT - PLANE).abs() < 0.01, "{foot:?}");
-        }
-    }
-
-    #[test]
-    fn a_locked_toe_on_an_external_foot_stays_put_while_the_root_walks_on() {
-        let mut app = app();
-        let rig = spawn_control_rig(app.world_mut(), Vec3::ZERO);
-        let lock = FootLock { contacts: ContactSource::Manual(vec![true, true]), ..default() };
-        app.world_mut().entity_mut(rig.root).insert((FootPlacer::new(rig.pelvis, rig.legs.to_vec()), lock));
-        app.update();
-        let toe = |app: &App, k: usize| global(app, rig.legs[k].toe.unwrap()).translation();
-        let held = [toe(&app, 0), toe(&app, 1)];
-        let mut worst = 0.0f32;
-        for frame in 1..=20 {
-            // The character root slides 5 mm forward a frame; the animation (the static pose)
-            // comes along with it, the locked toes must not.
-            app.world_mut().get_mut::<Transform>(rig.root).unwrap().translation.z = 0.005 * frame as f32;
-            app.update();
-            let state = app.world().get::<FootPlacerState>(rig.root).unwrap();
-            assert_eq!(state.warnings, 0, "frame {frame}: {:?}", state.inner.faults.current());
-            for (k, (height, shin_gap)) in feet(&app, &rig).into_iter().enumerate() {
-                assert!(state.feet[k].locked, "frame {frame} foot {k}");
-                let slip = Vec2::new(toe(&app, k).x - held[k].x, toe(&app, k).z - held[k].z).length();
-                worst = worst.max(slip);
-                assert!(slip < 0.005, "frame {frame} foot {k}: the locked toe slid {slip} m");
-                assert!(height.abs() < 0.01 && shin_gap < 1e-3, "frame {frame} foot {k}: {height} {shin_gap}");
-            }
-        }
-        println!("locked toes on external feet: worst slide {:.2} mm over 10 cm of root travel", worst * 1e3);
-    }
-
-    #[test]
-    fn a_locked_toe_stays_locked_while_the_root_climbs_further_than_the_unlock_distance() {
-        // Climbing stairs, the root rises 40 cm under a planted toe: more than the unlock
-        // distance (30 cm), but all of it vertical. The lock holds horizontally only, so it must
-        // not let go (it used to, and re-locked a few centimetres off: a slide).
-        let mut app = app();
-        let rig = spawn_control_rig(app.world_mut(), Vec3::ZERO);
-        let lock = FootLock { contacts: ContactSource::Manual(vec![true, true]), ..default() };
-        app.world_mut().entity_mut(rig.root).insert((FootPlacer::new(rig.pelvis, rig.legs.to_vec()), lock));
-        app.update();
-        let toe = |app: &App, k: usize| global(app, rig.legs[k].toe.unwrap()).translation();
-        let held = [toe(&app, 0), toe(&app, 1)];
-        for frame in 1..=20 {
-            let mut root = app.world_mut().get_mut::<Transform>(rig.root).unwrap();
-            root.translation.y = 0.02 * frame as f32;
-            root.translation.z = 0.002 * frame as f32;
-            app.update();
-            let state = app.world().get::<FootPlacerState>(rig.root).unwrap();
-            for (k, held) in held.iter().enumerate() {
-                assert!(state.feet[k].locked, "frame {frame} foot {k}: the lock let go");
-                let slip = Vec2::new(toe(&app, k).x - held.x, toe(&app, k).z - held.z).length();
-                assert!(slip < 0.005, "frame {frame} foot {k}: the locked toe slid {slip} m");
-            }
-        }
-    }
-
-    #[test]
-    fn pose_warping_on_feet_under_the_root_warns_once_and_the_feet_are_still_placed() {
-        let mut app = app();
-        let rig = spawn_control_rig(app.world_mut(), Vec3::ZERO);
-        let warping = crate::warping::PoseWarping {
-            clip_speed: 1.4,
-            velocity: crate::warping::WarpVelocity::World(Vec3::X),
-            ..default()
-        };
-        app.world_mut().entity_mut(rig.root).insert((FootPlacer::new(rig.pelvis, rig.legs.to_vec()), warping));
-        for frame in 0..5 {
-            app.update();
-            let warp = app.world().get::<crate::warping::PoseWarpingState>(rig.root).unwrap();
-            assert_eq!(warp.warnings, 1, "frame {frame}: one warning, not one per frame");
-            let state = app.world().get::<FootPlacerState>(rig.root).unwrap();
-            assert_eq!(state.warnings, 0, "frame {frame}: the placement itself is fine");
-            for (k, (height, _)) in feet(&app, &rig).into_iter().enumerate() {
-                assert!(height.abs() < 0.01, "frame {frame} foot {k}: {height} m off the plane");
-            }
-        }
-    }
-
-    #[test]
-    fn a_foot_lock_put_back_holds_the_feet_where_they_are_then() {
-        // Lock, take the lock off, move the character 40 cm, put the lock back: the toes must
-        // be held where they are now, not pulled back toward where the first lock planted them.
-        let mut app = app();
-        let rig = spawn_control_rig(app.world_mut(), Vec3::ZERO);
-        let lock = FootLock { contacts: ContactSource::Manual(vec![true, true]), ..default() };
-        app.world_mut().entity_mut(rig.root).insert((FootPlacer::new(rig.pelvis, rig.legs.to_vec()), lock.clone()));
-        for _ in 0..5 {
-            app.update();
-        }
-        app.world_mut().entity_mut(rig.root).remove::<FootLock>();
-        app.update();
-        app.world_mut().get_mut::<Transform>(rig.root).unwrap().translation.z = 0.4;
-        app.update();
-        app.world_mut().entity_mut(rig.root).insert(lock);
-        let toe = |app: &App, k: usize| global(app, rig.legs[k].toe.unwrap()).translation();
-        let free = [toe(&app, 0), toe(&app, 1)];
-        let mut worst = 0.0f32;
-        for _ in 0..10 {
-            app.update();
-            for (k, start) in free.iter().enumerate() {
-                worst = worst.max(Vec2::new(toe(&app, k).x - start.x, toe(&app, k).z - start.z).length());
-            }
-        }
-        println!("a lock put back after a 40 cm move: toes moved {:.2} mm", worst * 1e3);
-        assert!(worst < 0.005, "the toes were pulled {worst} m toward the old holds");
-    }
-}
+mod tests;

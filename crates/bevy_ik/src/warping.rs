@@ -128,8 +128,6 @@ pub struct PoseWarpingState {
     pub(crate) outcome: Option<IkFault>,
     #[reflect(ignore)]
     warp: WarpState,
-    #[reflect(ignore)]
-    last_root: Option<Vec3>,
     /// The spine as (bone-set index, share), rebuilt every frame without allocating.
     #[reflect(ignore)]
     spine: Vec<(usize, f32)>,
@@ -152,6 +150,8 @@ pub(crate) struct WarpGround {
     pub normal: Vec3,
     /// Where the spine joints' keys start in the bone set (after the legs').
     pub spine_keys: usize,
+    /// The root's velocity over the last frame that advanced (world), once known.
+    pub measured: Option<Vec3>,
 }
 
 /// The warping stage of the feet system: warps `bones` (gathered for the placer, the spine
@@ -169,18 +169,8 @@ pub(crate) fn warp_pose(
     let root = bones.stop_world;
     let velocity = match warping.velocity {
         WarpVelocity::World(v) => Some(v),
-        WarpVelocity::FromRoot => {
-            // Nothing before a first position is known; on a paused frame the last velocity holds.
-            let velocity = match state.last_root {
-                Some(last) if dt > 0.0 => Some((root.translation - last) / dt),
-                Some(_) => Some(state.velocity),
-                None => None,
-            };
-            if dt > 0.0 || state.last_root.is_none() {
-                state.last_root = Some(root.translation);
-            }
-            velocity
-        }
+        // Nothing before two positions are known; on a paused frame the last velocity holds.
+        WarpVelocity::FromRoot => ground.measured,
     };
     let Some(velocity) = velocity else {
         state.record(&WarpReport { scale: 1.0, play_rate: 1.0, ..default() });

@@ -489,8 +489,12 @@ pub fn turn_about_y(from: Quat, to: Quat) -> f32 {
     (turned + core::f32::consts::PI).rem_euclid(core::f32::consts::TAU) - core::f32::consts::PI
 }
 
+mod ground;
+mod job;
 mod landing;
 
+pub use ground::StepGround;
+pub use job::{FootstepFoot, FootstepJob, FootstepLeg, FootstepOutput, RootVelocity};
 pub use landing::{
     FootprintGround, LandingChoice, choose_landing, landing_fits, landing_still_fits, rises_ahead, search_landing,
 };

@@ -1,6 +1,8 @@
 //! Unit tests of [`super`]: learning and predicting a step, easing a shift in, fitting landings.
 
 use super::*;
+use crate::Xform;
+use crate::foot_placement::FootRig;
 
 #[test]
 fn a_step_is_learned_and_the_next_swing_is_predicted() {
@@ -255,4 +257,97 @@ fn a_foot_rises_toward_higher_ground_ahead_in_time_to_be_over_it() {
     assert_eq!(rising_floor(f32::NAN, [(0.4, 0.1)], dt), SwingFloor::default());
     assert_eq!(rising_floor(0.0, [(0.4, 0.1)], 0.0), SwingFloor::default());
     assert_eq!(rising_floor(0.0, [(f32::NAN, 0.1), (0.1, f32::INFINITY)], dt), SwingFloor::default());
+}
+
+/// Stairs going up along +Z from z = 0: treads `TREAD` deep, risers `RISE` high; a ray meets
+/// the tread under it, a box swept down meets the highest tread it spans.
+struct Stairs;
+const TREAD: f32 = 0.4;
+const RISE: f32 = 0.15;
+
+impl Stairs {
+    fn height(z: f32) -> f32 {
+        (z / TREAD).floor().max(0.0) * RISE
+    }
+}
+
+impl StepGround for Stairs {
+    fn ray(&mut self, o: Vec3, d: Vec3, max: f32) -> Option<crate::foot_placement::GroundHit> {
+        let h = Self::height(o.z);
+        (d.y < 0.0 && o.y >= h && o.y - h <= max * -d.y)
+            .then(|| crate::foot_placement::GroundHit { point: Vec3::new(o.x, h, o.z), normal: Vec3::Y })
+    }
+
+    fn box_hits(&mut self, center: Vec3, rotation: Quat, half: Vec3, d: Vec3, distance: f32) -> bool {
+        let reach = (rotation * Vec3::Z * half.z).z.abs() + (rotation * Vec3::X * half.x).z.abs();
+        let (from, to) = (center.z - reach, center.z + reach);
+        let highest = (0..=20).map(|k| Self::height(from + (to - from) * k as f32 / 20.0)).fold(0.0, f32::max);
+        center.y - half.y + d.y * distance <= highest
+    }
+}
+
+/// One leg walking up [`Stairs`] at 1 m/s, stance and swing 0.5 s each (a 50 cm stride):
+/// per touch-down, the predicted landing (world ball) one frame before it, and the naive one
+/// (no shift).
+fn walk_up_stairs(steps: usize) -> Vec<(Vec3, f32)> {
+    let (dt, speed, settings) = (1.0 / 60.0, 1.0, FootstepSettings::default());
+    let leg = crate::leg::LegChain { hip: 0, knee: 1, ankle: 2, toe: Some(3), toe_end: None };
+    let pose = |toe: Vec3| {
+        let at = |p: Vec3| Xform::from_translation(p);
+        [at(Vec3::Y * 0.9), at(Vec3::new(0.0, 0.5, 0.05)), at(toe + Vec3::new(0.0, 0.1, -0.12)), at(toe)]
+    };
+    let rig = FootRig::from_flat_pose(&pose(Vec3::ZERO), leg).unwrap();
+    let (mut root, mut legs, mut out) = (RootVelocity::default(), Vec::new(), [FootstepOutput::default()]);
+    let (mut foot, mut landings, mut last_landing) = (FootstepFoot::default(), Vec::new(), None);
+    for frame in 0..(steps as f32 / dt) as usize {
+        let t = frame as f32 * dt;
+        let phase = t % 1.0;
+        let contact = phase < 0.5;
+        // Stance: the toe moves back under the root; swing: forward again, eased.
+        let s = if contact {
+            0.25 - phase
+        } else {
+            -0.25 + 0.5 * (1.0 - (std::f32::consts::PI * (phase - 0.5) * 2.0).cos()) * 0.5
+        };
+        let toe = Vec3::new(0.1, 0.0, s);
+        // The root climbs with the stairs' pitch line.
+        let z = speed * t - 1.5;
+        let to_world = Xform::from_translation(Vec3::new(0.0, z.max(0.0) * RISE / TREAD, z));
+        root.update(to_world, dt);
+        let model = pose(toe);
+        let job = FootstepJob {
+            to_world,
+            root: &root,
+            model: &model,
+            rigs: &[rig],
+            toes: &[Some(toe)],
+            planted_now: None,
+            floor_heights: &[],
+            ray: (0.5, 1.5),
+        };
+        if let (true, false, true, Some(landing)) = (contact, foot.contact, t > 2.5, last_landing) {
+            landings.push(landing);
+        }
+        foot.contact = contact;
+        let ball = to_world.transform_point(toe);
+        (foot.ground, foot.ball_height) = (Some(Vec3::new(ball.x, Stairs::height(ball.z), ball.z)), ball.y);
+        job.run(&settings, &mut legs, &[foot], &mut Stairs, dt, &mut out);
+        assert!(out[0].steer.is_finite() && out[0].floor.height.is_finite() && out[0].shift.is_finite());
+        last_landing = out[0].landing.map(|l| (l, out[0].shift));
+    }
+    landings
+}
+
+#[test]
+fn the_job_lands_a_foot_walking_up_stairs_on_whole_treads() {
+    let landings = walk_up_stairs(12);
+    assert!(landings.len() >= 8, "{}", landings.len());
+    // Footprint from the flat foot: heel 1.5 ankle-to-ball lengths behind, tip 0.5 ahead.
+    let ankle = Vec3::new(0.0, 0.1, -0.12).length();
+    let straddles = |ball: f32| Stairs::height(ball - 1.5 * ankle) != Stairs::height(ball + 0.5 * ankle);
+    let naive = landings.iter().filter(|(at, shift)| straddles(at.z - shift)).count();
+    let steered = landings.iter().filter(|(at, _)| straddles(at.z)).count();
+    eprintln!("{} landings: {naive} would straddle a riser as animated, {steered} as steered", landings.len());
+    assert!(naive >= 2, "the walk must give the job edges to avoid");
+    assert_eq!(steered, 0);
 }
