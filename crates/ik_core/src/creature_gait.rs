@@ -26,12 +26,16 @@
 //! **Invariants**: a planted foot's target does not move while the leg can reach it; every
 //! target lies within its leg's reach of its hip (on the suggested pose); at most half the legs
 //! swing at once; non-finite input reads as zero or identity; `dt ≤ 0` changes nothing; nothing
-//! allocates after [`CreatureGait::new`].
+//! allocates after [`CreatureGait::new`]. A planted foot left more than three reaches from its
+//! hip (a teleport) is put back under its home point at once. Ground probes per frame: one under
+//! each hip and one under the body, and for each landing searched up to nine for each of its
+//! `1 + 8 · search_rings` candidates (a search runs at lift-off, and again only when the
+//! prediction moves by [`CreatureGaitSettings::replan_distance`]).
 
 use glam::{Quat, Vec3};
 
 use crate::Xform;
-use crate::footstep::{Footstep, FootprintGround};
+use crate::footstep::{FootprintGround, Footstep};
 use crate::spring::{QuatSpring, Spring};
 
 mod body;
@@ -169,7 +173,8 @@ impl CreatureBody {
     fn predicted(&self, time: f32) -> Xform {
         let heading = self.heading();
         let arc = Footstep { remaining: time, progress: 0.0, landing_in_root: Vec3::ZERO };
-        let (translation, _) = arc.landing_turning(Xform::from_translation(heading.translation), self.velocity, self.yaw_rate);
+        let (translation, _) =
+            arc.landing_turning(Xform::from_translation(heading.translation), self.velocity, self.yaw_rate);
         let rotation = Quat::from_rotation_y(self.yaw_rate * time) * heading.rotation;
         Xform::from_translation_rotation(translation, rotation)
     }
@@ -283,8 +288,9 @@ pub struct CreatureGait {
     ride_height: f32,
     height: Spring<f32>,
     tilt: QuatSpring,
-    /// Last goals of the body springs (kept while no foot is planted).
-    goal: (f32, Quat),
+    /// Last goals of the body springs: height and ground slope (dy/dx, dy/dz), kept while no
+    /// foot is planted.
+    goal: (f32, glam::Vec2),
     pose: CreatureBodyPose,
     started: bool,
 }
@@ -303,7 +309,7 @@ impl CreatureGait {
             half_cycle: 0,
             height: Spring::default(),
             tilt: QuatSpring::default(),
-            goal: (0.0, Quat::IDENTITY),
+            goal: (0.0, glam::Vec2::ZERO),
             pose: CreatureBodyPose::default(),
             started: false,
         };
@@ -369,7 +375,12 @@ impl CreatureGait {
     }
 
     /// Every foot on the ground under its home point (or near it, off any edge), planted.
-    fn place<G: FootprintGround + ?Sized>(&mut self, settings: &CreatureGaitSettings, body: &CreatureBody, ground: &mut G) {
+    fn place<G: FootprintGround + ?Sized>(
+        &mut self,
+        settings: &CreatureGaitSettings,
+        body: &CreatureBody,
+        ground: &mut G,
+    ) {
         let heading = body.heading();
         for slot in &mut self.legs {
             let home = heading.transform_point(slot.leg.home);
@@ -386,7 +397,11 @@ impl CreatureGait {
         let pose = Xform::from_translation_rotation(self.pose.position, self.pose.rotation);
         for (slot, foot) in self.legs.iter().zip(&mut self.feet) {
             let hip = pose.transform_point(slot.leg.hip);
-            let mut target = hip + (slot.foot - hip).clamp_length_max(slot.leg.reach);
+            // Left as it is when in reach, so a planted target does not move by a rounding.
+            let mut target = slot.foot;
+            if target.distance(hip) > slot.leg.reach || !target.is_finite() {
+                target = hip + (slot.foot - hip).clamp_length_max(slot.leg.reach);
+            }
             if !target.is_finite() {
                 target = pose.transform_point(slot.leg.home);
             }

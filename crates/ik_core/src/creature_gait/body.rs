@@ -7,13 +7,14 @@ use glam::{Quat, Vec2, Vec3};
 use super::{CreatureBody, CreatureBodyPose, CreatureGait, CreatureGaitSettings};
 use crate::footstep::FootprintGround;
 
-/// Ridge on the plane's slopes, m² per point: with fewer than three feet, or feet in a line,
-/// the fit takes the least slope that fits them (level, for one foot).
+/// Ridge on the plane's slopes toward the last ones, m² per point: with fewer than three feet,
+/// or feet in a line, the fit keeps the last slope across the line (and along it, for one foot).
 const RIDGE: f32 = 1e-4;
 
 /// A plane `y = height + slope · (xz − origin.xz)` through `points` (least squares, world),
-/// `origin` the body's origin; `None` without points.
-pub(super) fn fit_plane(origin: Vec3, points: impl Iterator<Item = Vec3>) -> Option<(f32, Vec2)> {
+/// `origin` the body's origin, slopes drawn toward `prior` where the points leave them open;
+/// `None` without points.
+pub(super) fn fit_plane(origin: Vec3, points: impl Iterator<Item = Vec3>, prior: Vec2) -> Option<(f32, Vec2)> {
     let (mut n, mut sum, mut xx, mut xz, mut zz, mut xy, mut zy) = (0.0f32, Vec3::ZERO, 0.0, 0.0, 0.0, 0.0, 0.0);
     for p in points {
         let d = p - origin;
@@ -30,7 +31,7 @@ pub(super) fn fit_plane(origin: Vec3, points: impl Iterator<Item = Vec3>) -> Opt
     let a = xx - n * mean.x * mean.x + RIDGE * n;
     let b = xz - n * mean.x * mean.z;
     let c = zz - n * mean.z * mean.z + RIDGE * n;
-    let (cxy, czy) = (xy - n * mean.x * mean.y, zy - n * mean.z * mean.y);
+    let (cxy, czy) = (xy - n * mean.x * mean.y + RIDGE * n * prior.x, zy - n * mean.z * mean.y + RIDGE * n * prior.y);
     let slope = Vec2::new(c * cxy - b * czy, a * czy - b * cxy) / (a * c - b * b);
     let height = mean.y - slope.x * mean.x - slope.y * mean.z;
     (height.is_finite() && slope.is_finite()).then_some((origin.y + height, slope))
@@ -59,21 +60,19 @@ impl CreatureGait {
     ) -> CreatureBodyPose {
         let heading = body.heading();
         let planted = self.legs.iter().filter(|l| l.swing.is_none()).map(|l| l.foot);
-        if let Some((height, slope)) = fit_plane(body.position, planted) {
-            self.goal = (height + self.ride_height, tilt_of(slope, settings.max_tilt));
+        if let Some((height, slope)) = fit_plane(body.position, planted, self.goal.1) {
+            self.goal = (height + self.ride_height, slope);
         }
         let half_life = if settings.body_half_life.is_nan() { 0.1 } else { settings.body_half_life };
         if snap {
             self.height.snap(self.goal.0);
-            self.tilt.snap(self.goal.1);
+            self.tilt.snap(tilt_of(self.goal.1, settings.max_tilt));
         } else {
             self.height.update(self.goal.0, half_life, dt);
-            self.tilt.update(self.goal.1, half_life, dt);
+            self.tilt.update(tilt_of(self.goal.1, settings.max_tilt), half_life, dt);
         }
         let probes = self.legs.iter().map(|l| heading.transform_point(l.leg.hip)).chain([body.position]);
-        let floor = probes
-            .filter_map(|p| ground.height(p).filter(|h| h.is_finite()))
-            .fold(f32::NEG_INFINITY, f32::max);
+        let floor = probes.filter_map(|p| ground.height(p).filter(|h| h.is_finite())).fold(f32::NEG_INFINITY, f32::max);
         let clearance = if settings.min_clearance.is_finite() { settings.min_clearance } else { 0.05 };
         if self.height.value < floor + clearance {
             self.height.value = floor + clearance;

@@ -70,7 +70,13 @@ struct Figures {
 }
 
 /// Walks `legs` forward at `speed` (m/s) turning at `yaw_rate` (rad/s) for `seconds`.
-fn walk(legs: &[CreatureLeg], speed: f32, yaw_rate: f32, seconds: f32, ground: &mut impl FnMut(Vec3) -> Option<f32>) -> Figures {
+fn walk(
+    legs: &[CreatureLeg],
+    speed: f32,
+    yaw_rate: f32,
+    seconds: f32,
+    ground: &mut impl FnMut(Vec3) -> Option<f32>,
+) -> Figures {
     let settings = CreatureGaitSettings::default();
     let mut gait = CreatureGait::new(legs);
     let (mut position, mut yaw) = (Vec3::new(0.0, 0.4, 0.0), 0.0f32);
@@ -188,5 +194,205 @@ fn creatures_walk_in_circles() {
     for (name, legs) in creatures() {
         let figures = walk(&legs, 1.0, 1.0, 6.0, &mut kerbs);
         check(&format!("{name} circling at 1 m/s, 1 rad/s"), &legs, &figures, 3);
+    }
+}
+
+#[test]
+fn groups_are_diagonal_pairs_tripods_and_alternate() {
+    // Legs listed left side front to back, then right side front to back.
+    let groups = |legs: Vec<CreatureLeg>| {
+        let gait = CreatureGait::new(&legs);
+        (0..legs.len()).map(|i| gait.group(i).unwrap()).collect::<Vec<_>>()
+    };
+    assert_eq!(groups(quadruped()), [0, 1, 1, 0], "left front with right back");
+    assert_eq!(groups(hexapod()), [0, 1, 0, 1, 0, 1], "left front, left back and right middle");
+    assert_eq!(groups(spider()), [0, 1, 0, 1, 1, 0, 1, 0]);
+    assert_eq!(CreatureGait::new(&quadruped()).group(4), None);
+}
+
+#[test]
+fn a_landing_on_an_edge_moves_off_it() {
+    let settings = CreatureGaitSettings::default();
+    // A 20 cm riser across z = 1.01, right under the predicted landing at z = 1.
+    let mut riser = |p: Vec3| Some(if p.z > 1.01 { 0.2 } else { 0.0 });
+    let (predicted, hip) = (Vec3::new(0.0, 0.0, 1.0), Vec3::new(0.0, 0.3, 0.9));
+    let landing = landing::choose(predicted, hip, 0.6, &settings, &mut riser);
+    let margin = (landing.point.z - 1.01).abs();
+    eprintln!(
+        "landing on a riser: moved {:.1} mm, {:.1} mm off the edge",
+        landing.point.distance(predicted) * 1e3,
+        margin * 1e3
+    );
+    assert!(margin >= 0.9 * settings.foot_radius, "{landing:?}");
+    let level = if landing.point.z > 1.01 { 0.2 } else { 0.0 };
+    assert_eq!(landing.point.y, level, "on the ground where it landed");
+    assert!(landing.point.distance(predicted) <= settings.search_step * settings.search_rings as f32 + 1e-5);
+    // A slanted edge is found as well: the riser along x = z.
+    let mut slanted = |p: Vec3| Some(if p.z - p.x > 0.01 { 0.2 } else { 0.0 });
+    let landing = landing::choose(Vec3::ZERO, Vec3::new(0.0, 0.3, 0.0), 0.6, &settings, &mut slanted);
+    let margin = (landing.point.z - landing.point.x - 0.01).abs() / 2f32.sqrt();
+    assert!(margin >= 0.9 * settings.foot_radius, "{landing:?}, {margin}");
+}
+
+#[test]
+fn a_creature_standing_still_keeps_its_feet_and_its_height() {
+    for (name, legs) in creatures() {
+        let figures = walk(&legs, 0.0, 0.0, 2.0, &mut kerbs);
+        eprintln!("{name} standing: {} landings, slide {:.2} mm", figures.landings.len(), figures.slide * 1e3);
+        assert!(figures.landings.is_empty() && figures.slide == 0.0, "{name}: {figures:?}");
+    }
+}
+
+#[test]
+fn the_body_tilts_with_a_ramp_and_clears_a_ridge_under_it() {
+    let settings = CreatureGaitSettings::default();
+    // A 1:5 ramp up +Z, with a 42 cm ridge along it between the feet (|x| < 0.08).
+    let mut ground = |p: Vec3| Some(0.2 * p.z + if p.x.abs() < 0.08 { 0.42 } else { 0.0 });
+    let legs = quadruped();
+    let mut gait = CreatureGait::new(&legs);
+    let mut body = CreatureBody { velocity: Vec3::Z, ..Default::default() };
+    let mut pose = CreatureBodyPose::default();
+    for _ in 0..180 {
+        body.position += body.velocity * DT;
+        pose = gait.update(&settings, body, &mut ground, DT);
+        body.position.y = pose.position.y;
+        let over = pose.position.y - ground(pose.position).unwrap();
+        assert!(over >= settings.min_clearance - 1e-4, "the body {over} m over the ridge");
+    }
+    let pitch = (pose.rotation * Vec3::Y).angle_between(Vec3::Y);
+    let expected = 0.2f32.atan();
+    eprintln!("on a 1:5 ramp the body pitches {:.1}° ({:.1}° expected)", pitch.to_degrees(), expected.to_degrees());
+    assert!((pitch - expected).abs() < 0.03, "{pitch}");
+    assert!((pose.rotation * Vec3::Z).y > 0.15, "nose up the ramp");
+}
+
+#[test]
+fn a_body_pushed_out_of_reach_forces_steps_and_keeps_targets_in_reach() {
+    let (settings, legs) = (CreatureGaitSettings::default(), spider());
+    let mut gait = CreatureGait::new(&legs);
+    let mut body = CreatureBody { position: Vec3::new(0.0, 0.25, 0.0), ..Default::default() };
+    gait.update(&settings, body, &mut flat, DT);
+    // Shoved 40 cm sideways without velocity: no phase, only reach and comfort drive steps.
+    for shove in [0.4, 20.0] {
+        body.position.x += shove;
+        let mut lifted = vec![false; legs.len()];
+        for _ in 0..120 {
+            let pose = gait.update(&settings, body, &mut flat, DT);
+            for ((foot, leg), lifted) in gait.feet().iter().zip(&legs).zip(&mut lifted) {
+                let hip = pose.position + pose.rotation * leg.hip;
+                assert!(foot.target.distance(hip) <= leg.reach + 1e-4, "shoved {shove} m");
+                *lifted |= !foot.planted;
+            }
+            assert!(gait.feet().iter().filter(|f| !f.planted).count() <= legs.len() / 2);
+        }
+        let home = |(foot, leg): (&CreatureFoot, &CreatureLeg)| foot.target.distance(body.position + leg.home);
+        let worst = gait.feet().iter().zip(&legs).map(home).fold(0.0, f32::max);
+        eprintln!("shoved {shove} m: feet back within {:.1} mm of home", worst * 1e3);
+        assert!(worst < settings.comfort_radius, "{worst}");
+        if shove < 1.0 {
+            assert!(lifted.iter().all(|&l| l), "every leg stepped after the shove");
+        }
+    }
+}
+
+#[test]
+fn bad_input_never_gives_nan_and_no_time_changes_nothing() {
+    let settings = CreatureGaitSettings::default();
+    let mut gait = CreatureGait::new(&hexapod());
+    let body = CreatureBody { position: Vec3::new(1.0, 0.3, 2.0), velocity: Vec3::Z, ..Default::default() };
+    let pose = gait.update(&settings, body, &mut flat, DT);
+    let before = gait.clone();
+    for dt in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+        assert_eq!(gait.update(&settings, body, &mut flat, dt), pose);
+        assert_eq!(gait, before, "dt {dt} changed the state");
+    }
+    let nan = Vec3::splat(f32::NAN);
+    let odd = [
+        CreatureBody {
+            position: nan,
+            rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            velocity: nan,
+            yaw_rate: f32::NAN,
+        },
+        CreatureBody {
+            position: Vec3::splat(1e30),
+            rotation: Quat::from_xyzw(1e30, 0.0, 0.0, 1.0),
+            velocity: Vec3::splat(1e30),
+            yaw_rate: 1e30,
+        },
+        CreatureBody { velocity: Vec3::splat(f32::INFINITY), yaw_rate: -f32::INFINITY, ..body },
+    ];
+    let mut grounds: [&mut dyn FnMut(Vec3) -> Option<f32>; 3] =
+        [&mut |_| Some(f32::NAN), &mut |_| None, &mut |p| Some(p.x * 1e20)];
+    for body in odd {
+        for ground in &mut grounds {
+            for dt in [DT, 1e-9, 5.0] {
+                let pose = gait.update(&settings, body, ground, dt);
+                assert!(pose.position.is_finite() && pose.rotation.is_finite() && pose.rotation.is_normalized());
+                assert!(
+                    gait.feet().iter().all(|f| f.target.is_finite() && f.normal.is_finite() && f.swing.is_finite())
+                );
+            }
+        }
+    }
+    // No legs, and one leg, are creatures too.
+    for legs in [vec![], vec![quadruped()[0]]] {
+        let mut gait = CreatureGait::new(&legs);
+        for _ in 0..60 {
+            let pose = gait.update(&settings, body, &mut flat, DT);
+            assert!(pose.position.is_finite() && pose.position.y >= settings.min_clearance - 1e-6);
+        }
+    }
+}
+
+/// A random height field: 8 × 8 cells of 0.4 m, each a height in ±0.3 m (edges between them).
+fn height_field() -> impl Strategy<Value = Vec<f32>> {
+    proptest::collection::vec(-0.3f32..0.3, 64)
+}
+
+/// One frame of random input: velocity (x, z), yaw rate, dt.
+fn frame() -> impl Strategy<Value = (f32, f32, f32, f32)> {
+    (-4.0f32..4.0, -4.0f32..4.0, -4.0f32..4.0, prop_oneof![Just(DT), -0.05f32..0.2])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn random_terrain_and_motion_stay_finite_and_in_reach(
+        heights in height_field(),
+        frames in proptest::collection::vec(frame(), 1..90),
+        kind in 0usize..3,
+    ) {
+        let legs = [spider(), hexapod(), quadruped()][kind].clone();
+        let settings = CreatureGaitSettings::default();
+        let mut ground = |p: Vec3| {
+            let cell = |v: f32| ((v / 0.4).floor() as i64).rem_euclid(8) as usize;
+            Some(heights[cell(p.x) * 8 + cell(p.z)])
+        };
+        let mut gait = CreatureGait::new(&legs);
+        let (mut position, mut yaw, mut ran) = (Vec3::new(0.0, 0.5, 0.0), 0.0f32, false);
+        for (vx, vz, yaw_rate, dt) in frames {
+            let velocity = Vec3::new(vx, 0.0, vz);
+            if dt > 0.0 {
+                position += velocity * dt;
+                yaw += yaw_rate * dt;
+            }
+            let body = CreatureBody { position, rotation: Quat::from_rotation_y(yaw), velocity, yaw_rate };
+            let pose = gait.update(&settings, body, &mut ground, dt);
+            prop_assert!(pose.position.is_finite() && pose.rotation.is_finite());
+            ran |= dt > 0.0;
+            if !ran {
+                continue; // Nothing suggested yet.
+            }
+            position.y = pose.position.y;
+            prop_assert!(pose.position.y - ground(pose.position).unwrap() >= settings.min_clearance - 1e-4);
+            prop_assert!(gait.feet().iter().filter(|f| !f.planted).count() <= legs.len() / 2);
+            for (foot, leg) in gait.feet().iter().zip(&legs) {
+                prop_assert!(foot.target.is_finite() && foot.normal.is_finite() && (0.0..=1.0).contains(&foot.swing));
+                let hip = pose.position + pose.rotation * leg.hip;
+                prop_assert!(foot.target.distance(hip) <= leg.reach * (1.0 + 1e-4), "{} > {}", foot.target.distance(hip), leg.reach);
+            }
+        }
     }
 }
