@@ -25,7 +25,7 @@
 //! IK, planted flag, swing progress), and a suggested body pose ([`CreatureBodyPose`]).
 //! **Invariants**: a planted foot's target does not move while the leg can reach it; every
 //! target lies within its leg's reach of its hip (on the suggested pose); at most half the legs
-//! swing at once; non-finite input reads as zero or identity; `dt ≤ 0` changes nothing; nothing
+//! swing at once (one, for a creature of one leg); non-finite input reads as zero or identity; `dt ≤ 0` changes nothing; nothing
 //! allocates after [`CreatureGait::new`]. A planted foot left more than three reaches from its
 //! hip (a teleport) is put back under its home point at once. Ground probes per frame: one under
 //! each hip and one under the body, and for each landing searched up to nine for each of its
