@@ -30,6 +30,7 @@
 //! - [`retarget`]: a clip of one rigged humanoid played by another, feet put back with IK.
 //! - [`rig`]: humanoid rig profiles (Unreal, Mixamo, user maps) and their detection.
 //! - [`gait`]: a procedural biped walk cycle (clip authoring and tests).
+//! - [`creature_gait`]: a procedural gait for any number of legs (spiders, hexapods, quadrupeds).
 //! - [`slide_removal`]: offline foot-slide removal over a whole clip.
 //! - [`warping`]: stride and orientation warping (any speed, any direction, no slide).
 
@@ -37,6 +38,7 @@
 
 pub mod ccd;
 pub mod contact;
+pub mod creature_gait;
 pub mod envelope;
 pub mod error;
 pub mod fabrik;
