@@ -275,3 +275,17 @@ fn shuffled_renamed_and_z_up_skeletons_give_the_same_rig() {
         assert!(report.frame.forward.abs_diff_eq(-Vec3::Y, 1e-5), "{label} Z-up");
     }
 }
+
+#[test]
+fn a_quadruped_turned_30_degrees_about_up_faces_the_turned_forward() {
+    let b = quadruped();
+    let turn = glam::Quat::from_rotation_y(30f32.to_radians());
+    let plain = b.rig().unwrap_or_else(|e| panic!("{e}"));
+    let turned: Vec<SkeletonBone<'_, usize>> =
+        b.bones().into_iter().map(|s| SkeletonBone { rest: turn * s.rest, ..s }).collect();
+    let report = rig_creature(&turned).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.frame.forward.abs_diff_eq(turn * Vec3::Z, 1e-3), "{:?}", report.frame.forward);
+    assert!(report.frame.left.abs_diff_eq(turn * Vec3::X, 1e-3), "{:?}", report.frame.left);
+    let bones = |r: &CreatureReport<usize>| r.rig.legs.iter().map(|l| l.bones.clone()).collect::<Vec<_>>();
+    assert_eq!(bones(&report), bones(&plain));
+}
