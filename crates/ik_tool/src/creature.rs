@@ -47,7 +47,8 @@ pub fn rig_file(doc: &Document) -> Result<CreatureReport<usize>, ToolError> {
     for (b, &k) in nodes.iter().enumerate() {
         bone_of[k] = Some(b);
     }
-    let parents: Vec<Option<usize>> = nodes.iter().map(|&k| doc.nodes[k].parent.and_then(|p| bone_of[p])).collect();
+    let parents: Vec<Option<usize>> =
+        nodes.iter().map(|&k| doc.nodes[k].parent.and_then(|p| bone_of.get(p).copied().flatten())).collect();
     let rest: Vec<Xform> = nodes.iter().map(|&k| doc.nodes[k].rest).collect();
     let mut world = vec![Xform::IDENTITY; rest.len()];
     ik_core::skeleton::forward_kinematics(&parents, &rest, &Xform::IDENTITY, &mut world)

@@ -31,6 +31,7 @@ use super::Side;
 use super::creature::CreatureForward;
 use super::creature_legs::LegChain;
 use super::frame::assumed_forward;
+use super::topology::reaches;
 use super::tree::Tree;
 
 /// Share of a leg within which toes, heights or sides are taken as level or undecided.
@@ -168,21 +169,10 @@ pub(crate) fn leg_front(tree: &Tree, forward: Vec3, leg: &LegChain) -> f32 {
     ((tree.pos[leg.bones[0]] + tree.pos[leg.end()]) * 0.5).dot(forward)
 }
 
-/// The longest path along the bones from `b` down to an end bone.
-fn reach(tree: &Tree, b: usize) -> f32 {
-    let mut stack = vec![(b, 0.0f32)];
-    let mut most = 0.0f32;
-    while let Some((c, d)) = stack.pop() {
-        most = most.max(d);
-        stack.extend(tree.children[c].iter().map(|&k| (k, d + tree.seg(c, k))));
-    }
-    most
-}
-
 /// The chain from below the bone `end` shares with `from` down to `end`, cut after its last
 /// bone with several children when every branch below it is shorter than `short` (a skull's
 /// jaw, ears and eyes; not a chest's arms).
-fn chain_to(tree: &Tree, from: usize, end: usize, short: f32) -> Vec<usize> {
+fn chain_to(tree: &Tree, reach: &[f32], from: usize, end: usize, short: f32) -> Vec<usize> {
     let Some(a) = tree.lca(from, end) else { return Vec::new() };
     let mut chain = tree.between(a, end);
     if end != a {
@@ -190,7 +180,7 @@ fn chain_to(tree: &Tree, from: usize, end: usize, short: f32) -> Vec<usize> {
     }
     if let Some(k) = chain.iter().rposition(|&b| tree.children[b].len() > 1) {
         let b = chain[k];
-        if tree.children[b].iter().all(|&c| tree.seg(b, c) + reach(tree, c) <= short) {
+        if tree.children[b].iter().all(|&c| tree.seg(b, c) + reach[c] <= short) {
             chain.truncate(k + 1);
         }
     }
@@ -211,10 +201,11 @@ pub(crate) fn trunk(tree: &Tree, up: Vec3, forward: Vec3, body: usize, legs: &[L
     }
     let last = spine[spine.len() - 1];
     let ends = non_leg_ends(tree, body, legs);
+    let (reach, _) = reaches(tree);
     let rel = |b: usize| tree.pos[b] - tree.pos[body];
     let ahead: Vec<usize> = ends.iter().copied().filter(|&e| rel(e).dot(forward) >= -REACH * leg).collect();
     let head_end = best_by(tree, &ahead, |e| rel(e).dot(forward) + rel(e).dot(up));
-    let head = head_end.map_or(Vec::new(), |e| chain_to(tree, last, e, SKULL * leg));
+    let head = head_end.map_or(Vec::new(), |e| chain_to(tree, &reach, last, e, SKULL * leg));
     let rear = legs.iter().map(|l| (tree.pos[l.bones[0]] - tree.pos[body]).dot(forward)).fold(f32::MAX, f32::min);
     // Not the head's, not under the spine past the body (an arm), not a lone bone nor one
     // starting at the ground (a control bone off the root).
@@ -228,11 +219,11 @@ pub(crate) fn trunk(tree: &Tree, up: Vec3, forward: Vec3, body: usize, legs: &[L
         .filter(|&e| rel(e).dot(forward) <= rear - REACH * leg && Some(e) != head_end)
         .filter(|&e| !front_part.iter().any(|&f| f == e || tree.is_ancestor(f, e)))
         .filter(|&e| {
-            let chain = chain_to(tree, last, e, 0.0);
+            let chain = chain_to(tree, &reach, last, e, 0.0);
             chain.len() >= 2 && raised(&chain)
         })
         .collect();
     let tail_end = best_by(tree, &behind, |e| -rel(e).dot(forward));
-    let tail = tail_end.map_or(Vec::new(), |e| chain_to(tree, last, e, SKULL * leg));
+    let tail = tail_end.map_or(Vec::new(), |e| chain_to(tree, &reach, last, e, SKULL * leg));
     [spine, head, tail]
 }
