@@ -21,6 +21,7 @@
 //! - [`plot`]: the contacts plot (toe height, toe speed, labels).
 //! - [`clean`]: the offline slide removal of clips and its before/after measures.
 //! - [`gltf_patch`]: rewrites a glTF file as a `.glb` with some animation channels replaced.
+//! - [`creature`]: the `rig-creature` command: a creature's legs found in a file's skeleton.
 //! - [`retarget`]: the `retarget` command: clips of one humanoid onto another, with contacts.
 //! - [`travel`]: a clip's root motion: its carrier, speed and turn, the clip baked in place.
 //! - [`gait_report`]: the `gait` command: knee, foot and trunk figures of each clip's gait.
@@ -31,6 +32,7 @@
 pub mod clean;
 pub mod cli;
 pub mod contacts;
+pub mod creature;
 pub mod gait_report;
 pub mod gltf_check;
 pub mod gltf_patch;

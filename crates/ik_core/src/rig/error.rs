@@ -83,6 +83,23 @@ pub enum RigError {
         /// How many bones the shorter leg has.
         bones: usize,
     },
+    /// The chains reaching the ground are no legs paired left/right
+    /// ([`rig_creature`](super::rig_creature)): fewer than two, more on one side than on the
+    /// other, or one on the mirror plane.
+    UnpairedLegs {
+        /// The end bones at the ground of the legs on the left, front to back.
+        left: Vec<String>,
+        /// The same on the right.
+        right: Vec<String>,
+        /// Those on the mirror plane (or every one, when fewer than two were found).
+        unsided: Vec<String>,
+    },
+    /// Legs of a single segment ([`rig_creature`](super::rig_creature)): one long bone from
+    /// hip to foot, nothing to bend at a knee.
+    StiffLegs {
+        /// The end bones at the ground of those legs.
+        legs: Vec<String>,
+    },
     /// Another bone is not below the bone it must hang from (`calf_l` not below `thigh_l`).
     WrongHierarchy {
         /// The role key of the bone.
@@ -124,6 +141,16 @@ impl fmt::Display for RigError {
                     "the legs ending at {a} and {b} have {bones} {word} each: foot IK bends a thigh, a shin and a \
                      foot (three bones per leg). Re-export the character with a leg skeleton of three bones or \
                      more; nothing can be bent on this one."
+                );
+            }
+            RigError::UnpairedLegs { left, right, unsided } => return unpaired(f, left, right, unsided),
+            RigError::StiffLegs { legs } => {
+                return write!(
+                    f,
+                    "cannot rig this creature: the legs ending at {} have a single segment (one long bone from \
+                     the hip to the foot): creature IK bends a leg at a knee, which takes two segments or more. \
+                     Re-export the character with jointed legs.",
+                    legs.join(", ")
                 );
             }
             RigError::MapBoneMissing { misses } => {
@@ -168,6 +195,34 @@ impl fmt::Display for RigError {
 }
 
 impl std::error::Error for RigError {}
+
+/// The message of [`RigError::UnpairedLegs`].
+fn unpaired(f: &mut fmt::Formatter<'_>, left: &[String], right: &[String], unsided: &[String]) -> fmt::Result {
+    let n = left.len() + right.len() + unsided.len();
+    if n == 0 {
+        write!(
+            f,
+            "cannot rig this creature: found no chain reaching the ground (an end bone hanging well below the \
+             bones above it, at the lowest level)"
+        )?;
+    } else {
+        let chains = if n == 1 { "chain" } else { "chains" };
+        let mut parts = Vec::new();
+        for (words, list) in [("left", left), ("right", right), ("on the mid-plane", unsided)] {
+            if !list.is_empty() {
+                parts.push(format!("{words}: {}", list.join(", ")));
+            }
+        }
+        let sides = if left.is_empty() && right.is_empty() { String::new() } else { " by side".into() };
+        write!(f, "cannot rig this creature: found {n} {chains} reaching the ground{sides} ({})", parts.join("; "))?;
+    }
+    write!(
+        f,
+        "; a creature needs an even number >= 2 of legs paired left/right, as many on each side. Every foot must \
+         end at the lowest level in the rest pose, below the body it hangs from, with its mirror twin on the \
+         other side: re-export the skeleton in a standing rest pose with all feet on the ground."
+    )
+}
 
 /// Levenshtein distance over chars.
 fn distance(a: &str, b: &str) -> usize {

@@ -22,6 +22,11 @@
 //! rising chain; the arms are its two opposite sideways branches. Every threshold is relative to
 //! the skeleton's size; up, forward and sides come from the rest pose.
 //!
+//! **Creatures** (see `creature.rs`): [`rig_creature`] takes the same bones and finds the legs
+//! of any creature by shape alone — chains descending from the body to the lowest bones,
+//! paired left/right and ordered front to back — with the body, its frame, the spine, head and
+//! tail. A biped is a creature of one pair.
+//!
 //! **Lower-level API** (kept for existing callers): a [`RigProfile`] lists, per [`Role`], exact
 //! bone names; [`match_profile`] and [`detect`] match profiles against `(handle, name)` pairs.
 
@@ -30,6 +35,11 @@ use core::fmt;
 pub use bones::{ArmBones, HumanoidRig, LegBones};
 
 mod bones;
+mod creature;
+mod creature_frame;
+mod creature_legs;
+#[cfg(test)]
+mod creature_tests;
 mod error;
 mod frame;
 mod legs;
@@ -39,6 +49,7 @@ mod report;
 mod topology;
 mod tree;
 
+pub use creature::{CreatureForward, CreatureFrame, CreatureLeg, CreatureReport, CreatureRig, rig_creature};
 pub use error::{MAP_HINT, MapMiss, RigError};
 pub use frame::{ForwardSource, RigFrame};
 pub use map::{MapSyntaxError, parse_map};

@@ -40,7 +40,7 @@ use super::tree::Tree;
 use super::{ArmBones, HumanoidRig, LegBones};
 
 /// The longest path length below each bone, and the child it goes through.
-fn reaches(tree: &Tree) -> (Vec<f32>, Vec<Option<usize>>) {
+pub(crate) fn reaches(tree: &Tree) -> (Vec<f32>, Vec<Option<usize>>) {
     let n = tree.len();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by_key(|&b| std::cmp::Reverse(tree.depth[b]));

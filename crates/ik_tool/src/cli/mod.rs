@@ -1,7 +1,7 @@
 //! Command-line parsing and dispatch for `ik_tool`.
 //!
 //! Method: `clap` derive over [`Cli`]: the subcommand (`mannequin`, `contacts`, `clean`,
-//! `retarget`, `inplace`, `gait`, and clap's `help`), its input file and its `--flag value` options, each number checked for range
+//! `retarget`, `inplace`, `gait`, `rig-creature`, and clap's `help`), its input file and its `--flag value` options, each number checked for range
 //! by its value parser. Inputs: the arguments after the program name. Outputs: a [`Command`] or
 //! a `clap` error (usage errors exit with status 2, `--help` with 0); [`run`] carries the command
 //! out and returns the text to print.
@@ -69,6 +69,8 @@ pub enum Sub {
     /// swing; how long the foot is flat, toe-up at heel strike, heel-off; trunk lean, speed,
     /// cadence, stride.
     Gait(crate::gait_report::GaitArgs),
+    /// Find a creature's legs in IN's skeleton, whatever their names; print them in pairs.
+    RigCreature(crate::creature::RigCreatureArgs),
 }
 
 /// Flags of `retarget`.
@@ -311,6 +313,8 @@ pub enum Command {
         /// One clip, or every clip.
         clip: Option<String>,
     },
+    /// Print a creature's legs.
+    RigCreature(crate::creature::RigCreatureArgs),
 }
 
 impl From<Cli> for Command {
@@ -351,6 +355,7 @@ impl From<Cli> for Command {
                 replace: a.replace,
             },
             Sub::Gait(a) => Command::Gait { input: a.input, clip: a.clip },
+            Sub::RigCreature(a) => Command::RigCreature(a),
         }
     }
 }
@@ -396,6 +401,7 @@ pub fn run(command: &Command) -> Result<String, ToolError> {
             };
             crate::retarget::run(source, target, out, clip.as_deref(), &options)
         }
+        Command::RigCreature(a) => crate::creature::run(&a.input),
         Command::Gait { input, clip } => {
             let rows = crate::gait_report::measure_file(input, clip.as_deref())?;
             Ok(crate::gait_report::table(&input.display().to_string(), &rows))
