@@ -14,10 +14,9 @@
 //! Invariants: speed ≥ 0 and finite; yaw finite.
 
 use bevy::prelude::*;
-use bevy_ik::prelude::{RootMotionState, StairsAhead};
+use bevy_ik::prelude::{FootPlacerState, RootMotionState, StairFinder, StairsAhead};
 use bevy_rapier3d::prelude::*;
 use ik_core::spring::Spring;
-use ik_core::stairs::{stair_speed, step_alignment};
 
 use crate::camera::OrbitCamera;
 use crate::locomotion::Locomotion;
@@ -228,53 +227,25 @@ pub fn keyboard_intent(
     }
 }
 
-/// How far ahead along its way a walking body looks for stairs to slow down for, m: the speed
-/// settles within half a metre, and the footstep prediction, which learns each landing from the
-/// last steps, needs a few steps at the new speed before the first riser.
-pub const STAIR_LOOKAHEAD: f32 = 2.0;
-
-/// Slows a walking body (not jogging) to one tread per step ([`stair_speed`]) while the
-/// plugin's stair finder ([`StairsAhead`] on the avatar) reports a flight under it, just behind
-/// it or with its first riser within [`STAIR_LOOKAHEAD`]; speeds chosen below that are kept. On the approach the
-/// speed is also nudged ([`step_alignment`]) so the landings line up with the treads. Nothing
-/// here knows the course: the flights are what the finder's rays found.
+/// Slows a walking body (not jogging) to one tread per step near stairs, lining its steps up
+/// with the treads on the approach: the plugin's pace for the flight its stair finder found
+/// ([`StairsAhead::walking_speed`]). Speeds chosen below that are kept. Nothing here knows
+/// the course.
 pub fn slow_on_stairs(
     mut bodies: Query<(&Motion, &mut MoveIntent), With<Player>>,
-    avatars: Query<(&Locomotion, &GlobalTransform, &StairsAhead, Option<&bevy_ik::feet::FootPlacerState>)>,
+    avatars: Query<(&Locomotion, &GlobalTransform, &StairsAhead, &StairFinder, Option<&FootPlacerState>)>,
 ) {
     for (motion, mut intent) in &mut bodies {
         if intent.jog || intent.direction.length() < 1e-3 {
             continue;
         }
-        let Some((loco, at, stairs, feet)) = motion.avatar.and_then(|a| avatars.get(a).ok()) else { continue };
-        let at = at.translation();
-        let Some((first, _, flight)) = stairs.risers_from(at) else { continue };
-        // A flight behind is kept by the finder over its top landing and into a turn (until the
-        // next one is seen or the body is `StairFinder::keep` past it): the pace holds there too.
-        if first > STAIR_LOOKAHEAD {
-            continue;
+        let Some((loco, at, stairs, finder, feet)) = motion.avatar.and_then(|a| avatars.get(a).ok()) else { continue };
+        let Some(walk) = loco.walk_step() else { continue };
+        if let Some(slow) = stairs.walking_speed(finder, at.translation(), walk, feet) {
+            intent.speed = Some(intent.speed.map_or(slow, |s| s.min(slow)));
         }
-        let Some((walk_speed, walk_step)) = loco.walk_step() else { continue };
-        let mut slow = stair_speed(walk_speed, walk_step, flight.tread);
-        // On the approach: the swinging foot's predicted landing, as animated (its shift taken
-        // off), against the first riser.
-        if first > 0.0 {
-            let way = stairs.direction;
-            let landing = feet.into_iter().flat_map(|f| &f.feet).find_map(|f| {
-                let landing = f.landing?;
-                Some((landing - at).dot(way) - f.landing_shift)
-            });
-            if let Some(landing) = landing {
-                slow *= step_alignment(first - landing, flight.tread, TOE_ON_TREAD);
-            }
-        }
-        intent.speed = Some(intent.speed.map_or(slow, |s| s.min(slow)));
     }
 }
-
-/// Where a toe lands well, m past its riser: the middle of a 30–32 cm tread for a foot whose toe
-/// joint is about 20 cm ahead of its heel and 7 cm behind its tip.
-const TOE_ON_TREAD: f32 = 0.22;
 
 /// Turns intents into facing, speed and a controller step.
 pub fn move_characters(
