@@ -207,7 +207,7 @@ pub(crate) fn rig_when_scene_ready(
 pub struct HumanoidBones<'w, 's> {
     names: Query<'w, 's, &'static Name>,
     children: Query<'w, 's, &'static Children>,
-    hierarchy: Hierarchy<'w, 's>,
+    pub(crate) hierarchy: Hierarchy<'w, 's>,
     #[cfg(feature = "scene")]
     skins: Query<'w, 's, &'static bevy::mesh::skinning::SkinnedMesh>,
     #[cfg(feature = "scene")]
@@ -451,19 +451,20 @@ struct Rigging<'a> {
     pose: &'a BindPose,
 }
 
-/// A leg's rest measurements: the sole from the foot's vertices when they make one, else
-/// estimated from the joints; the ankle and toe heights over that sole's floor. Also says
+/// A leg's rest measurements (`forward`, `leg_length`: the character's, in the root's frame):
+/// the sole from the foot's vertices when they make one, else estimated from the joints; the ankle and toe heights over that sole's floor. Also says
 /// which it was, and the sole's length heel to tip.
 fn leg_rest(
     a: &ik_core::Xform,
     toe: Option<&ik_core::Xform>,
     vertices: &[Vec3],
-    frame: &RigFrame,
+    forward: Vec3,
+    leg_length: f32,
 ) -> (LegRest, bool, f32) {
     let measured = FootRest::measure(a, toe);
-    let (sole, floor, from_mesh) = match FlatSole::from_vertices(vertices, a, toe, frame.forward) {
+    let (sole, floor, from_mesh) = match FlatSole::from_vertices(vertices, a, toe, forward) {
         Some(sole) => (sole, sole.heel.y, true),
-        None => (FlatSole::estimate(a, toe, frame.forward, frame.leg_length), 0.0, false),
+        None => (FlatSole::estimate(a, toe, forward, leg_length), 0.0, false),
     };
     let (heel, tip) = sole.local_points(a, toe);
     let rest = LegRest {
@@ -494,7 +495,7 @@ fn attach(
             let ankle = rigging.pose.rest_of(leg.foot, hierarchy);
             let toe = leg.ball.and_then(|b| rigging.pose.rest_of(b, hierarchy));
             let rest = ankle.map(|a| {
-                let (rest, mesh, length) = leg_rest(&a, toe.as_ref(), vertices, frame);
+                let (rest, mesh, length) = leg_rest(&a, toe.as_ref(), vertices, frame.forward, frame.leg_length);
                 from_mesh += usize::from(mesh);
                 lengths.push(format!("{length:.3}"));
                 rest

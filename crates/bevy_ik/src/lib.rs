@@ -41,6 +41,7 @@ mod bind_pose;
 pub mod bones;
 pub mod chain;
 mod chain_system;
+pub mod creature;
 pub mod fade;
 pub mod fault;
 pub mod feet;
@@ -73,6 +74,7 @@ pub use ik_core;
 /// Everything a user needs in one import.
 pub mod prelude {
     pub use crate::chain::{IkChain, IkChainState, IkSolver, JointLimit, Pole};
+    pub use crate::creature::{CreatureIk, CreatureRigFailed, CreatureRigged, RiggedCreature};
     pub use crate::fade::IkFade;
     pub use crate::fault::{IkComponent, IkFault, IkFaulted, IkRecovered};
     pub use crate::feet::{ContactSource, FootLock, FootPlacer, FootPlacerState, FootStatus, LegBones, LegRest};
@@ -167,6 +169,8 @@ impl Plugin for IkPlugin {
             .register_type::<feet::FootPlacerState>()
             .register_type::<feet::FootStatus>()
             .register_type::<chain::IkChainState>()
+            .register_type::<creature::CreatureIk>()
+            .register_type::<creature::CreatureRigFailed>()
             .register_type::<humanoid::HumanoidIk>()
             .register_type::<humanoid::RigChoice>()
             .register_type::<humanoid::RigFailed>()
@@ -196,6 +200,7 @@ impl Plugin for IkPlugin {
         // gone is taken down in `PostUpdate` before the IK systems touch them.
         #[cfg(feature = "scene")]
         app.add_observer(humanoid::rig_when_scene_ready);
+        app.add_systems(PreUpdate, creature::rig_creatures.run_if(any_with_component::<creature::CreatureIk>));
         app.add_systems(PreUpdate, humanoid::rig_humanoids.run_if(any_with_component::<humanoid::RigPending>))
             .add_systems(
                 PostUpdate,

@@ -1,0 +1,169 @@
+//! [`CreatureIk`]: rig a creature with any number of legs in one call — a fox, a horse, a
+//! spider playing its own clips. Once its bones exist its legs are found from the skeleton's
+//! shape ([`ik_core::rig::rig_creature`], whatever the bones are called) and it gets a
+//! [`FootPlacer`] with every leg (the body bone as its pelvis, each leg solved on its last
+//! two links above the foot) and a [`FootLock`], measured from its rest pose. Each outcome is
+//! told once: the legs found on success (logged, a [`RiggedCreature`] and a [`CreatureRigged`]
+//! event), one message naming what was found on failure (logged, a [`CreatureRigFailed`]).
+
+use bevy::prelude::*;
+use ik_core::Xform;
+use ik_core::foot_placement::FootRest;
+use ik_core::rig::{CreatureFrame, CreatureRig, SkeletonBone, rig_creature};
+
+use crate::feet::{FootLock, FootPlacer, LegBones, LegRest};
+use crate::humanoid::HumanoidBones;
+
+/// Rig this creature's legs for foot placement and locking as soon as its bones exist.
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use bevy_ik::prelude::*;
+/// # fn f(mut commands: Commands, asset_server: Res<AssetServer>) {
+/// let fox = asset_server.load(GltfAssetLabel::Scene(0).from_asset("Fox.glb"));
+/// commands.spawn((WorldAssetRoot(fox), CreatureIk::default())).observe(|rigged: On<CreatureRigged>| {
+///     info!("{} is standing on its own legs", rigged.entity);
+/// });
+/// # }
+/// ```
+#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Component, Default)]
+pub struct CreatureIk {
+    /// Add a [`FootLock`] to the foot placer. Default on.
+    pub foot_lock: bool,
+}
+
+impl Default for CreatureIk {
+    fn default() -> Self {
+        CreatureIk { foot_lock: true }
+    }
+}
+
+/// Inserted when [`CreatureIk`] rigged the creature: its legs, body, head and tail.
+#[derive(Component, Clone, Debug)]
+pub struct RiggedCreature {
+    /// The rig found.
+    pub rig: CreatureRig<Entity>,
+    /// Up, forward and sizes in the creature root's frame.
+    pub frame: CreatureFrame,
+    /// What was found, one line per leg.
+    pub summary: String,
+}
+
+/// Inserted when [`CreatureIk`] could not rig the creature.
+#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Component)]
+pub struct CreatureRigFailed {
+    /// What was found and what the rig needs.
+    pub message: String,
+}
+
+/// Triggered on a creature when [`CreatureIk`] rigged it (its [`RiggedCreature`] is there).
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CreatureRigged {
+    /// The creature.
+    pub entity: Entity,
+}
+
+/// Rigs every [`CreatureIk`] whose bones exist and that has no outcome yet (in `PreUpdate`).
+#[allow(clippy::type_complexity)]
+pub(crate) fn rig_creatures(
+    mut commands: Commands,
+    creatures: Query<
+        (Entity, &CreatureIk, Option<&Name>),
+        (Without<RiggedCreature>, Without<CreatureRigFailed>, Without<FootPlacer>),
+    >,
+    bones: HumanoidBones,
+) {
+    for (root, creature, name) in &creatures {
+        let skeleton = bones.skeleton(root);
+        if skeleton.is_empty() {
+            continue;
+        }
+        let who = name.map_or_else(|| format!("{root}"), |n| format!("`{n}`"));
+        let input: Vec<SkeletonBone<Entity>> = skeleton
+            .iter()
+            .map(|(e, name, parent, rest)| SkeletonBone {
+                handle: *e,
+                name: name.as_str(),
+                parent: *parent,
+                rest: *rest,
+            })
+            .collect();
+        let report = match rig_creature(&input) {
+            Ok(report) => report,
+            Err(e) => {
+                let message = e.to_string();
+                error!("bevy_ik: cannot rig {who} as a creature: {message}");
+                commands.entity(root).insert(CreatureRigFailed { message });
+                continue;
+            }
+        };
+        let pose = bones.bind_pose(root);
+        let rest_of = |e: Entity| pose.rest_of(e, &bones.hierarchy);
+        let frame = report.frame;
+        let legs: Vec<LegBones> = report.rig.legs.iter().filter_map(|leg| leg_bones(leg, &frame, rest_of)).collect();
+        if legs.len() != report.rig.legs.len() {
+            let message = format!("a leg has fewer than two links above its foot: {}", report.summary());
+            error!("bevy_ik: cannot rig {who} as a creature: {message}");
+            commands.entity(root).insert(CreatureRigFailed { message });
+            continue;
+        }
+        let summary = report.summary();
+        info!("bevy_ik: rigged {who} as a creature of {} legs:\n{summary}", legs.len());
+        let mut entity = commands.entity(root);
+        entity.insert(FootPlacer::new(report.rig.body, legs));
+        if creature.foot_lock {
+            entity.insert(FootLock::default());
+        }
+        entity.insert(RiggedCreature { rig: report.rig, frame, summary });
+        commands.trigger(CreatureRigged { entity: root });
+    }
+}
+
+/// A creature leg as the placer's two-bone leg: the foot, the two bones above it, the toe;
+/// its rest from the bind pose over the rest pose's ground (`rest_of`: a bone's rest relative
+/// to the root). `None` with fewer than two bones above the foot.
+fn leg_bones(
+    leg: &ik_core::rig::CreatureLeg<Entity>,
+    frame: &CreatureFrame,
+    rest_of: impl Fn(Entity) -> Option<Xform>,
+) -> Option<LegBones> {
+    let at = leg.bones.iter().position(|b| *b == leg.foot)?;
+    let (hip, knee) = (*leg.bones.get(at.checked_sub(2)?)?, leg.bones[at - 1]);
+    // Heights over the ground the rest pose stands on.
+    let grounded = |e: Entity| {
+        rest_of(e).map(|mut x| {
+            x.translation -= frame.up * frame.ground;
+            x
+        })
+    };
+    let ankle = grounded(leg.foot);
+    let toe = leg.toe.and_then(grounded);
+    let rest = ankle.map(|a| paw_rest(&a, toe.as_ref(), frame));
+    Some(LegBones { hip, knee, ankle: leg.foot, toe: leg.toe, rest })
+}
+
+/// How far a paw's sole reaches behind its foot bone and ahead of its toe (or foot), per unit
+/// of leg length: a fox's paw is about a sixth of its leg long.
+const PAW_PER_LEG: f32 = 0.06;
+
+/// A paw's rest (`ankle`, `toe`: rest transforms over the ground at y = 0): its heights, and a
+/// short sole on the ground under it, from [`PAW_PER_LEG`] behind the foot bone to as far ahead
+/// of the toe (a human foot's long estimated sole would let a lifting paw pivot about a tip
+/// far ahead of it).
+fn paw_rest(ankle: &Xform, toe: Option<&Xform>, frame: &CreatureFrame) -> LegRest {
+    let measured = FootRest::measure(ankle, toe);
+    let reach = PAW_PER_LEG * frame.leg_length;
+    let on_ground = |p: Vec3| p - frame.up * p.dot(frame.up);
+    let heel = on_ground(ankle.translation) - frame.forward * reach;
+    let front = toe.unwrap_or(ankle);
+    let tip = on_ground(front.translation) + frame.forward * reach;
+    LegRest {
+        ankle_height: measured.ankle_height,
+        toe_height: measured.toe_height,
+        foot_up: measured.foot_up,
+        heel: Some(ankle.inverse_transform_point(heel)),
+        toe_tip: Some(front.inverse_transform_point(tip)),
+    }
+}
