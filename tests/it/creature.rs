@@ -7,40 +7,48 @@ use bevy::prelude::*;
 use bevy::world_serialization::WorldAssetRoot;
 use bevy_ik::prelude::*;
 
-use crate::common::{gltf_app_with, headless_app, load_gltf, play_on_repeat, update_until};
+use crate::common::{DT, gltf_app_with, headless_app, load_gltf, play_on_repeat, update_until};
+use crate::feet::{Physics, Rapier};
 
 /// The plane: 6 cm up at the origin, rising 10 % toward +X.
 fn plane() -> GroundPlane {
     GroundPlane { height: 0.06, normal: Vec3::new(-0.1, 1.0, 0.0) }
 }
 
-#[test]
-fn the_fox_is_rigged_by_its_shape_and_stands_its_four_paws_on_a_tilted_plane() {
-    let mut app = gltf_app_with(headless_app(), GltfPlugin::default());
+/// The Fox rigged by [`CreatureIk`] in `app`, playing its Walk; returns it and the Walk's
+/// speed.
+fn walking_fox(app: &mut App) -> (Entity, f32) {
     let (scene, walk) =
-        load_gltf(&mut app, "characters/Fox.glb", |g| (g.scenes[0].clone(), g.named_animations["Walk"].clone()));
-    app.insert_resource(IkGround::Plane(plane()));
+        load_gltf(app, "characters/Fox.glb", |g| (g.scenes[0].clone(), g.named_animations["Walk"].clone()));
     // The Fox is modelled about 100 units tall: its scene scaled to metres under the root.
     let fox = app.world_mut().spawn((Transform::default(), CreatureIk::default())).id();
     app.world_mut().spawn((WorldAssetRoot(scene), Transform::from_scale(Vec3::splat(0.01)), ChildOf(fox)));
-    update_until(&mut app, "the fox's rig", |app| {
+    update_until(app, "the fox's rig", |app| {
         app.world().get::<RiggedCreature>(fox).is_some() || app.world().get::<CreatureRigFailed>(fox).is_some()
     });
+    play_on_repeat(app, walk);
+    let speed = walk_speed(app, fox);
+    eprintln!("fox walk: {speed:.2} m/s (planted paws' speed under the root)");
+    assert!(speed > 0.1 && speed < 3.0, "{speed}");
+    (fox, speed)
+}
+
+#[test]
+fn the_fox_is_rigged_by_its_shape_and_stands_its_four_paws_on_a_tilted_plane() {
+    let mut app = gltf_app_with(headless_app(), GltfPlugin::default());
+    app.insert_resource(IkGround::Plane(plane()));
+    let (fox, speed) = walking_fox(&mut app);
     let rigged = app.world().get::<RiggedCreature>(fox).expect("the fox is rigged");
     let name = |e: Entity| app.world().get::<Name>(e).map_or(String::new(), |n| n.as_str().to_string());
     let legs: Vec<String> = rigged.rig.legs.iter().map(|l| name(l.foot)).collect();
     eprintln!("fox legs (feet, front to back): {legs:?}");
     assert_eq!(legs.len(), 4);
     assert!(legs[..2].iter().all(|n| n.contains("Hand")), "the front pair are the arms: {legs:?}");
-    play_on_repeat(&mut app, walk);
-    let speed = walk_speed(&mut app, fox);
-    eprintln!("fox walk: {speed:.2} m/s (planted paws' speed under the root)");
-    assert!(speed > 0.1 && speed < 3.0, "{speed}");
     let (mut worst_float, mut worst_sink, mut planted, mut swinging) = (0.0f32, 0.0f32, [0u32; 4], [0u32; 4]);
     let (mut worst_joint, mut held, mut worst_slide) = (0.0f32, [None::<Vec3>; 4], 0.0f32);
     for frame in 0..240 {
         // Walk the root at the clip's speed so planted paws stand still in the world.
-        app.world_mut().get_mut::<Transform>(fox).unwrap().translation.z += speed * crate::common::DT;
+        app.world_mut().get_mut::<Transform>(fox).unwrap().translation.z += speed * DT;
         app.update();
         let state = app.world().get::<FootPlacerState>(fox).expect("a foot placer");
         assert_eq!(state.feet.len(), 4);
@@ -101,8 +109,116 @@ fn walk_speed(app: &mut App, fox: Entity) -> f32 {
     let mut speeds = Vec::new();
     for t in &track {
         let lowest = t.iter().map(|p| p.y).fold(f32::MAX, f32::min);
-        speeds.extend(t.windows(2).filter(|w| w[0].y < lowest + 0.01).map(|w| (w[0].z - w[1].z) / crate::common::DT));
+        speeds.extend(t.windows(2).filter(|w| w[0].y < lowest + 0.01).map(|w| (w[0].z - w[1].z) / DT));
     }
     speeds.sort_by(f32::total_cmp);
     speeds[speeds.len() / 2]
+}
+
+/// The course along +Z: floor, an 8 cm step, three 12 cm stairs of 35 cm treads, a landing,
+/// a 10° ramp down to the floor. Its height at `z`.
+fn course_height(z: f32) -> f32 {
+    match z {
+        z if z < 1.0 => 0.0,
+        z if z < 2.2 => 0.08,
+        z if z < 3.25 => 0.08 + 0.12 * (((z - 2.2) / 0.35).floor() + 1.0),
+        z if z < RAMP_TOP => 0.44,
+        z => (0.44 - (z - RAMP_TOP) * 10f32.to_radians().tan()).max(0.0),
+    }
+}
+
+/// Where the ramp down starts (z).
+const RAMP_TOP: f32 = 4.5;
+
+/// Spawns [`course_height`] as rapier boxes.
+fn spawn_course(world: &mut World) {
+    let mut block = |from: f32, to: f32, top: f32| {
+        let half = Vec3::new(1.5, 0.5 * (top + 1.0), 0.5 * (to - from));
+        Rapier::spawn_box(world, half, Transform::from_xyz(0.0, 0.5 * (top - 1.0), 0.5 * (from + to)));
+    };
+    block(-4.0, 1.0, 0.0);
+    block(1.0, 2.2, 0.08);
+    for k in 0..3 {
+        block(2.2 + 0.35 * k as f32, 2.2 + 0.35 * (k + 1) as f32, 0.08 + 0.12 * (k + 1) as f32);
+    }
+    let foot = RAMP_TOP + 0.44 / 10f32.to_radians().tan();
+    block(3.25, RAMP_TOP, 0.44);
+    block(foot, 14.0, 0.0);
+    // The ramp: a slab turned 10° about X, its top face through (RAMP_TOP, 0.44) and (foot, 0).
+    let (angle, length) = (10f32.to_radians(), (foot - RAMP_TOP) / 10f32.to_radians().cos());
+    let centre = Vec3::new(0.0, 0.22, 0.5 * (foot + RAMP_TOP)) - Vec3::new(0.0, angle.cos(), angle.sin()) * 0.25;
+    Rapier::spawn_box(
+        world,
+        Vec3::new(1.5, 0.25, 0.5 * length + 0.05),
+        Transform::from_translation(centre).with_rotation(Quat::from_rotation_x(angle)),
+    );
+}
+
+#[test]
+fn the_fox_walks_its_own_walk_over_a_step_stairs_and_a_ramp_with_paws_placed_and_locked() {
+    let mut rapier = headless_app();
+    Rapier::add_to(&mut rapier);
+    let mut app = gltf_app_with(rapier, GltfPlugin::default());
+    spawn_course(app.world_mut());
+    let (fox, speed) = walking_fox(&mut app);
+    let (mut z, mut y) = (-2.5f32, 0.0f32);
+    // Per section (floor, step, stairs, landing, ramp): planted float, penetration, slide.
+    let sections = ["floor", "step", "stairs", "landing", "ramp down", "floor after"];
+    let section = |z: f32| match z {
+        z if z < 1.0 => 0,
+        z if z < 2.2 => 1,
+        z if z < 3.25 => 2,
+        z if z < RAMP_TOP => 3,
+        z if z < 7.0 => 4,
+        _ => 5,
+    };
+    let mut worst = [[0.0f32; 5]; 6];
+    let mut held = [None::<Vec3>; 4];
+    let (mut planted, mut frame) = (0, 0);
+    while z < 8.5 {
+        frame += 1;
+        // A controller: the body rides the highest ground under its front and hind hips.
+        z += speed * DT;
+        let ground = course_height(z + 0.25).max(course_height(z - 0.25));
+        y += (ground - y) * 0.5;
+        app.world_mut().entity_mut(fox).insert(Transform::from_xyz(0.0, y, z));
+        app.update();
+        let state = app.world().get::<FootPlacerState>(fox).expect("a foot placer");
+        if frame < 30 {
+            // Moved from where its walk was measured: settling.
+            continue;
+        }
+        let at = &mut worst[section(z)];
+        for (i, foot) in state.feet.iter().enumerate() {
+            assert!(foot.toe_world.is_finite());
+            held[i] = foot.locked.then(|| held[i].unwrap_or(foot.toe_world));
+            if let Some(from) = held[i] {
+                at[2] = at[2].max((foot.toe_world - from).with_y(0.0).length());
+            }
+            if foot.contact {
+                planted += 1;
+                at[3] += 1.0;
+                at[0] = at[0].max(foot.float_after);
+                at[1] = at[1].max(-foot.float_after);
+                // Independently of the placer's report: the ball over the course's own height.
+                let over = foot.toe_world.y - course_height(foot.toe_world.z);
+                at[4] = at[4].max(over.abs());
+            }
+        }
+    }
+    for (name, [float, sink, slide, frames, over]) in sections.iter().zip(worst) {
+        eprintln!(
+            "fox, {name}: {frames} planted paw-frames; planted float {:.2} cm, penetration {:.2} cm, locked slide \
+             {:.2} cm; ball off the course's height {:.2} cm",
+            float * 100.0,
+            sink * 100.0,
+            slide * 100.0,
+            over * 100.0
+        );
+    }
+    assert!(planted > 400, "{planted} planted paw-frames");
+    for (name, [float, sink, slide, frames, _]) in sections.iter().zip(worst) {
+        assert!(frames >= 20.0, "{name}: {frames} planted paw-frames");
+        assert!(float <= 0.01 && sink <= 0.01 && slide <= 0.01, "{name}: {float} {sink} {slide}");
+    }
 }
