@@ -33,7 +33,7 @@ use crate::metrics::{IkTimer, ik_timer_end, ik_timer_start, measure_feet};
 use crate::orb::{move_orb, spawn_orb};
 use crate::platforms::{move_platforms, ride_platforms};
 use crate::player::{DriveMode, drive_keys, keyboard_intent, move_characters, slow_on_stairs};
-use crate::rigging::{RigStatus, after_rigging};
+use crate::rigging::{RigStatus, on_rig_failed, on_rigged};
 use crate::sidecar::ClipTable;
 use crate::toggles::{DemoIk, apply_toggles, apply_warping, decide_reach, toggle_keys};
 
@@ -77,7 +77,9 @@ impl Plugin for DemoCore {
             .configure_sets(Update, (DemoSystems::Setup, DemoSystems::Intent, DemoSystems::Drive).chain())
             .add_systems(Startup, (spawn_course, spawn_orb, spawn_gems, spawn_character).chain())
             .add_systems(PreUpdate, crate::registry::report_unregistered)
-            .add_systems(Update, (spawn_scene, finish_character, after_rigging).chain().in_set(DemoSystems::Setup))
+            .add_systems(Update, (spawn_scene, finish_character).chain().in_set(DemoSystems::Setup))
+            .add_observer(on_rigged)
+            .add_observer(on_rig_failed)
             .add_systems(
                 Update,
                 (
@@ -120,7 +122,7 @@ impl Plugin for DemoCore {
             pilot.pass = usize::from(self.skip_ik_off && self.autopilot);
             app.insert_resource(pilot)
                 .add_systems(Startup, hold_clock)
-                .add_systems(Update, release_clock.in_set(DemoSystems::Setup).after(after_rigging))
+                .add_systems(Update, release_clock.in_set(DemoSystems::Setup).after(finish_character))
                 .add_systems(Update, run_autopilot.in_set(DemoSystems::Intent).after(keyboard_intent))
                 .add_systems(
                     PostUpdate,

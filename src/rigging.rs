@@ -1,12 +1,12 @@
 //! After [`HumanoidIk`] has rigged (or failed to rig) the character: start its animation, feed
 //! the sidecar's contact labels to the foot lock, and measure the sole points the metrics use.
 //!
-//! Method: on `RiggedHumanoid` the legs' rest pose (still un-animated, since the blend space is
+//! Method: on the plugin's `HumanoidRigged` the legs' rest pose (still un-animated, since the blend space is
 //! held back until now) gives, per foot, sole points every ~1 cm from the back of the heel
 //! through the ball to the toe tip of its `ik_core::sole::FlatSole` estimate (the one the
 //! plugin probes with), on the floor, stored in the foot or ball bone's local frame so they
 //! ride with the animated bones. On
-//! `RigFailed` the message is kept for the UI and the character animates without IK.
+//! `HumanoidRigFailed` the message is kept for the UI and the character animates without IK.
 //! Inputs: the rig, the rest `Transform`s. Outputs: `Locomotion`, [`FootProbe`], [`RigStatus`].
 //! Invariants: sole points are finite; a rig without ball bones gets points estimated from the
 //! ankle and the character's forward axis.
@@ -67,20 +67,14 @@ pub struct ReachArm {
     pub forward: Vec3,
 }
 
-/// Starts animation and measures the feet once the rig is known, and again whenever the plugin
-/// rigs the character anew (a respawned scene).
-#[allow(clippy::type_complexity)]
-pub fn after_rigging(
+/// Starts animation and measures the feet once the plugin rigged the character (observing its
+/// [`HumanoidRigged`], so again whenever it rigs it anew: a respawned scene).
+#[allow(clippy::too_many_arguments)]
+pub fn on_rigged(
+    rigged: On<HumanoidRigged>,
     mut commands: Commands,
     mut status: ResMut<RigStatus>,
-    mut rigged: Query<
-        (Entity, &RiggedHumanoid, Option<&mut PendingLocomotion>),
-        (With<Avatar>, Changed<RiggedHumanoid>),
-    >,
-    mut failed: Query<
-        (Entity, &RigFailed, Option<&mut PendingLocomotion>),
-        (With<Avatar>, Without<RiggedHumanoid>, Added<RigFailed>),
-    >,
+    mut avatars: Query<(&RiggedHumanoid, Option<&mut PendingLocomotion>), With<Avatar>>,
     mut placers: Query<&mut FootPlacer>,
     mut locks: Query<&mut FootLock>,
     source: Res<crate::character::CharacterSource>,
@@ -89,129 +83,153 @@ pub fn after_rigging(
     mut materials: Option<ResMut<Assets<StandardMaterial>>>,
     hierarchy: Hierarchy,
 ) {
-    for (avatar, humanoid, pending) in &mut rigged {
-        let rig = &humanoid.rig;
-        let leg_length = humanoid.frame.leg_length;
-        let Some(root) = world_of(avatar, &hierarchy) else { continue };
-        let rel = |e: Entity| world_of(e, &hierarchy).map(|w| root.inverse().mul_xform(&w));
-        let mut feet: [Vec<SolePoint>; 2] = [Vec::new(), Vec::new()];
-        let mut ball_index = [0; 2];
-        for (side, leg) in rig.legs.iter().enumerate() {
-            let Some(ankle) = rel(leg.foot) else { continue };
-            let ball = leg.ball.and_then(|b| rel(b).map(|x| (b, x)));
-            // The sole the plugin uses (measured from the mesh where there is one), so the
-            // metrics measure the feet the player sees; the estimate only without it.
-            let rest = placers.get(avatar).ok().and_then(|p| p.legs.get(side).and_then(|l| l.rest));
-            let (heel, ball_pt, tip) = match rest.and_then(|r| Some((r.heel?, r.toe_tip?))) {
-                Some((heel, tip)) => {
-                    let (heel, tip) =
-                        (ankle.transform_point(heel), ball.map_or(ankle, |(_, x)| x).transform_point(tip));
-                    let under_ball = ball.map_or(heel.lerp(tip, ik_core::sole::BALL_SHARE), |(_, x)| x.translation);
-                    (heel, Vec3::new(under_ball.x, heel.y, under_ball.z), tip)
-                }
-                None => {
-                    let toe = ball.as_ref().map(|(_, x)| x);
-                    let sole = FlatSole::estimate(&ankle, toe, humanoid.frame.forward, leg_length);
-                    (sole.heel, sole.ball, sole.tip)
-                }
-            };
-            let in_frame = |x: &ik_core::Xform, p: Vec3| x.inverse_transform_point(p);
-            let (toe_bone, toe_frame) = ball.unwrap_or((leg.foot, ankle));
-            // Heel → ball on the foot bone, ball → tip on the toe bone, a point every ~1 cm. The
-            // ball point the slide is measured at is the toe bone's (the toe the lock holds): the
-            // foot bone's point under the toe joint swings with the heel as it lifts, which is
-            // rolling off, not sliding.
-            let along = |from: Vec3, to: Vec3, bone: Entity, frame: ik_core::Xform, first: usize| {
-                let n = ((from.distance(to) / SOLE_SPACING).ceil() as usize).max(1);
-                (first..=n)
-                    .map(move |k| SolePoint { bone, local: in_frame(&frame, from.lerp(to, k as f32 / n as f32)) })
-            };
-            let mut points: Vec<SolePoint> = along(heel, ball_pt, leg.foot, ankle, 0).collect();
-            let on_toe = usize::from(toe_bone != leg.foot);
-            ball_index[side] = points.len() - 1 + on_toe;
-            points.extend(along(ball_pt, tip, toe_bone, toe_frame, 1 - on_toe));
-            feet[side] = points;
+    let avatar = rigged.entity;
+    let Ok((humanoid, pending)) = avatars.get_mut(avatar) else { return };
+    let rig = &humanoid.rig;
+    let Some(root) = world_of(avatar, &hierarchy) else { return };
+    let rel = |e: Entity| world_of(e, &hierarchy).map(|w| root.inverse().mul_xform(&w));
+    let rests = placers.get(avatar).ok().map(|p| p.legs.iter().map(|l| l.rest).collect::<Vec<_>>()).unwrap_or_default();
+    let (feet, ball_index) = sole_points(humanoid, &rests, rel);
+    let mut entity = commands.entity(avatar);
+    if let Ok(mut placer) = placers.get_mut(avatar) {
+        tune_placer(&mut placer);
+    }
+    if let Some(warping) = strafe_warping(humanoid, &hierarchy) {
+        entity.insert(warping);
+    }
+    if let Ok(mut lock) = locks.get_mut(avatar) {
+        // A planted toe stops where it lands (no inertialized glide into the lock), even
+        // when the previous unlock is still blending out (short first steps from standing):
+        // a hard lock keeps the toe's position continuous wherever it engages.
+        lock.settings.lock_blend_time = 0.0;
+        lock.settings.lock_distance = 0.25;
+        lock.settings.blend_time = 0.12;
+    }
+    if feet.iter().all(|f| !f.is_empty() && f.iter().all(|p| p.local.is_finite())) {
+        entity.insert(FootProbe { feet, ball: ball_index });
+    } else {
+        warn!("the feet's sole points could not be measured from the rest pose: no foot metrics");
+    }
+    if let Some(arm) = rig.arms[1]
+        && let (Some(hand), Some(s), Some(e), Some(w)) =
+            (humanoid.reaching_hand, rel(arm.upper), rel(arm.lower), rel(arm.hand))
+    {
+        let reach = s.translation.distance(e.translation) + e.translation.distance(w.translation);
+        entity.insert(ReachArm { shoulder: arm.upper, hand, reach, forward: humanoid.frame.forward });
+    }
+    if let Some(mut pending) = pending {
+        // No clips: an empty blend space, so the autopilot knows the character only stands.
+        entity.insert(pending.0.take().unwrap_or_else(|| Locomotion::new(Entity::PLACEHOLDER, Vec::new())));
+        entity.remove::<PendingLocomotion>();
+    }
+    if !source.custom
+        && visuals.0
+        && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut())
+    {
+        crate::labs::build::add_eyes(&mut commands, rig.head, meshes, materials);
+    }
+    *status = RigStatus::Rigged(rig.profile.clone());
+}
+
+/// Keeps the plugin's message for the UI when it could not rig the character (observing its
+/// [`HumanoidRigFailed`]); the character animates without IK.
+pub fn on_rig_failed(
+    failed: On<HumanoidRigFailed>,
+    mut commands: Commands,
+    mut status: ResMut<RigStatus>,
+    mut avatars: Query<Option<&mut PendingLocomotion>, With<Avatar>>,
+) {
+    let Ok(pending) = avatars.get_mut(failed.entity) else { return };
+    let mut entity = commands.entity(failed.entity);
+    if let Some(mut pending) = pending {
+        if let Some(loco) = pending.0.take() {
+            entity.insert(loco);
         }
-        let mut entity = commands.entity(avatar);
-        if let Ok(mut placer) = placers.get_mut(avatar) {
-            // Demo tuning: corrections follow the ground closely (short half-lives), so a foot
-            // moving up a 30° ramp at walking speed does not lag into it.
-            placer.settings.foot_half_life = 0.0;
-            placer.settings.tilt_half_life = 0.03;
-            placer.settings.pelvis_half_life = 0.06;
-            // No crouch beyond what the ground needs: the pelvis follows the planted foot on
-            // the highest ground, and a leg short of its ground lifts its heel (up to 25°)
-            // before the pelvis drops for the rest.
-            placer.settings.pelvis_support = PelvisSupport::HighestFoot;
-            placer.settings.heel_lift = 1.0;
-        }
-        // Orientation warping for strafing (X): off until strafing turns it on
-        // ([`crate::toggles::apply_warping`]); the blend space already matches any speed, so
-        // no stride warping.
-        let share = 1.0 / rig.spine.len().max(1) as f32;
-        // Pose warping needs the feet under the pelvis (not an IK-control rig's feet).
-        let under_pelvis = |mut bone: Entity| {
-            while let Ok((_, Some(parent))) = hierarchy.get(bone) {
-                bone = parent.parent();
-                if bone == rig.pelvis {
-                    return true;
-                }
+        entity.remove::<PendingLocomotion>();
+    }
+    *status = RigStatus::Failed(failed.message.clone());
+    commands.insert_resource(crate::character::CharacterError(format!("cannot rig the character: {}", failed.message)));
+}
+
+/// Per foot, the sole points the metrics probe (see the module docs) and which is the ball;
+/// `rests`: the placer's legs' rests (the soles the plugin uses), `rel`: a bone's rest relative
+/// to the avatar.
+fn sole_points(
+    humanoid: &RiggedHumanoid,
+    rests: &[Option<LegRest>],
+    rel: impl Fn(Entity) -> Option<ik_core::Xform>,
+) -> ([Vec<SolePoint>; 2], [usize; 2]) {
+    let mut feet: [Vec<SolePoint>; 2] = [Vec::new(), Vec::new()];
+    let mut ball_index = [0; 2];
+    for (side, leg) in humanoid.rig.legs.iter().enumerate() {
+        let Some(ankle) = rel(leg.foot) else { continue };
+        let ball = leg.ball.and_then(|b| rel(b).map(|x| (b, x)));
+        // The sole the plugin uses (measured from the mesh where there is one), so the
+        // metrics measure the feet the player sees; the estimate only without it.
+        let rest = rests.get(side).copied().flatten();
+        let (heel, ball_pt, tip) = match rest.and_then(|r| Some((r.heel?, r.toe_tip?))) {
+            Some((heel, tip)) => {
+                let (heel, tip) = (ankle.transform_point(heel), ball.map_or(ankle, |(_, x)| x).transform_point(tip));
+                let under_ball = ball.map_or(heel.lerp(tip, ik_core::sole::BALL_SHARE), |(_, x)| x.translation);
+                (heel, Vec3::new(under_ball.x, heel.y, under_ball.z), tip)
             }
-            false
+            None => {
+                let toe = ball.as_ref().map(|(_, x)| x);
+                let sole = FlatSole::estimate(&ankle, toe, humanoid.frame.forward, humanoid.frame.leg_length);
+                (sole.heel, sole.ball, sole.tip)
+            }
         };
-        if rig.legs.iter().all(|leg| under_pelvis(leg.foot)) {
-            entity.insert(PoseWarping {
-                settings: WarpSettings { stride_weight: 0.0, orientation_weight: 0.0, ..default() },
-                clip_forward: humanoid.frame.forward,
-                spine: rig.spine.iter().map(|&bone| WarpSpineJoint { bone, share }).collect(),
-                ..default()
-            });
-        }
-        if let Ok(mut lock) = locks.get_mut(avatar) {
-            // A planted toe stops where it lands (no inertialized glide into the lock), even
-            // when the previous unlock is still blending out (short first steps from standing):
-            // a hard lock keeps the toe's position continuous wherever it engages.
-            lock.settings.lock_blend_time = 0.0;
-            lock.settings.lock_distance = 0.25;
-            lock.settings.blend_time = 0.12;
-        }
-        if feet.iter().all(|f| !f.is_empty() && f.iter().all(|p| p.local.is_finite())) {
-            entity.insert(FootProbe { feet, ball: ball_index });
-        } else {
-            warn!("the feet's sole points could not be measured from the rest pose: no foot metrics");
-        }
-        if let Some(arm) = rig.arms[1]
-            && let (Some(hand), Some(s), Some(e), Some(w)) =
-                (humanoid.reaching_hand, rel(arm.upper), rel(arm.lower), rel(arm.hand))
-        {
-            let reach = s.translation.distance(e.translation) + e.translation.distance(w.translation);
-            entity.insert(ReachArm { shoulder: arm.upper, hand, reach, forward: humanoid.frame.forward });
-        }
-        if let Some(mut pending) = pending {
-            // No clips: an empty blend space, so the autopilot knows the character only stands.
-            entity.insert(pending.0.take().unwrap_or_else(|| Locomotion::new(Entity::PLACEHOLDER, Vec::new())));
-            entity.remove::<PendingLocomotion>();
-        }
-        if !source.custom
-            && visuals.0
-            && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut())
-        {
-            crate::labs::build::add_eyes(&mut commands, rig.head, meshes, materials);
-        }
-        *status = RigStatus::Rigged(rig.profile.clone());
+        let in_frame = |x: &ik_core::Xform, p: Vec3| x.inverse_transform_point(p);
+        let (toe_bone, toe_frame) = ball.unwrap_or((leg.foot, ankle));
+        // Heel → ball on the foot bone, ball → tip on the toe bone, a point every ~1 cm. The
+        // ball point the slide is measured at is the toe bone's (the toe the lock holds): the
+        // foot bone's point under the toe joint swings with the heel as it lifts, which is
+        // rolling off, not sliding.
+        let along = |from: Vec3, to: Vec3, bone: Entity, frame: ik_core::Xform, first: usize| {
+            let n = ((from.distance(to) / SOLE_SPACING).ceil() as usize).max(1);
+            (first..=n).map(move |k| SolePoint { bone, local: in_frame(&frame, from.lerp(to, k as f32 / n as f32)) })
+        };
+        let mut points: Vec<SolePoint> = along(heel, ball_pt, leg.foot, ankle, 0).collect();
+        let on_toe = usize::from(toe_bone != leg.foot);
+        ball_index[side] = points.len() - 1 + on_toe;
+        points.extend(along(ball_pt, tip, toe_bone, toe_frame, 1 - on_toe));
+        feet[side] = points;
     }
-    for (avatar, failure, pending) in &mut failed {
-        let mut entity = commands.entity(avatar);
-        if let Some(mut pending) = pending {
-            if let Some(loco) = pending.0.take() {
-                entity.insert(loco);
+    (feet, ball_index)
+}
+
+/// Demo tuning of the placer: corrections follow the ground closely (short half-lives), so a
+/// foot moving up a 30° ramp at walking speed does not lag into it; no crouch beyond what the
+/// ground needs: the pelvis follows the planted foot on the highest ground, and a leg short of
+/// its ground lifts its heel (up to 25°) before the pelvis drops for the rest.
+fn tune_placer(placer: &mut FootPlacer) {
+    placer.settings.foot_half_life = 0.0;
+    placer.settings.tilt_half_life = 0.03;
+    placer.settings.pelvis_half_life = 0.06;
+    placer.settings.pelvis_support = PelvisSupport::HighestFoot;
+    placer.settings.heel_lift = 1.0;
+}
+
+/// Orientation warping for strafing (X): off until strafing turns it on
+/// ([`crate::toggles::apply_warping`]); the blend space already matches any speed, so no
+/// stride warping. `None` when a foot is not under the pelvis (an IK-control rig's feet), which
+/// pose warping needs.
+fn strafe_warping(humanoid: &RiggedHumanoid, hierarchy: &Hierarchy) -> Option<PoseWarping> {
+    let rig = &humanoid.rig;
+    let share = 1.0 / rig.spine.len().max(1) as f32;
+    let under_pelvis = |mut bone: Entity| {
+        while let Ok((_, Some(parent))) = hierarchy.get(bone) {
+            bone = parent.parent();
+            if bone == rig.pelvis {
+                return true;
             }
-            entity.remove::<PendingLocomotion>();
         }
-        *status = RigStatus::Failed(failure.message.clone());
-        commands.insert_resource(crate::character::CharacterError(format!(
-            "cannot rig the character: {}",
-            failure.message
-        )));
-    }
+        false
+    };
+    rig.legs.iter().all(|leg| under_pelvis(leg.foot)).then(|| PoseWarping {
+        settings: WarpSettings { stride_weight: 0.0, orientation_weight: 0.0, ..default() },
+        clip_forward: humanoid.frame.forward,
+        spine: rig.spine.iter().map(|&bone| WarpSpineJoint { bone, share }).collect(),
+        ..default()
+    })
 }

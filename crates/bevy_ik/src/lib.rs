@@ -88,7 +88,7 @@ pub mod prelude {
     pub use crate::look_at::{LookAtJoint, LookAtSpread, LookAtState};
     #[cfg(feature = "animation")]
     pub use crate::retarget::{ClipsRetargeted, RestPose, RetargetClips, RetargetClipsFailed, RetargetedClips};
-    pub use crate::rig::{RigError, find_chain};
+    pub use crate::rig::{MissingBones, find_chain};
     #[cfg(feature = "animation")]
     pub use crate::root_motion::{RootMotion, RootMotionApply, RootMotionRig, RootMotionState};
     pub use crate::stairs::{StairFinder, StairsAhead};

@@ -7,20 +7,20 @@ use core::fmt;
 
 /// Bones that could not be found under a character root.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RigError {
+pub struct MissingBones {
     /// The character root searched.
     pub root: Entity,
     /// Every name (or role) that was not found.
     pub missing: Vec<String>,
 }
 
-impl fmt::Display for RigError {
+impl fmt::Display for MissingBones {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "under {} these bones were not found: {}", self.root, self.missing.join(", "))
     }
 }
 
-impl std::error::Error for RigError {}
+impl std::error::Error for MissingBones {}
 
 /// Finds bones by exact `Name` among the descendants of `root` (and `root` itself), in the
 /// order given — e.g. `find_chain(root, &["thigh_l", "calf_l", "foot_l"], …)`. The error lists
@@ -30,7 +30,7 @@ pub fn find_chain(
     names: &[&str],
     named: &Query<&Name>,
     children: &Query<&Children>,
-) -> Result<Vec<Entity>, RigError> {
+) -> Result<Vec<Entity>, MissingBones> {
     let mut found: Vec<Option<Entity>> = vec![None; names.len()];
     let mut stack = vec![root];
     let mut visited = 0usize;
@@ -52,5 +52,5 @@ pub fn find_chain(
     }
     let missing: Vec<String> =
         found.iter().zip(names).filter(|(f, _)| f.is_none()).map(|(_, n)| (*n).to_string()).collect();
-    if missing.is_empty() { Ok(found.into_iter().flatten().collect()) } else { Err(RigError { root, missing }) }
+    if missing.is_empty() { Ok(found.into_iter().flatten().collect()) } else { Err(MissingBones { root, missing }) }
 }
