@@ -23,30 +23,25 @@ use bevy_ik::prelude::*;
 use bevy_rapier3d::prelude::*;
 
 use crate::autopilot::{Autopilot, record_final_pose, run_autopilot};
-use crate::character::{CharacterError, CharacterSource, finish_character, read_rig_map, spawn_character, spawn_scene};
+use crate::character::{CharacterSource, finish_character, read_rig_map, spawn_character, spawn_scene};
 use crate::cli::{Args, RetargetMode};
-use crate::course::{CourseLayout, Visuals, spawn_course};
+use crate::course::CourseLayout;
+use crate::course_spawn::spawn_course;
 use crate::game::{choose_focus, collect_gems, size_gems, spawn_gems};
 use crate::lane_metrics::measure_lane_feet;
 use crate::locomotion::drive_blend_spaces;
+use crate::marks::CharacterError;
+use crate::marks::DemoSystems;
+use crate::marks::DriveMode;
+use crate::marks::RigStatus;
+use crate::marks::Visuals;
 use crate::metrics::{IkTimer, ik_timer_end, ik_timer_start, measure_feet};
 use crate::orb::{move_orb, spawn_orb};
 use crate::platforms::{move_platforms, ride_platforms};
-use crate::player::{DriveMode, drive_keys, keyboard_intent, move_characters, slow_on_stairs};
-use crate::rigging::{RigStatus, on_rig_failed, on_rigged};
+use crate::player::{drive_keys, keyboard_intent, move_characters, slow_on_stairs};
+use crate::rigging::{on_rig_failed, on_rigged};
 use crate::sidecar::ClipTable;
 use crate::toggles::{DemoIk, apply_toggles, apply_warping, decide_reach, toggle_keys};
-
-/// Ordering of the demo's own per-frame work in `Update`.
-#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DemoSystems {
-    /// Character setup as assets arrive.
-    Setup,
-    /// Keyboard, UI or autopilot decide what the character wants.
-    Intent,
-    /// Movement, blend space, IK switches.
-    Drive,
-}
 
 /// Course, character, locomotion, IK switches, metrics and the autopilot.
 pub struct DemoCore {
@@ -141,7 +136,7 @@ fn hold_clock(mut time: ResMut<Time<Virtual>>) {
 /// Autopilot: starts the game clock once the character is ready (or failed to load).
 fn release_clock(
     mut time: ResMut<Time<Virtual>>,
-    avatars: Query<(), (With<crate::character::Avatar>, With<crate::locomotion::Locomotion>)>,
+    avatars: Query<(), (With<crate::marks::Avatar>, With<crate::locomotion::Locomotion>)>,
     failure: Option<Res<CharacterError>>,
 ) {
     if time.is_paused() && (!avatars.is_empty() || failure.is_some()) {

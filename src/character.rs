@@ -25,7 +25,9 @@ use bevy_rapier3d::prelude::*;
 
 use crate::clips::{ClipCandidate, ClipOverrides, ClipRole};
 use crate::locomotion::{BlendClip, Locomotion};
-use crate::player::{JOG_SPEED, Motion, MoveIntent, Player, WALK_SPEED, controller};
+use crate::marks::{Avatar, CharacterError};
+use crate::marks::{JOG_SPEED, Motion, MoveIntent, Player, WALK_SPEED};
+use crate::player::controller;
 use crate::sidecar::{ClipInfo, ClipTable};
 
 /// Which character to load and how to read it.
@@ -61,13 +63,6 @@ pub struct CharacterSource {
 #[derive(Resource, Clone, Debug)]
 pub struct CharacterGltf(pub Handle<Gltf>);
 
-/// The avatar: the character's IK root (child of the [`Player`] body).
-#[derive(Component, Clone, Copy, Debug)]
-pub struct Avatar {
-    /// The entity holding the glTF scene.
-    pub holder: Entity,
-}
-
 /// Set when the scene instance has spawned.
 #[derive(Component)]
 pub struct SceneReady;
@@ -90,10 +85,6 @@ pub struct ModelInfo {
     /// How each clip role was chosen, one line each.
     pub clips: Vec<String>,
 }
-
-/// Set when the character cannot be used; headless runs exit with status 2.
-#[derive(Resource, Clone, Debug)]
-pub struct CharacterError(pub String);
 
 /// Reads a `--rig-map` file in the rig-map syntax every tool shares ([`ik_core::rig::parse_map`]:
 /// `role = bone` (or `role: bone`) entries, one per line or comma-separated, `#` comments).
@@ -253,7 +244,7 @@ pub fn finish_character(
     players: Query<(), With<AnimationPlayer>>,
     mut bodies: Query<&mut Motion>,
     targets: Option<Res<crate::orb::LookTargets>>,
-    mut status: ResMut<crate::rigging::RigStatus>,
+    mut status: ResMut<crate::marks::RigStatus>,
     bones: HumanoidBones,
 ) {
     let Some(gltf) = gltf_handle.and_then(|h| gltfs.get(&h.0)) else { return };
@@ -271,7 +262,7 @@ pub fn finish_character(
             Ok(report) => report,
             Err(message) => {
                 error!("cannot rig the character: {message}");
-                *status = crate::rigging::RigStatus::Failed(message.clone());
+                *status = crate::marks::RigStatus::Failed(message.clone());
                 commands.insert_resource(CharacterError(format!("cannot rig the character: {message}")));
                 continue;
             }
@@ -308,7 +299,7 @@ pub fn finish_character(
             Ok(choice) => choice,
             Err(message) => {
                 error!("{message}");
-                *status = crate::rigging::RigStatus::Failed(message.clone());
+                *status = crate::marks::RigStatus::Failed(message.clone());
                 commands.insert_resource(CharacterError(message));
                 continue;
             }

@@ -15,7 +15,7 @@
 
 use bevy::prelude::*;
 
-use crate::course::{Axis, BoxPiece, Paint, RampPiece, Solidity};
+use crate::course_pieces::{Axis, BoxPiece, Paint, RampPiece, Solidity};
 
 /// Centre line (x) of lane D.
 pub const LANE_D: f32 = 16.0;
@@ -254,7 +254,8 @@ mod tests {
 
     #[test]
     fn the_route_crosses_the_kerbs_the_platforms_and_walks_under_the_board() {
-        use crate::course::{CourseLayout, Section};
+        use crate::course::CourseLayout;
+        use crate::course_pieces::Section;
         let layout = CourseLayout::new();
         let route = &layout.route;
         let length = |points: &[Vec2]| points.windows(2).map(|w| w[0].distance(w[1])).sum::<f32>();

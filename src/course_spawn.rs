@@ -5,9 +5,11 @@
 use bevy::prelude::*;
 use bevy_rapier3d::prelude::*;
 
-use crate::course::{CourseLayout, Paint, Solidity, Visuals};
+use crate::course::CourseLayout;
 use crate::course_lanes::PlatformShape;
 use crate::course_mesh::{RoughPatch, rough_collider, rough_mesh};
+use crate::course_pieces::{Paint, Solidity};
+use crate::marks::Visuals;
 use crate::platforms::{controller_stand_in, platform_body};
 use crate::surfaces::{GridColors, grid_texture, metre_box, metre_plane};
 

@@ -17,7 +17,7 @@
 
 use bevy::prelude::*;
 
-use crate::course::{Axis, BoxPiece, Paint, RampPiece, Section, SectionArea, Solidity, StairFlight};
+use crate::course_pieces::{Axis, BoxPiece, Paint, RampPiece, Section, SectionArea, Solidity, StairFlight};
 
 /// Centre line (x) of lane E.
 pub const LANE_E: f32 = 22.0;

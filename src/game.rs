@@ -18,9 +18,9 @@ use bevy::prelude::*;
 use ik_core::spring::Spring;
 
 use crate::course::CourseLayout;
+use crate::marks::ReachArm;
+use crate::marks::{MoveIntent, Player};
 use crate::orb::LookTargets;
-use crate::player::{MoveIntent, Player};
-use crate::rigging::ReachArm;
 
 /// How far ahead a gem catches the character's eye, m (horizontal, from the body).
 pub const NOTICE_DISTANCE: f32 = 2.5;
@@ -88,7 +88,7 @@ pub fn gem_places(layout: &CourseLayout) -> Vec<Vec3> {
 pub fn spawn_gems(
     mut commands: Commands,
     layout: Res<CourseLayout>,
-    visuals: Res<crate::course::Visuals>,
+    visuals: Res<crate::marks::Visuals>,
     mut meshes: Option<ResMut<Assets<Mesh>>>,
     mut materials: Option<ResMut<Assets<StandardMaterial>>>,
 ) {
@@ -245,7 +245,7 @@ mod tests {
         let mut sections: Vec<_> = places.iter().map(|p| layout.section_at(Vec2::new(p.x, p.z))).collect();
         sections.dedup();
         // The gem run spans lanes A–C (lane D and the kerbs have none).
-        use crate::course::Section;
+        use crate::course_pieces::Section;
         for section in [Section::Flat, Section::Step, Section::Stairs, Section::Ramps, Section::Rough] {
             assert!(sections.contains(&section), "no gem on {section:?}");
         }

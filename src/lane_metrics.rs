@@ -18,9 +18,10 @@
 use bevy::prelude::*;
 use bevy_rapier3d::prelude::*;
 
-use crate::course::{CourseLayout, OVERHANG_GROUP};
+use crate::course::CourseLayout;
 use crate::course_lanes::PlatformKind;
 use crate::locomotion::Locomotion;
+use crate::marks::OVERHANG_GROUP;
 use crate::platforms::Platform;
 use crate::rigging::FootProbe;
 

@@ -135,7 +135,7 @@ impl Locomotion {
     pub fn walk_and_run_speeds(&self) -> (f32, f32) {
         let moving: Vec<f32> = self.clips.iter().map(|c| c.info.nominal_speed).filter(|s| *s > 1e-3).collect();
         match moving.as_slice() {
-            [] => (crate::player::WALK_SPEED, crate::player::JOG_SPEED),
+            [] => (crate::marks::WALK_SPEED, crate::marks::JOG_SPEED),
             [walk] => (*walk, *walk * 2.0),
             [walk, .., run] => (*walk, *run),
         }

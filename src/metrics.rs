@@ -193,7 +193,7 @@ fn ground_height(context: &RapierContext, p: Vec3) -> Option<f32> {
     let from = p + Vec3::Y;
     let filter = QueryFilter::default()
         .exclude_sensors()
-        .groups(CollisionGroups::new(Group::ALL, Group::ALL ^ crate::course::OVERHANG_GROUP));
+        .groups(CollisionGroups::new(Group::ALL, Group::ALL ^ crate::marks::OVERHANG_GROUP));
     context.cast_ray(from, -Vec3::Y, 3.0, true, filter).map(|(_, toi)| from.y - toi)
 }
 

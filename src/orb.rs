@@ -9,7 +9,7 @@
 use bevy::prelude::*;
 use ik_core::spring::Spring;
 
-use crate::player::Player;
+use crate::marks::Player;
 
 /// The orb and how it moves.
 #[derive(Component, Clone, Debug)]
@@ -44,7 +44,7 @@ pub struct Focus;
 /// Spawns the orb (a glowing sphere when meshes are available).
 pub fn spawn_orb(
     mut commands: Commands,
-    visuals: Res<crate::course::Visuals>,
+    visuals: Res<crate::marks::Visuals>,
     mut meshes: Option<ResMut<Assets<Mesh>>>,
     mut materials: Option<ResMut<Assets<StandardMaterial>>>,
 ) {

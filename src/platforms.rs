@@ -24,9 +24,10 @@ use bevy::prelude::*;
 use bevy_ik::prelude::FootPlacerState;
 use bevy_rapier3d::prelude::*;
 
-use crate::course::{CourseLayout, PLATFORM_GROUP};
+use crate::course::CourseLayout;
 use crate::course_lanes::{PlatformKind, PlatformMotion, PlatformPiece, PlatformShape};
-use crate::player::{Motion, Player};
+use crate::marks::PLATFORM_GROUP;
+use crate::marks::{Motion, Player};
 
 /// A moving platform (on its rapier kinematic body): which piece of the layout, and its pose
 /// last frame and this frame.
@@ -127,7 +128,7 @@ pub fn ride_platforms(
         let filter = QueryFilter::default()
             .exclude_sensors()
             .exclude_rigid_body(entity)
-            .groups(CollisionGroups::new(Group::ALL, Group::ALL ^ crate::course::OVERHANG_GROUP));
+            .groups(CollisionGroups::new(Group::ALL, Group::ALL ^ crate::marks::OVERHANG_GROUP));
         let under = |p: Vec3, (above, length): (f32, f32)| {
             context.cast_ray(p + Vec3::Y * above, -Vec3::Y, length, true, filter).map(|(hit, _)| hit)
         };

@@ -16,32 +16,13 @@
 use bevy::prelude::*;
 use bevy_ik::prelude::{FootPlacerState, RootMotionState, StairFinder, StairsAhead};
 use bevy_rapier3d::prelude::*;
-use ik_core::spring::Spring;
 
 use crate::camera::OrbitCamera;
 use crate::locomotion::Locomotion;
+use crate::marks::{DriveMode, Motion, MoveIntent, Player, WALK_SPEED};
 
 /// Most the character turns per second, radians.
 pub const TURN_RATE: f32 = 4.0;
-/// Walking speed, m/s (the walk clip's nominal speed).
-pub const WALK_SPEED: f32 = 1.4;
-/// Jogging speed, m/s.
-pub const JOG_SPEED: f32 = 3.2;
-
-/// Marks the character's physics body (the entity the controller moves).
-#[derive(Component)]
-pub struct Player;
-
-/// How the keyboard drives the character: strafing (X) and a chosen speed (Z slower, C
-/// faster).
-#[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
-pub struct DriveMode {
-    /// Face the camera's aim and walk where the keys steer (pose warping turns the legs).
-    pub strafe: bool,
-    /// Wanted speed, m/s, in [`SPEED_RANGE`]; `None`: walk, or jog with Shift.
-    pub speed: Option<f32>,
-}
-
 /// The speeds Z and C step through, m/s.
 pub const SPEED_RANGE: (f32, f32) = (0.5, 3.0);
 /// One Z or C step, m/s.
@@ -62,64 +43,6 @@ pub fn drive_keys(keys: Res<ButtonInput<KeyCode>>, mut drive: ResMut<DriveMode>)
     };
     let next = drive.speed.unwrap_or(WALK_SPEED) + step;
     drive.speed = (SPEED_RANGE.0..=SPEED_RANGE.1).contains(&next).then_some(next);
-}
-
-/// What the character is asked to do this frame.
-#[derive(Component, Clone, Copy, Debug, Default)]
-pub struct MoveIntent {
-    /// Face this way (x, z world) instead of the moving direction: strafing.
-    pub facing: Option<Vec2>,
-    /// Wanted speed, m/s, instead of the walk or jog speed.
-    pub speed: Option<f32>,
-    /// Wanted direction on the ground (x, z world), length 0..1.
-    pub direction: Vec2,
-    /// Jog instead of walk.
-    pub jog: bool,
-}
-
-/// The body's motion state.
-#[derive(Component, Clone, Debug)]
-pub struct Motion {
-    /// Ground speed spring, m/s.
-    pub speed: Spring<f32>,
-    /// Facing angle about +Y (0 = +Z), radians.
-    pub yaw: f32,
-    /// Vertical speed, m/s (gravity when airborne).
-    pub vertical: f32,
-    /// The avatar (IK root) entity whose blend space this body drives.
-    pub avatar: Option<Entity>,
-    /// Walk and jog speeds (from the clips).
-    pub speeds: (f32, f32),
-    /// Ground speed the controller actually achieved last frame (horizontal), smoothed, m/s.
-    pub achieved: Spring<f32>,
-    /// Factor on the asked step that makes up for what slopes take away (≥ 1).
-    pub gain: f32,
-    /// Horizontal distance asked of the controller last frame, m.
-    pub requested: f32,
-    /// Set after moving the body by hand (a teleport): the controller's last output then
-    /// describes the old place and is ignored for one frame.
-    pub teleported: bool,
-    /// The shift a moving platform added to the controller's step last frame (see
-    /// [`crate::platforms::ride_platforms`]), m: not the character's own travel.
-    pub carried: Vec3,
-}
-
-impl Motion {
-    /// At rest, facing `yaw`.
-    pub fn new(yaw: f32) -> Self {
-        Motion {
-            speed: Spring::new(0.0),
-            yaw,
-            vertical: 0.0,
-            avatar: None,
-            speeds: (WALK_SPEED, JOG_SPEED),
-            achieved: Spring::new(0.0),
-            gain: 1.0,
-            requested: 0.0,
-            teleported: false,
-            carried: Vec3::ZERO,
-        }
-    }
 }
 
 /// Below this travel speed, m/s, the clips are taken to carry nothing (root motion driving
@@ -195,7 +118,7 @@ pub fn controller(height: f32) -> KinematicCharacterController {
         filter_flags: QueryFilterFlags::empty(),
         filter_groups: Some(CollisionGroups::new(
             Group::ALL,
-            Group::ALL ^ crate::course::STAIR_GROUP ^ crate::course::OVERHANG_GROUP ^ crate::course::PLATFORM_GROUP,
+            Group::ALL ^ crate::marks::STAIR_GROUP ^ crate::marks::OVERHANG_GROUP ^ crate::marks::PLATFORM_GROUP,
         )),
         ..default()
     }

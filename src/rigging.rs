@@ -18,20 +18,10 @@ use ik_core::foot_placement::PelvisSupport;
 use ik_core::sole::FlatSole;
 use ik_core::warping::WarpSettings;
 
-use crate::character::{Avatar, PendingLocomotion};
+use crate::character::PendingLocomotion;
 use crate::locomotion::Locomotion;
-
-/// What became of rigging, for the UI.
-#[derive(Resource, Clone, Debug, Default, PartialEq)]
-pub enum RigStatus {
-    /// Waiting for the character to load.
-    #[default]
-    Loading,
-    /// Rigged with this profile.
-    Rigged(String),
-    /// Could not be rigged: the message names the missing roles.
-    Failed(String),
-}
+use crate::marks::Avatar;
+use crate::marks::{ReachArm, RigStatus};
 
 /// A sole point: a bone and an offset in its local frame.
 #[derive(Clone, Copy, Debug)]
@@ -54,19 +44,6 @@ pub struct FootProbe {
     pub ball: [usize; 2],
 }
 
-/// The right arm's bones, for the reach distance check.
-#[derive(Component, Clone, Copy, Debug)]
-pub struct ReachArm {
-    /// Upper arm (shoulder joint).
-    pub shoulder: Entity,
-    /// Hand (the chain tip, which carries the `IkFade`).
-    pub hand: Entity,
-    /// Upper arm + forearm length, m.
-    pub reach: f32,
-    /// The character's forward in the avatar's (IK root's) frame.
-    pub forward: Vec3,
-}
-
 /// Starts animation and measures the feet once the plugin rigged the character (observing its
 /// [`HumanoidRigged`], so again whenever it rigs it anew: a respawned scene).
 #[allow(clippy::too_many_arguments)]
@@ -78,7 +55,7 @@ pub fn on_rigged(
     mut placers: Query<&mut FootPlacer>,
     mut locks: Query<&mut FootLock>,
     source: Res<crate::character::CharacterSource>,
-    visuals: Res<crate::course::Visuals>,
+    visuals: Res<crate::marks::Visuals>,
     mut meshes: Option<ResMut<Assets<Mesh>>>,
     mut materials: Option<ResMut<Assets<StandardMaterial>>>,
     hierarchy: Hierarchy,
@@ -148,7 +125,7 @@ pub fn on_rig_failed(
         entity.remove::<PendingLocomotion>();
     }
     *status = RigStatus::Failed(failed.message.clone());
-    commands.insert_resource(crate::character::CharacterError(format!("cannot rig the character: {}", failed.message)));
+    commands.insert_resource(crate::marks::CharacterError(format!("cannot rig the character: {}", failed.message)));
 }
 
 /// Per foot, the sole points the metrics probe (see the module docs) and which is the ball;

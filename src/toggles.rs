@@ -11,8 +11,8 @@ use bevy::prelude::*;
 use bevy_ik::prelude::*;
 
 use crate::locomotion::Locomotion;
+use crate::marks::ReachArm;
 use crate::orb::{LookTargets, Orb};
-use crate::rigging::ReachArm;
 
 /// Seconds a feature takes to fade fully in or out.
 pub const FADE_TIME: f32 = 0.25;
@@ -117,7 +117,7 @@ pub fn toggle_keys(keys: Res<ButtonInput<KeyCode>>, mut ik: ResMut<DemoIk>) {
 pub fn apply_warping(
     time: Res<Time>,
     ik: Res<DemoIk>,
-    drive: Option<Res<crate::player::DriveMode>>,
+    drive: Option<Res<crate::marks::DriveMode>>,
     mut warps: Query<(&Locomotion, &mut PoseWarping)>,
 ) {
     let strafing = drive.is_some_and(|d| d.strafe);
@@ -237,7 +237,7 @@ pub fn apply_toggles(
     mut ik: ResMut<DemoIk>,
     targets: Option<Res<LookTargets>>,
     mut placers: Query<(Entity, &mut FootPlacer, Option<&mut FootLock>, Option<&LockTemplate>, Option<&Locomotion>)>,
-    mut looks: Query<&mut LookAtSpread, Without<crate::labs::LabOnly>>,
+    mut looks: Query<&mut LookAtSpread, Without<crate::marks::LabOnly>>,
     mut orbs: Query<&mut Orb>,
 ) {
     let dt = time.delta_secs();

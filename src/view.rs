@@ -11,8 +11,8 @@ use bevy::prelude::*;
 
 use crate::camera::{OrbitCamera, PointerCaptured, orbit_input, place_cameras};
 use crate::cli::Args;
+use crate::marks::Player;
 use crate::orb::LookTargets;
-use crate::player::Player;
 use crate::screenshot::{ScreenshotPlan, screenshot_and_exit};
 
 /// The windowed part of the demo.
@@ -30,7 +30,7 @@ impl Plugin for DemoView {
             .add_systems(Startup, move |commands: Commands| spawn_camera_and_sun(commands, orbit))
             .add_systems(Startup, spawn_sky)
             .add_systems(PostStartup, follow_player)
-            .add_systems(Update, (orbit_input, place_cameras).chain().after(crate::app::DemoSystems::Drive))
+            .add_systems(Update, (orbit_input, place_cameras).chain().after(crate::marks::DemoSystems::Drive))
             .add_plugins((
                 crate::ui::DemoUi { args: self.args.clone() },
                 crate::labs::LabsPlugin { start: self.args.view, orbit: self.args.orbit },

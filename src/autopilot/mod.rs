@@ -17,13 +17,14 @@ use bevy::prelude::*;
 use bevy_ik::prelude::{FootPlacerState, IkFade, LookAtSpread, LookAtState, PoseWarpingState, RiggedHumanoid};
 use ik_core::spring::Spring;
 
-use crate::character::Avatar;
-use crate::course::{CourseLayout, Section};
+use crate::course::CourseLayout;
+use crate::course_pieces::Section;
 use crate::game::GemRun;
 use crate::lane_metrics::LaneMetrics;
 use crate::locomotion::Locomotion;
+use crate::marks::Avatar;
+use crate::marks::{Motion, MoveIntent, Player};
 use crate::metrics::{FootMetrics, IkTimer};
-use crate::player::{Motion, MoveIntent, Player};
 use crate::toggles::DemoIk;
 
 mod figures;
@@ -253,7 +254,7 @@ pub fn run_autopilot(
         Option<&FootPlacerState>,
     )>,
     mut exit: MessageWriter<AppExit>,
-    failure: Option<Res<crate::character::CharacterError>>,
+    failure: Option<Res<crate::marks::CharacterError>>,
     mut game: Option<ResMut<GemRun>>,
 ) {
     let dt = time.delta_secs();
@@ -450,7 +451,7 @@ pub fn record_final_pose(
     layout: Res<CourseLayout>,
     rigged: Query<(&RiggedHumanoid, Option<&FootMetrics>, Option<&LaneMetrics>)>,
     looks: Query<(&LookAtSpread, &LookAtState)>,
-    arms: Query<(Entity, &crate::rigging::ReachArm)>,
+    arms: Query<(Entity, &crate::marks::ReachArm)>,
     fades: Query<&IkFade>,
     globals: Query<&GlobalTransform>,
     targets: Option<Res<crate::orb::LookTargets>>,

@@ -3,7 +3,7 @@
 
 use super::swings::Step;
 use super::{Autopilot, BarCount, GOAL_STAIR_RISE, Maxima, PASSES, SlopeFigures};
-use crate::course::Section;
+use crate::course_pieces::Section;
 
 /// Prints the standing check; returns its two bars' verdicts (each foot within 1 cm of its
 /// ground).

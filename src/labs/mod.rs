@@ -19,12 +19,9 @@ use bevy::prelude::*;
 
 use crate::camera::OrbitCamera;
 use crate::cli::StartView;
-use crate::player::{MoveIntent, Player};
+use crate::marks::LabOnly;
+use crate::marks::{MoveIntent, Player};
 use crate::view::MainCamera;
-
-/// Marks IK components that belong to a lab, not to the playable character.
-#[derive(Component)]
-pub struct LabOnly;
 
 /// The scene the camera shows.
 #[derive(Resource, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -81,11 +78,13 @@ impl Plugin for LabsPlugin {
             .insert_resource(OrbitOverride(self.orbit))
             .init_resource::<drag::Dragging>()
             .add_plugins((two_bone::TwoBoneLab, chains::ChainsLab, look_at::LookAtLab, caterpillar::CaterpillarLab))
-            .add_systems(Update, (view_keys, aim_camera).chain().before(crate::app::DemoSystems::Setup))
+            .add_systems(Update, (view_keys, aim_camera).chain().before(crate::marks::DemoSystems::Setup))
             .add_systems(
                 Update,
                 (
-                    freeze_player_in_labs.after(crate::app::DemoSystems::Intent).before(crate::app::DemoSystems::Drive),
+                    freeze_player_in_labs
+                        .after(crate::marks::DemoSystems::Intent)
+                        .before(crate::marks::DemoSystems::Drive),
                     drag::drag_handles.before(crate::camera::orbit_input),
                 ),
             );

@@ -10,7 +10,7 @@ use bevy_ik::prelude::*;
 use bevy_inspector_egui::bevy_inspector::{ui_for_entity, ui_for_resource};
 
 use super::UiState;
-use crate::labs::LabOnly;
+use crate::marks::LabOnly;
 use crate::toggles::DemoIk;
 
 type IkEntities =

@@ -6,11 +6,11 @@ use bevy_egui::{EguiContexts, egui};
 use bevy_ik::prelude::{FootPlacerState, PoseWarpingState};
 
 use super::UiState;
-use crate::character::Avatar;
 use crate::labs::ActiveView;
 use crate::locomotion::Locomotion;
+use crate::marks::Avatar;
+use crate::marks::{Motion, Player};
 use crate::metrics::{FootMetrics, IkTimer};
-use crate::player::{Motion, Player};
 
 /// Draws the metrics panel.
 pub fn metrics_window(
@@ -23,7 +23,7 @@ pub fn metrics_window(
         (Option<&FootMetrics>, Option<&FootPlacerState>, Option<&Locomotion>, Option<&PoseWarpingState>),
         With<Avatar>,
     >,
-    drive: Option<Res<crate::player::DriveMode>>,
+    drive: Option<Res<crate::marks::DriveMode>>,
     bodies: Query<&Motion, With<Player>>,
     mut fps: Local<f32>,
     mut last_frame: Local<Option<std::time::Instant>>,

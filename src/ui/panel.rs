@@ -8,7 +8,7 @@ use super::UiState;
 use crate::character::CharacterSource;
 use crate::cli::StartView;
 use crate::labs::ActiveView;
-use crate::rigging::RigStatus;
+use crate::marks::RigStatus;
 use crate::toggles::{DemoIk, LookAim};
 
 /// Draws the main panel.
@@ -22,7 +22,7 @@ pub fn main_panel(
     status: Res<RigStatus>,
     source: Res<CharacterSource>,
     models: Query<&crate::character::ModelInfo>,
-    failure: Option<Res<crate::character::CharacterError>>,
+    failure: Option<Res<crate::marks::CharacterError>>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     egui::Window::new("bevy_ik demo")

@@ -14,7 +14,7 @@ use bevy_ik::ik_core::foot_placement::PelvisSupport;
 use bevy_ik::prelude::*;
 
 use super::UiState;
-use crate::character::Avatar;
+use crate::marks::Avatar;
 use crate::toggles::DemoIk;
 
 /// A slider over a value shown as `value × scale` (metres as cm: 100; radians as degrees:
