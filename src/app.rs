@@ -294,6 +294,7 @@ pub fn build_app(args: &Args) -> Result<App, String> {
             ..default()
         }));
     }
+    let start = source.start;
     app.add_plugins((RapierPhysicsPlugin::<NoUserData>::default(), IkPlugin::default()))
         .insert_resource(Visuals(!args.headless))
         .insert_resource(source);
@@ -313,6 +314,9 @@ pub fn build_app(args: &Args) -> Result<App, String> {
         skip_ik_off: args.skip_ik_off,
     });
     app.world_mut().resource_mut::<DemoIk>().clip_drives = args.clip_drives;
+    if args.fox {
+        app.add_plugins(crate::fox::FoxPlugin { start });
+    }
     if !args.headless {
         app.add_plugins(crate::view::DemoView { args: args.clone() });
     }

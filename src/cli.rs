@@ -118,6 +118,10 @@ pub struct Args {
     /// played in place.
     #[arg(long)]
     pub clip_drives: bool,
+    /// A fox follows the player: the Khronos Fox on its own Walk, its four paws found, placed
+    /// and locked by bevy_ik's `CreatureIk` (with --headless its paws' figures are printed).
+    #[arg(long)]
+    pub fox: bool,
     /// Keep a `--character`'s size even when its legs say it is under 0.5 m or over 2.5 m tall
     /// (by default such a character is scaled to 1.75 m, with one line saying so).
     #[arg(long)]

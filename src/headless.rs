@@ -49,6 +49,9 @@ pub fn run(mut app: App) -> ExitCode {
             times.len(),
         );
     }
+    if let Some(fox) = app.world().get_resource::<crate::fox::FoxFigures>() {
+        println!("{}", fox.report());
+    }
     if let Some(source) = app.world().get_resource::<crate::character::CharacterSource>()
         && !source.retargeted.is_empty()
     {

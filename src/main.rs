@@ -23,6 +23,7 @@ mod course_mesh;
 mod course_pieces;
 mod course_spawn;
 mod course_stairs;
+mod fox;
 mod game;
 mod headless;
 mod labs;

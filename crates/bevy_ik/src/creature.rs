@@ -11,7 +11,7 @@ use ik_core::Xform;
 use ik_core::foot_placement::FootRest;
 use ik_core::rig::{CreatureFrame, CreatureRig, SkeletonBone, rig_creature};
 
-use crate::feet::{FootLock, FootPlacer, LegBones, LegRest};
+use crate::feet::{FootLock, FootPlacer, FootPlacerState, LegBones, LegRest};
 use crate::humanoid::HumanoidBones;
 
 /// Rig this creature's legs for foot placement and locking as soon as its bones exist.
@@ -118,6 +118,25 @@ pub(crate) fn rig_creatures(
         }
         entity.insert(RiggedCreature { rig: report.rig, frame, summary });
         commands.trigger(CreatureRigged { entity: root });
+    }
+}
+
+/// Takes a creature's rig down when its bones are gone (its scene was respawned), so
+/// `rig_creatures` rigs it again from the new bones.
+pub(crate) fn watch_creatures(
+    mut commands: Commands,
+    rigged: Query<(Entity, &RiggedCreature, Option<&Name>)>,
+    alive: Query<(), With<Transform>>,
+) {
+    for (root, creature, name) in &rigged {
+        let rig = &creature.rig;
+        let bones = core::iter::once(rig.body).chain(rig.legs.iter().flat_map(|l| l.bones.iter().copied()));
+        if bones.into_iter().all(|e| alive.contains(e)) {
+            continue;
+        }
+        let who = name.map_or_else(|| format!("{root}"), |n| format!("`{n}`"));
+        info!("bevy_ik: the bones of {who} were replaced (scene respawned?): rigging it again");
+        commands.entity(root).remove::<(RiggedCreature, FootPlacer, FootPlacerState, FootLock)>();
     }
 }
 

@@ -204,7 +204,11 @@ impl Plugin for IkPlugin {
         app.add_systems(PreUpdate, humanoid::rig_humanoids.run_if(any_with_component::<humanoid::RigPending>))
             .add_systems(
                 PostUpdate,
-                humanoid::watch_rigs.before(AnimationSystems).run_if(any_with_component::<humanoid::RiggedHumanoid>),
+                (
+                    humanoid::watch_rigs.run_if(any_with_component::<humanoid::RiggedHumanoid>),
+                    creature::watch_creatures.run_if(any_with_component::<creature::RiggedCreature>),
+                )
+                    .before(AnimationSystems),
             );
         app.add_systems(First, chain::mark_chain_bones.run_if(chain::chain_marks_pending));
         #[cfg(feature = "animation")]

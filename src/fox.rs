@@ -1,0 +1,224 @@
+//! `--fox`: the Khronos Fox (`assets/characters/Fox.glb`, CC-BY 4.0, see its README) follows the
+//! player over the course on its own Survey and Walk clips, its four paws found from its
+//! skeleton, placed and locked by bevy_ik's [`CreatureIk`] — creature rigging exactly as a
+//! game gets it. With `--headless` its planted paws' figures are printed at the end
+//! ([`FoxFigures`]).
+//!
+//! The fox has no collider: a small controller here moves its root toward a point beside and
+//! behind the player, turns it, and carries it halfway between the ground under its front and
+//! hind hips (a ray under each), pitched along it; its Walk plays at the rate its speed asks
+//! for.
+
+use bevy::prelude::*;
+use bevy::world_serialization::WorldAssetRoot;
+use bevy_ik::prelude::*;
+use bevy_rapier3d::prelude::*;
+
+use crate::marks::{OVERHANG_GROUP, Player};
+
+/// The Walk's ground speed at 1× (m/s, the Fox scaled to metres): its planted paws' backward
+/// speed under the root, as `cargo test --test it creature` measures it.
+const WALK_SPEED: f32 = 1.06;
+/// The fastest the fox follows (its Walk played at 1.8×), m/s.
+const TOP_SPEED: f32 = 1.9;
+/// Where the fox keeps to, in the player's frame (its left, behind it), m.
+const HEEL: Vec3 = Vec3::new(0.9, 0.0, -1.2);
+/// Half the distance between the fox's front and hind hips, m (its rays under them).
+const HALF_BODY: f32 = 0.25;
+/// The steepest the fox's body pitches along the ground, radians (35°).
+const MAX_PITCH: f32 = 0.61;
+
+/// Adds the fox, its controller and its figures.
+pub struct FoxPlugin {
+    /// Where it starts (x, z) and its yaw.
+    pub start: (Vec2, f32),
+}
+
+impl Plugin for FoxPlugin {
+    fn build(&self, app: &mut App) {
+        let start = self.start;
+        app.init_resource::<FoxFigures>()
+            .add_systems(Startup, move |commands: Commands, assets: Res<AssetServer>| {
+                spawn_fox(commands, assets, start)
+            })
+            .add_observer(start_walking)
+            .add_systems(Update, follow_player.in_set(crate::marks::DemoSystems::Drive))
+            .add_systems(PostUpdate, measure_paws.after(TransformSystems::Propagate));
+    }
+}
+
+/// The fox's root: its speed and heading, its clips once rigged.
+#[derive(Component, Default)]
+struct Fox {
+    speed: f32,
+    yaw: f32,
+    /// Nose up along the ground under its hips, radians.
+    pitch: f32,
+    /// The `AnimationPlayer` and the Survey and Walk nodes, once rigged.
+    clips: Option<(Entity, AnimationNodeIndex, AnimationNodeIndex)>,
+}
+
+/// The Fox file.
+#[derive(Resource)]
+struct FoxGltf(Handle<Gltf>);
+
+fn spawn_fox(mut commands: Commands, assets: Res<AssetServer>, (at, yaw): (Vec2, f32)) {
+    const FILE: &str = "characters/Fox.glb";
+    commands.insert_resource(FoxGltf(assets.load(FILE)));
+    let start = Vec3::new(at.x, 0.0, at.y) + Quat::from_rotation_y(yaw) * HEEL;
+    let scene = assets.load(GltfAssetLabel::Scene(0).from_asset(FILE));
+    commands
+        .spawn((
+            Name::new("Fox"),
+            Fox { yaw, ..default() },
+            CreatureIk::default(),
+            Transform::from_translation(start).with_rotation(Quat::from_rotation_y(yaw)),
+            Visibility::default(),
+        ))
+        // Modelled about 100 units tall: its scene scaled to metres under the root.
+        .with_child((WorldAssetRoot(scene), Transform::from_scale(Vec3::splat(0.01))));
+}
+
+/// Once bevy_ik rigged the fox: its Survey and Walk in a blend graph on its player.
+fn start_walking(
+    rigged: On<CreatureRigged>,
+    mut foxes: Query<&mut Fox>,
+    file: Option<Res<FoxGltf>>,
+    gltfs: Res<Assets<Gltf>>,
+    children: Query<&Children>,
+    mut players: Query<&mut AnimationPlayer>,
+    mut graphs: ResMut<Assets<AnimationGraph>>,
+    mut commands: Commands,
+) {
+    let Ok(mut fox) = foxes.get_mut(rigged.entity) else { return };
+    let Some(gltf) = file.and_then(|f| gltfs.get(&f.0)) else { return };
+    let (Some(survey), Some(walk)) = (gltf.named_animations.get("Survey"), gltf.named_animations.get("Walk")) else {
+        warn!("the fox has no Survey or Walk clip: it stands");
+        return;
+    };
+    let Some(player) = children.iter_descendants(rigged.entity).find(|e| players.contains(*e)) else { return };
+    let (graph, nodes) = AnimationGraph::from_clips([survey.clone(), walk.clone()]);
+    commands.entity(player).insert(AnimationGraphHandle(graphs.add(graph)));
+    let Ok(mut animation) = players.get_mut(player) else { return };
+    for node in &nodes {
+        animation.play(*node).repeat();
+    }
+    fox.clips = Some((player, nodes[0], nodes[1]));
+}
+
+/// Walks the fox toward its place beside the player, at the height of the ground under its
+/// hips, its Walk played at the rate its speed asks for (Survey while it stands).
+fn follow_player(
+    time: Res<Time>,
+    rapier: ReadRapierContext,
+    players: Query<&Transform, (With<Player>, Without<Fox>)>,
+    mut foxes: Query<(&mut Fox, &mut Transform)>,
+    mut animations: Query<&mut AnimationPlayer>,
+) {
+    let dt = time.delta_secs();
+    let (Ok(player), Ok(context)) = (players.single(), rapier.single()) else { return };
+    for (mut fox, mut transform) in &mut foxes {
+        let to = (player.translation + player.rotation * HEEL - transform.translation).with_y(0.0);
+        let wanted = if to.length() > 0.4 { (1.5 * to.length()).min(TOP_SPEED) } else { 0.0 };
+        fox.speed += (wanted - fox.speed) * (1.0 - (-4.0 * dt).exp());
+        if fox.speed > 0.05 && to.length() > 0.2 {
+            let heading = to.x.atan2(to.z);
+            let turn =
+                (heading - fox.yaw + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI;
+            fox.yaw += turn.clamp(-3.0 * dt, 3.0 * dt);
+        }
+        let forward = Quat::from_rotation_y(fox.yaw) * Vec3::Z;
+        transform.translation += forward * fox.speed * dt;
+        // Its hips over the ground under them: the root halfway between, pitched along it.
+        let under = |p: Vec3| ground_height(&context, p);
+        let at = transform.translation;
+        let (front, back) = (under(at + forward * HALF_BODY), under(at - forward * HALF_BODY));
+        let (height, pitch) = match (front, back) {
+            (Some(f), Some(b)) => (0.5 * (f + b), (f - b).atan2(2.0 * HALF_BODY).clamp(-MAX_PITCH, MAX_PITCH)),
+            (Some(g), None) | (None, Some(g)) => (g, 0.0),
+            (None, None) => (at.y, 0.0),
+        };
+        transform.translation.y += (height - at.y) * 0.5;
+        fox.pitch += (pitch - fox.pitch) * 0.3;
+        transform.rotation = Quat::from_rotation_y(fox.yaw) * Quat::from_rotation_x(-fox.pitch);
+        let Some((player, survey, walk)) = fox.clips else { continue };
+        let Ok(mut animation) = animations.get_mut(player) else { continue };
+        let moving = (fox.speed / 0.3).clamp(0.0, 1.0);
+        let rate = (fox.speed / WALK_SPEED).clamp(0.6, 1.8);
+        if let Some(clip) = animation.animation_mut(walk) {
+            clip.set_weight(moving).set_speed(rate);
+        }
+        if let Some(clip) = animation.animation_mut(survey) {
+            clip.set_weight(1.0 - moving);
+        }
+    }
+}
+
+/// Height of the ground under `p` (a ray from 1 m above it; what hangs over the floor, the
+/// board of lane D, is not ground).
+fn ground_height(context: &RapierContext, p: Vec3) -> Option<f32> {
+    let from = p + Vec3::Y;
+    let filter =
+        QueryFilter::default().exclude_sensors().groups(CollisionGroups::new(Group::ALL, Group::ALL ^ OVERHANG_GROUP));
+    context.cast_ray(from, -Vec3::Y, 3.0, true, filter).map(|(_, toi)| from.y - toi)
+}
+
+/// The fox's planted paws over the run, as bevy_ik reports them.
+#[derive(Resource, Default, Debug)]
+pub struct FoxFigures {
+    /// Paw-frames in contact while the fox moved.
+    pub planted: u32,
+    /// Largest planted sole float over the ground, m.
+    pub float: f32,
+    /// Deepest planted sole in the ground, m.
+    pub penetration: f32,
+    /// Largest travel of a paw in one contact from where the contact began, m.
+    pub slide: f32,
+    /// Where the paw was at the largest float, penetration and slide (world).
+    pub at: [Vec3; 3],
+    /// Per paw, where its contact began (world).
+    held: Vec<Option<Vec3>>,
+}
+
+impl FoxFigures {
+    /// One line for the headless output.
+    pub fn report(&self) -> String {
+        format!(
+            "fox (CreatureIk, its own Walk, following the player): {} planted paw-frames; planted float {:.2} cm, \
+             penetration {:.2} cm, largest slide in one contact {:.2} cm (with locking); at x, z {}, {}, {}",
+            self.planted,
+            self.float * 100.0,
+            self.penetration * 100.0,
+            self.slide * 100.0,
+            self.at[0].xz(),
+            self.at[1].xz(),
+            self.at[2].xz()
+        )
+    }
+}
+
+fn measure_paws(mut figures: ResMut<FoxFigures>, foxes: Query<(&Fox, &FootPlacerState)>) {
+    for (fox, state) in &foxes {
+        let figures = &mut *figures;
+        figures.held.resize(state.feet.len(), None);
+
+        for (foot, held) in state.feet.iter().zip(figures.held.iter_mut()) {
+            *held = foot.locked.then(|| held.unwrap_or(foot.toe_world));
+            let at = foot.toe_world;
+            let worst = |value: f32, figure: &mut f32, where_: &mut Vec3| {
+                if value > *figure {
+                    (*figure, *where_) = (value, at);
+                }
+            };
+            let [float_at, sink_at, slide_at] = &mut figures.at;
+            if let Some(from) = *held {
+                worst((foot.toe_world - from).with_y(0.0).length(), &mut figures.slide, slide_at);
+            }
+            if foot.contact && fox.speed > 0.05 {
+                figures.planted += 1;
+                worst(foot.float_after, &mut figures.float, float_at);
+                worst(-foot.float_after, &mut figures.penetration, sink_at);
+            }
+        }
+    }
+}
