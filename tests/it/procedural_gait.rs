@@ -12,43 +12,85 @@ use bevy_ik::prelude::*;
 use crate::common::{DT, headless_app};
 use crate::feet::{Physics, Rapier};
 
-/// Body bone height over the creature's entity (and over the ground its feet stand on), m.
-const BODY_HEIGHT: f32 = 0.25;
-/// Each leg's joints in body space for a leg on the left (+X) at z = 0: hip, knee, ankle, foot.
-const LEG: [Vec3; 4] =
-    [Vec3::new(0.12, 0.0, 0.0), Vec3::new(0.30, 0.15, 0.0), Vec3::new(0.43, -0.08, 0.0), Vec3::new(0.47, -0.25, 0.0)];
+/// A creature's shape: legs per side, spread over `length` along the body, the body bone's
+/// height over the feet, and one leg's joints (hip … foot) in body space, on the left (+X).
+struct Shape {
+    per_side: usize,
+    length: f32,
+    height: f32,
+    leg: &'static [Vec3],
+}
 
-/// The spider's entities.
-pub struct Spider {
+/// Eight legs of three bones.
+const SPIDER: Shape = Shape {
+    per_side: 4,
+    length: 0.6,
+    height: 0.25,
+    leg: &[
+        Vec3::new(0.12, 0.0, 0.0),
+        Vec3::new(0.30, 0.15, 0.0),
+        Vec3::new(0.43, -0.08, 0.0),
+        Vec3::new(0.47, -0.25, 0.0),
+    ],
+};
+
+/// Six legs of three bones.
+const HEXAPOD: Shape = Shape {
+    per_side: 3,
+    length: 0.7,
+    height: 0.3,
+    leg: &[
+        Vec3::new(0.16, 0.0, 0.0),
+        Vec3::new(0.34, 0.12, 0.0),
+        Vec3::new(0.48, -0.1, 0.0),
+        Vec3::new(0.5, -0.3, 0.0),
+    ],
+};
+
+/// Four legs of two bones (hip, knee bent up and out, foot): the two-bone solver and its pole.
+const QUADRUPED: Shape = Shape {
+    per_side: 2,
+    length: 0.7,
+    height: 0.3,
+    leg: &[Vec3::new(0.12, 0.0, 0.0), Vec3::new(0.3, 0.05, 0.0), Vec3::new(0.35, -0.3, 0.0)],
+};
+
+impl Shape {
+    /// The sum of a leg's bones' lengths.
+    fn reach(&self) -> f32 {
+        self.leg.windows(2).map(|w| w[0].distance(w[1])).sum()
+    }
+}
+
+/// A creature's entities.
+pub struct Creature {
     pub root: Entity,
     pub body: Entity,
     /// Per leg, hip to foot.
-    pub legs: Vec<[Entity; 4]>,
+    pub legs: Vec<Vec<Entity>>,
 }
 
-/// Spawns a standing spider (facing +Z) with its entity at `at`, feet on y = `at.y`.
-pub fn spawn_spider(world: &mut World, at: Vec3) -> Spider {
-    let root = world.spawn((Name::new("spider"), Transform::from_translation(at))).id();
-    let body = world.spawn((Transform::from_xyz(0.0, BODY_HEIGHT, 0.0), ChildOf(root))).id();
+/// Spawns a standing creature (facing +Z) with its entity at `at`, feet on y = `at.y`.
+fn spawn_creature(world: &mut World, at: Vec3, shape: &Shape) -> Creature {
+    let root = world.spawn((Name::new("creature"), Transform::from_translation(at))).id();
+    let body = world.spawn((Transform::from_xyz(0.0, shape.height, 0.0), ChildOf(root))).id();
     let mut legs = Vec::new();
     for side in [1.0f32, -1.0] {
-        for k in 0..4 {
-            let z = 0.3 - 0.2 * k as f32;
-            let mirror = Vec3::new(side, 1.0, 1.0);
-            let mut parent = body;
-            let mut last = Vec3::new(0.0, 0.0, -z);
-            let mut joints = [Entity::PLACEHOLDER; 4];
-            for (joint, point) in joints.iter_mut().zip(LEG) {
-                let point = point * mirror;
-                *joint = world.spawn((Transform::from_translation(point - last), ChildOf(parent))).id();
-                (parent, last) = (*joint, point);
+        for k in 0..shape.per_side {
+            let z = shape.length * (0.5 - k as f32 / (shape.per_side - 1) as f32);
+            let (mut parent, mut last) = (body, Vec3::ZERO);
+            let mut joints = Vec::new();
+            for point in shape.leg {
+                let point = *point * Vec3::new(side, 1.0, 1.0) + Vec3::Z * z;
+                joints.push(world.spawn((Transform::from_translation(point - last), ChildOf(parent))).id());
+                (parent, last) = (joints[joints.len() - 1], point);
             }
             legs.push(joints);
         }
     }
-    let gait = ProceduralGait::new(body, legs.iter().map(|j| GaitLeg { hip: j[0], foot: j[3] }).collect());
+    let gait = ProceduralGait::new(body, legs.iter().map(|j| GaitLeg { hip: j[0], foot: j[j.len() - 1] }).collect());
     world.entity_mut(root).insert(gait);
-    Spider { root, body, legs }
+    Creature { root, body, legs }
 }
 
 /// Rise of each of the three steps, their tread, where they start (z), where the plateau on
@@ -112,6 +154,8 @@ struct Figures {
     steps: usize,
     /// Every `Transform` finite on every frame.
     finite: bool,
+    /// Legs of the creature.
+    legs: u32,
 }
 
 impl Figures {
@@ -134,17 +178,22 @@ impl Figures {
         assert!(self.finite, "{section}: a Transform went non-finite");
         assert!(self.slide <= 0.01, "{section}: a planted foot slid {} m", self.slide);
         assert!(self.penetration <= 0.01, "{section}: a planted foot sank {} m into the ground", self.penetration);
-        assert!(self.in_air <= 4, "{section}: {} of 8 legs in the air", self.in_air);
+        assert!(self.in_air <= self.legs / 2, "{section}: {} of {} legs in the air", self.in_air, self.legs);
         assert!(self.clearance > 0.0, "{section}: the body went {} m below the ground", -self.clearance);
         assert!(self.reach <= 1.0 + 1e-3, "{section}: a leg stretched to {} of its reach", self.reach);
-        assert!(self.steps >= 8, "{section}: only {} steps", self.steps);
+        assert!(self.steps >= self.legs as usize, "{section}: only {} steps", self.steps);
     }
 }
 
 /// Runs `frames` frames, the creature's entity put where `drive(frame)` says (position,
 /// heading), and measures them.
-fn run(app: &mut App, spider: &Spider, frames: usize, drive: impl Fn(usize) -> (Vec3, f32)) -> Figures {
-    let reach: f32 = LEG.windows(2).map(|w| w[0].distance(w[1])).sum();
+fn run(
+    app: &mut App,
+    (spider, shape): (&Creature, &Shape),
+    frames: usize,
+    drive: impl Fn(usize) -> (Vec3, f32),
+) -> Figures {
+    let reach = shape.reach();
     let mut figures = Figures {
         slide: 0.0,
         penetration: 0.0,
@@ -154,6 +203,7 @@ fn run(app: &mut App, spider: &Spider, frames: usize, drive: impl Fn(usize) -> (
         reach: 0.0,
         steps: 0,
         finite: true,
+        legs: spider.legs.len() as u32,
     };
     let mut last: Vec<(bool, Vec3)> = Vec::new();
     for frame in 0..frames {
@@ -170,7 +220,7 @@ fn run(app: &mut App, spider: &Spider, frames: usize, drive: impl Fn(usize) -> (
         figures.clearance = figures.clearance.min(body.y - course_height(body));
         let mut now = Vec::new();
         for (leg, foot) in spider.legs.iter().zip(state.feet()) {
-            let (hip, at) = (position(leg[0]), position(leg[3]));
+            let (hip, at) = (position(leg[0]), position(leg[leg.len() - 1]));
             figures.reach = figures.reach.max(hip.distance(at) / reach);
             if foot.planted {
                 figures.penetration = figures.penetration.max(course_height(at) - at.y);
@@ -191,35 +241,78 @@ fn run(app: &mut App, spider: &Spider, frames: usize, drive: impl Fn(usize) -> (
     figures
 }
 
-/// An app with the course and a spider standing at `at`, settled for half a second.
-fn course_with_spider(at: Vec3) -> (App, Spider) {
+/// An app with the course and a creature standing at `at`, settled for half a second.
+fn course_with(at: Vec3, shape: &Shape) -> (App, Creature) {
     let mut app = headless_app();
     Rapier::add_to(&mut app);
     spawn_course(app.world_mut());
-    let spider = spawn_spider(app.world_mut(), at);
+    let spider = spawn_creature(app.world_mut(), at, shape);
     for _ in 0..30 {
         app.update();
     }
     (app, spider)
 }
 
+/// Walks the course from z = −1 to z = 7 at `speed`, straight along +Z.
+fn walk_course(shape: &Shape, speed: f32, section: &str) {
+    let start = Vec3::new(0.0, 0.0, -1.0);
+    let (mut app, creature) = course_with(start, shape);
+    let frames = (8.0 / speed / DT).round() as usize;
+    let figures = run(&mut app, (&creature, shape), frames, |f| (start + Vec3::Z * speed * DT * (f + 1) as f32, 0.0));
+    figures.print(section);
+    figures.assert_bars(section);
+    let z = app.world().get::<GlobalTransform>(creature.body).unwrap().translation().z;
+    assert!(z > 6.5, "{section}: the creature crossed the course (body at z = {z})");
+}
+
 #[test]
 fn a_spider_walks_steps_and_a_ramp_at_three_speeds_and_turns_in_place() {
-    let start = Vec3::new(0.0, 0.0, -1.0);
     for speed in [0.5, 1.5, 3.0] {
-        let (mut app, spider) = course_with_spider(start);
-        let frames = (8.0 / speed / DT).round() as usize;
-        let figures = run(&mut app, &spider, frames, |f| (start + Vec3::Z * speed * DT * (f + 1) as f32, 0.0));
-        let section = format!("walk {speed} m/s");
-        figures.print(&section);
-        figures.assert_bars(&section);
-        let z = app.world().get::<GlobalTransform>(spider.body).unwrap().translation().z;
-        assert!(z > 6.5, "{section}: the spider crossed the course (body at z = {z})");
+        walk_course(&SPIDER, speed, &format!("spider {speed} m/s"));
     }
-    let (mut app, spider) = course_with_spider(Vec3::ZERO);
+    let (mut app, spider) = course_with(Vec3::ZERO, &SPIDER);
     let rate = 1.5;
     let frames = (TAU / rate / DT).round() as usize;
-    let figures = run(&mut app, &spider, frames, |f| (Vec3::ZERO, rate * DT * (f + 1) as f32));
-    figures.print("turn 360°");
-    figures.assert_bars("turn 360°");
+    let figures = run(&mut app, (&spider, &SPIDER), frames, |f| (Vec3::ZERO, rate * DT * (f + 1) as f32));
+    figures.print("spider turn 360°");
+    figures.assert_bars("spider turn 360°");
+}
+
+#[test]
+fn a_hexapod_and_a_two_bone_quadruped_walk_the_course() {
+    walk_course(&HEXAPOD, 1.5, "hexapod 1.5 m/s");
+    walk_course(&QUADRUPED, 1.0, "quadruped 1 m/s");
+}
+
+#[test]
+fn a_leg_outside_the_body_or_a_nan_creature_warns_once_and_moves_nothing() {
+    let (mut app, creature) = course_with(Vec3::ZERO, &SPIDER);
+    let stray = app.world_mut().spawn(Transform::default()).id();
+    let foot = app.world_mut().spawn((Transform::from_xyz(0.0, -0.3, 0.0), ChildOf(stray))).id();
+    let foot = app.world_mut().spawn((Transform::from_xyz(0.0, -0.3, 0.0), ChildOf(foot))).id();
+    let body_before = *app.world().get::<Transform>(creature.body).unwrap();
+    app.world_mut().get_mut::<ProceduralGait>(creature.root).unwrap().legs.push(GaitLeg { hip: stray, foot });
+    for _ in 0..10 {
+        app.update();
+    }
+    let state = app.world().get::<ProceduralGaitState>(creature.root).unwrap();
+    assert!(matches!(state.fault(), Some(IkFault::MissingBone(_))), "{:?}", state.fault());
+    assert_eq!(state.warnings, 1, "one warning, not one per frame");
+    assert_eq!(*app.world().get::<Transform>(creature.body).unwrap(), body_before, "the body is left alone");
+
+    app.world_mut().get_mut::<ProceduralGait>(creature.root).unwrap().legs.pop();
+    app.world_mut().get_mut::<Transform>(creature.root).unwrap().translation = Vec3::NAN;
+    for _ in 0..10 {
+        app.update();
+    }
+    let state = app.world().get::<ProceduralGaitState>(creature.root).unwrap();
+    assert_eq!(state.fault(), Some(&IkFault::NonFiniteTarget));
+    let bones = core::iter::once(creature.body).chain(creature.legs.iter().flatten().copied());
+    for bone in bones {
+        assert!(app.world().get::<Transform>(bone).unwrap().is_finite(), "no NaN reaches a bone");
+    }
+    app.world_mut().get_mut::<Transform>(creature.root).unwrap().translation = Vec3::new(0.0, 0.0, 0.5);
+    let figures = run(&mut app, (&creature, &SPIDER), 60, |f| (Vec3::new(0.0, 0.0, 0.5 + 0.01 * f as f32), 0.0));
+    assert!(app.world().get::<ProceduralGaitState>(creature.root).unwrap().fault().is_none(), "it walks again");
+    figures.assert_bars("after the faults");
 }

@@ -227,6 +227,9 @@ impl Built {
         }
         let root_world = world_of(root, hierarchy).ok_or_else(|| missing(format!("creature {root}")))?;
         let body_world = world_of(gait.body, hierarchy).ok_or_else(|| missing(format!("body {}", gait.body)))?;
+        if !(root_world.is_finite() && body_world.is_finite()) {
+            return Err(IkFault::NonFiniteTarget);
+        }
         let frame = Xform::from_translation_rotation(body_world.translation, yaw_of(root_world.rotation));
         let mut ground = GaitGround { probe: world.probe, creature: root, above: gait.ray_height.abs().max(1e-3) };
         let (mut legs, mut measured) = (Vec::new(), Vec::new());
@@ -304,6 +307,10 @@ impl Built {
     fn step(&mut self, root: Entity, gait: &ProceduralGait, world: &GaitWorld, dt: f32) -> Result<(), IkFault> {
         let hierarchy = world.chains.hierarchy;
         let root_world = world_of(root, hierarchy).ok_or_else(|| IkFault::MissingBone(format!("creature {root}")))?;
+        if !root_world.is_finite() {
+            // Where the creature should be is unknown: nothing moves until it is known again.
+            return Err(IkFault::NonFiniteTarget);
+        }
         let body = self.built_for.0;
         let body_old = world_of(body, hierarchy).ok_or_else(|| IkFault::MissingBone(format!("body {body}")))?;
         let (local_old, _) = hierarchy.get(body).map_err(|_| IkFault::MissingBone(format!("body {body}")))?;
