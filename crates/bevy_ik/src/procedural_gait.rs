@@ -23,7 +23,12 @@
 //! change), the bones' transforms are the rest pose: each leg's hip, its reach (the sum of its
 //! segments' lengths) and its home point (the foot's rest position, put down on the ground
 //! found under it within the leg's reach) are measured in the body's frame. Build or spawn the
-//! creature standing: its rest feet's mean depth under the body bone is its ride height.
+//! creature standing: its rest feet's mean depth under the body bone is its ride height. (Legs
+//! changed later are measured from the pose they are in then.)
+//!
+//! **Cost**: per creature and frame, ik_core's gait (one ground ray under each hip and one under
+//! the body, up to nine per landing candidate while a foot is planned) and one chain solve per
+//! leg; `ik_bench`'s spider rows give the figures.
 //!
 //! A fault (a bone missing, a hip not under the body bone) logs one warning and leaves the pose
 //! alone until it is fixed; a leg whose solve fails is reported as an
@@ -424,7 +429,7 @@ pub(crate) fn walk_creatures(
     mut faults: FaultSender,
 ) {
     let dt = time.delta_secs();
-    if !settings.enabled || !(dt > 0.0) {
+    if !settings.enabled || dt.is_nan() || dt <= 0.0 {
         return;
     }
     let probe = ground.probe();
