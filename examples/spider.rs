@@ -3,7 +3,8 @@
 //! a ramp (rapier colliders). Each creature's entity is only slid and turned toward the ball;
 //! [`ProceduralGait`] plants the feet, steps them in turn (alternating groups: tripods for six
 //! legs), lands them off the edges, and rides the body over them, tilted with the ground.
-//! Keys: arrows move the ball (it wanders on its own until one is pressed).
+//! Keys: arrows move the ball (it wanders on its own until one is pressed), G shows bevy_ik's
+//! gizmos (foot targets: yellow planted, grey in swing).
 //! Run: `cargo run --release --example spider`.
 
 use bevy::prelude::*;
@@ -61,11 +62,17 @@ fn main() {
         .insert_resource(ClearColor(Color::srgb(0.62, 0.74, 0.86)))
         .insert_resource(GlobalAmbientLight { color: Color::srgb(0.85, 0.9, 1.0), brightness: 450.0, ..default() })
         .add_systems(Startup, (setup, spawn_course))
-        .add_systems(Update, (move_ball, walk_to_ball).chain())
+        .add_systems(Update, ((move_ball, walk_to_ball).chain(), toggle_gizmos))
         .run();
 }
 
-fn setup(mut commands: Commands, mut meshes: ResMut<Assets<Mesh>>, mut materials: ResMut<Assets<StandardMaterial>>) {
+fn setup(
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+    mut gizmos: ResMut<GizmoConfigStore>,
+) {
+    gizmos.config_mut::<IkGizmos>().0.enabled = false;
     spawn_creature(&mut commands, &mut meshes, &mut materials, &SPIDER, Vec3::new(-1.0, 0.0, 0.0));
     spawn_creature(&mut commands, &mut meshes, &mut materials, &HEXAPOD, Vec3::new(1.0, 0.0, 0.0));
     commands.spawn((
@@ -203,5 +210,13 @@ fn walk_to_ball(
             let forward = transform.rotation * Vec3::Z;
             transform.translation += forward * walker.speed * dt;
         }
+    }
+}
+
+/// G: bevy_ik's gizmos on and off.
+fn toggle_gizmos(keys: Res<ButtonInput<KeyCode>>, mut gizmos: ResMut<GizmoConfigStore>) {
+    if keys.just_pressed(KeyCode::KeyG) {
+        let (config, _) = gizmos.config_mut::<IkGizmos>();
+        config.enabled = !config.enabled;
     }
 }
