@@ -159,19 +159,23 @@ struct Figures {
     finite: bool,
     /// Legs of the creature.
     legs: u32,
+    /// Least height of a leg's first joint below the hip (its knee) over the straight line
+    /// from hip to foot, m: positive while every knee bends up, as built.
+    knee_lift: f32,
 }
 
 impl Figures {
     fn print(&self, section: &str) {
         println!(
             "{section:>16}: slide {:5.1} mm, penetration {:5.1} mm, float {:5.1} mm, in air ≤ {}, body clearance {:.3} m, \
-             reach ≤ {:.3}, {} steps, finite {}",
+             reach ≤ {:.3}, knees ≥ {:.3} m over the hip–foot line, {} steps, finite {}",
             self.slide * 1e3,
             self.penetration * 1e3,
             self.float * 1e3,
             self.in_air,
             self.clearance,
             self.reach,
+            self.knee_lift,
             self.steps,
             self.finite,
         );
@@ -184,6 +188,7 @@ impl Figures {
         assert!(self.in_air <= self.legs / 2, "{section}: {} of {} legs in the air", self.in_air, self.legs);
         assert!(self.clearance > 0.0, "{section}: the body went {} m below the ground", -self.clearance);
         assert!(self.reach <= 1.0 + 1e-3, "{section}: a leg stretched to {} of its reach", self.reach);
+        assert!(self.knee_lift > 0.0, "{section}: a knee bent down ({} m under the hip–foot line)", -self.knee_lift);
         assert!(self.steps >= self.legs as usize, "{section}: only {} steps", self.steps);
     }
 }
@@ -201,6 +206,7 @@ impl Figures {
             steps: 0,
             finite: true,
             legs: legs as u32,
+            knee_lift: f32::INFINITY,
         }
     }
 }
@@ -231,8 +237,10 @@ fn run(
         figures.clearance = figures.clearance.min(body.y - course_height(body));
         let mut now = Vec::new();
         for (leg, foot) in creature.legs.iter().zip(state.feet()) {
-            let (hip, at) = (position(leg[0]), position(leg[leg.len() - 1]));
+            let (hip, knee, at) = (position(leg[0]), position(leg[1]), position(leg[leg.len() - 1]));
             figures.reach = figures.reach.max(hip.distance(at) / reach);
+            let along = ((knee - hip).dot(at - hip) / (at - hip).length_squared()).clamp(0.0, 1.0);
+            figures.knee_lift = figures.knee_lift.min(knee.y - hip.lerp(at, along).y);
             if foot.planted {
                 figures.penetration = figures.penetration.max(course_height(at) - at.y);
                 figures.float = figures.float.max(at.y - course_height(at));

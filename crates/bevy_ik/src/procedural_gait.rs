@@ -17,7 +17,9 @@
 //! suggested pose; each leg is solved to its foot's target: two-bone legs (hip, knee, foot) by
 //! the exact solver with a pole that keeps the knee bent the way it is at rest, longer legs by
 //! [`ProceduralGait::solver`] (FABRIK or CCD, honouring [`crate::chain::JointLimit`]s on their
-//! bones), from the rest pose and warm-started.
+//! bones), from the rest pose every frame: not warm-started, since a chain of three or more
+//! bones started from last frame's answer drifts over a walk (the knees sink under the line
+//! from hip to foot), and the rest pose keeps them bent as built.
 //!
 //! **Rest pose.** The first frame the component is seen (and whenever its legs or body bone
 //! change), the bones' transforms are the rest pose: each leg's hip, its reach (the sum of its
@@ -347,7 +349,9 @@ impl Built {
                 (_, IkSolver::TwoBone) => IkSolver::Fabrik,
                 (_, solver) => solver,
             };
-            let chain = IkChain { solver, bones: leg.bones, root: Some(leg.hip), ..IkChain::new(target) };
+            // From the rest pose every frame (see the module docs).
+            let chain =
+                IkChain { solver, bones: leg.bones, root: Some(leg.hip), warm_start: false, ..IkChain::new(target) };
             leg.chain.solve(leg.foot, (&chain, pole.as_ref(), None), &world.chains, &mut stops);
         }
         let local_new = bones_local(body_old, body_new, local_old);
