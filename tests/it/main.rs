@@ -17,6 +17,7 @@ mod lifecycle;
 mod look_at;
 mod mannequin;
 mod platforms;
+mod procedural_gait;
 mod retarget;
 mod rig;
 mod robustness;

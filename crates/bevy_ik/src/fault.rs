@@ -75,6 +75,9 @@ pub enum IkComponent {
     PoseWarping,
     /// A [`crate::root_motion::RootMotion`] on a character root (feature `animation`).
     RootMotion,
+    /// A [`crate::procedural_gait::ProceduralGait`] on a creature (its legs' own solves report
+    /// as [`IkComponent::Chain`] on their foot bones).
+    ProceduralGait,
 }
 
 impl IkComponent {
@@ -85,6 +88,7 @@ impl IkComponent {
             IkComponent::LookAt => "LookAtSpread",
             IkComponent::PoseWarping => "PoseWarping",
             IkComponent::RootMotion => "RootMotion",
+            IkComponent::ProceduralGait => "ProceduralGait",
         }
     }
 

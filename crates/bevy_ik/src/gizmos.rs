@@ -1,5 +1,5 @@
 //! Debug drawing (feature `gizmos`): chains and their targets and poles, the placed legs' bones,
-//! foot rays, hit normals and contact state per foot, in their own gizmo config group
+//! foot rays, hit normals and contact state per foot, procedural gaits' foot targets, in their own gizmo config group
 //! [`IkGizmos`]: switch parts on and off, or change line width and depth bias for all of them,
 //! through Bevy's `GizmoConfigStore`. By default the lines are 3 px wide and drawn over the
 //! meshes (depth bias −1), so a chain inside a character's arm is still seen.
@@ -21,6 +21,7 @@ use bevy::transform::TransformSystems;
 
 use crate::chain::{IkChain, IkChainState, Pole};
 use crate::feet::FootPlacerState;
+use crate::procedural_gait::ProceduralGaitState;
 use crate::target::IkTarget;
 
 /// bevy_ik's gizmo config group: which debug drawings are on (its `GizmoConfig` switches all
@@ -29,7 +30,7 @@ use crate::target::IkTarget;
 pub struct IkGizmos {
     /// Chains: solved joints, target, pole.
     pub chains: bool,
-    /// Feet: rays, hits, normals, contact/lock state.
+    /// Feet: rays, hits, normals, contact/lock state; procedural gaits' foot targets.
     pub feet: bool,
     /// Legs: each placed leg's hip → knee → ankle → toe bones.
     pub legs: bool,
@@ -60,7 +61,7 @@ impl Plugin for IkGizmosPlugin {
             return;
         }
         app.init_gizmo_group::<IkGizmos>()
-            .add_systems(PostUpdate, (draw_chains, draw_feet).after(TransformSystems::Propagate));
+            .add_systems(PostUpdate, (draw_chains, draw_feet, draw_gaits).after(TransformSystems::Propagate));
         let mut store = app.world_mut().resource_mut::<bevy::gizmos::config::GizmoConfigStore>();
         let (config, _) = store.config_mut::<IkGizmos>();
         config.line.width = LINE_WIDTH;
@@ -140,6 +141,26 @@ pub fn draw_feet(placers: Query<&FootPlacerState>, mut gizmos: Gizmos<IkGizmos>)
                 css::GRAY
             };
             gizmos.sphere(Isometry3d::from_translation(foot.toe_world), 0.025, color);
+        }
+    }
+}
+
+/// Draws each [`ProceduralGaitState`]'s foot targets — yellow while planted (with the ground's
+/// normal there), grey in swing — and a cross at the body's suggested origin.
+pub fn draw_gaits(gaits: Query<&ProceduralGaitState>, mut gizmos: Gizmos<IkGizmos>) {
+    if !gizmos.config_ext.feet {
+        return;
+    }
+    for state in &gaits {
+        for foot in state.feet() {
+            let color = if foot.planted { css::YELLOW } else { css::GRAY };
+            gizmos.sphere(Isometry3d::from_translation(foot.target), 0.025, color);
+            if foot.planted {
+                gizmos.arrow(foot.target, foot.target + foot.normal * 0.1, css::AQUA);
+            }
+        }
+        if let Some(pose) = state.body_pose() {
+            gizmos.cross(Isometry3d::new(pose.position, pose.rotation), 0.08, css::ORANGE);
         }
     }
 }

@@ -56,6 +56,7 @@ mod limb;
 pub mod look_at;
 #[cfg(feature = "scene")]
 mod mesh_sole;
+pub mod procedural_gait;
 #[cfg(feature = "animation")]
 pub mod retarget;
 pub mod rig;
@@ -86,6 +87,7 @@ pub mod prelude {
         HumanoidBones, HumanoidIk, HumanoidRigFailed, HumanoidRigged, RigChoice, RigFailed, RiggedHumanoid,
     };
     pub use crate::look_at::{LookAtJoint, LookAtSpread, LookAtState};
+    pub use crate::procedural_gait::{GaitLeg, ProceduralGait, ProceduralGaitState};
     #[cfg(feature = "animation")]
     pub use crate::retarget::{ClipsRetargeted, RestPose, RetargetClips, RetargetClipsFailed, RetargetedClips};
     pub use crate::rig::{MissingBones, find_chain};
@@ -108,7 +110,8 @@ pub enum IkSystems {
     /// character by its `RootMotionState` here: `.after(IkSystems::RootMotion)
     /// .before(IkSystems::Feet)`.
     RootMotion,
-    /// Pose warping, foot locking and foot placement (moves the pelvis, so it runs first).
+    /// Pose warping, foot locking and foot placement (moves the pelvis, so it runs first), and
+    /// procedural gaits.
     Feet,
     /// Look-at spread down the spine.
     LookAt,
@@ -179,7 +182,10 @@ impl Plugin for IkPlugin {
             .register_type::<warping::WarpVelocity>()
             .register_type::<warping::WarpSpineJoint>()
             .register_type::<stairs::StairFinder>()
-            .register_type::<stairs::StairsAhead>();
+            .register_type::<stairs::StairsAhead>()
+            .register_type::<procedural_gait::ProceduralGait>()
+            .register_type::<procedural_gait::GaitLeg>()
+            .register_type::<procedural_gait::ProceduralGaitState>();
         ground::build(app);
 
         app.configure_sets(
@@ -228,6 +234,12 @@ impl Plugin for IkPlugin {
         .add_systems(
             PostUpdate,
             feet_system::place_feet.in_set(IkSystems::Feet).run_if(any_with_component::<feet::FootPlacer>),
+        )
+        .add_systems(
+            PostUpdate,
+            procedural_gait::walk_creatures
+                .in_set(IkSystems::Feet)
+                .run_if(any_with_component::<procedural_gait::ProceduralGait>),
         )
         .add_systems(
             PostUpdate,

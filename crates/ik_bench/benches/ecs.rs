@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use ik_bench::scenario::{Ground, Measurement, Scenario, measure, median_ns};
 
-const SCENARIOS: [Scenario; 13] = [
+const SCENARIOS: [Scenario; 15] = [
     Scenario::Floor,
     Scenario::FloorGather,
     Scenario::Full { ground: Ground::Plane, parallel: true },
@@ -29,6 +29,8 @@ const SCENARIOS: [Scenario; 13] = [
     Scenario::OurLegs { parallel: true },
     Scenario::OurLegs { parallel: false },
     Scenario::PeerLegs,
+    Scenario::Spiders { ground: Ground::Plane },
+    Scenario::Spiders { ground: Ground::Rapier },
 ];
 
 fn cpu_model() -> String {
@@ -141,6 +143,8 @@ fn check(m: &Measurement, bench: bool) {
     match m.scenario {
         // Exact two-bone solves on reachable targets: on target to well under a millimetre.
         Scenario::OurLegs { .. } => assert!(m.max_error < 1e-3, "bevy_ik legs miss by {} m", m.max_error),
+        // FABRIK legs to within a few millimetres of the gait's targets.
+        Scenario::Spiders { .. } => assert!(m.max_error < 0.01, "spider feet miss their targets by {} m", m.max_error),
         Scenario::Full { .. } | Scenario::FullWarped => {
             assert!(m.max_error < 1e-3, "bevy_ik hands miss by {} m", m.max_error)
         }
@@ -199,6 +203,12 @@ fn summary(results: &[Measurement], counts: &[usize]) {
                 "N = {n}: full walking character with the stair finder {s:.0} ns ({:+.0} ns for the finder)",
                 s - p
             );
+        }
+        for ground in [Ground::Plane, Ground::Rapier] {
+            if let Some(s) = get(Scenario::Spiders { ground }) {
+                let label = Scenario::Spiders { ground }.label();
+                println!("N = {n}: {label}: {s:.0} ns per spider ({:.0} ns per leg)", s / 8.0);
+            }
         }
         if let (Some(one), Some(two)) = (get(full_serial), get(full)) {
             println!("N = {n}: full character 1 thread / all threads = {:.2}", one / two);

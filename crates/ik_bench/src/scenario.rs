@@ -35,6 +35,9 @@
 //!   20 iterations as in its example). The peer reads `GlobalTransform`s, so its frame first
 //!   propagates transforms (untimed; bevy_ik computes what it needs from local transforms and
 //!   pays for that inside its window).
+//! - [`Scenario::Spiders`]: N spiders ([`crate::spider`]: eight legs of three bones) walking
+//!   in circles under [`ProceduralGait`] (the gait, the body, eight FABRIK legs), ground from
+//!   the plane probe or rapier ray casts; no bipeds in this world.
 //!
 //! **Outputs** ([`Measurement`]): per-frame durations of the window and of the whole
 //! `App::update`, and the end-effector error of the last frame, measured the same way for
@@ -56,6 +59,7 @@ use bevy_rapier3d::prelude::{Collider, NoUserData, RapierPhysicsPlugin};
 
 use crate::floor::{Gather, floor, floor_gather};
 use crate::rig::{self, Character};
+use crate::spider::{self, Spider};
 
 /// Where foot-placement rays go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +95,8 @@ pub enum Scenario {
     OurLegs { parallel: bool },
     /// Only the two legs, as bevy_mod_inverse_kinematics `IkConstraint`s.
     PeerLegs,
+    /// Spiders walking under [`ProceduralGait`] instead of bipeds, all threads.
+    Spiders { ground: Ground },
 }
 
 impl Scenario {
@@ -111,6 +117,8 @@ impl Scenario {
             Scenario::FullWalkingStairs => "full walking + prediction + stair finder, rapier, all threads".into(),
             Scenario::OurLegs { parallel } => format!("legs: bevy_ik, {}", threads(*parallel)),
             Scenario::PeerLegs => "legs: bevy_mod_inverse_kinematics".into(),
+            Scenario::Spiders { ground: Ground::Plane } => "spiders (procedural gait, 8 legs), plane probe".into(),
+            Scenario::Spiders { ground: Ground::Rapier } => "spiders (procedural gait, 8 legs), rapier".into(),
         }
     }
 
@@ -118,6 +126,7 @@ impl Scenario {
     pub fn chains_per_character(&self) -> usize {
         match self {
             Scenario::OurLegs { .. } | Scenario::PeerLegs => 2,
+            Scenario::Spiders { .. } => 8,
             _ => 0,
         }
     }
@@ -223,12 +232,15 @@ pub fn build(scenario: Scenario, count: usize) -> App {
         // Only here: the other rows time the same systems as before the walking rows existed.
         app.add_systems(Update, (rig::label_contacts, rig::walk_roots));
     }
-    if let Scenario::Full { ground: Ground::Rapier, .. } | Scenario::FullWalking { .. } | Scenario::FullWalkingStairs =
-        scenario
+    if let Scenario::Full { ground: Ground::Rapier, .. }
+    | Scenario::FullWalking { .. }
+    | Scenario::FullWalkingStairs
+    | Scenario::Spiders { ground: Ground::Rapier } = scenario
     {
         app.add_plugins(RapierPhysicsPlugin::<NoUserData>::default());
     }
-    let characters: Vec<Character> = (0..count).map(|i| rig::spawn_character(app.world_mut(), i, count)).collect();
+    let bipeds = if let Scenario::Spiders { .. } = scenario { 0 } else { count };
+    let characters: Vec<Character> = (0..bipeds).map(|i| rig::spawn_character(app.world_mut(), i, count)).collect();
     let ik_window = |app: &mut App| {
         app.add_systems(
             PostUpdate,
@@ -266,23 +278,7 @@ pub fn build(scenario: Scenario, count: usize) -> App {
                 _ => (Ground::Plane, true),
             };
             app.add_plugins(IkPlugin { settings: IkSettings { enabled: true, parallel } });
-            match ground {
-                Ground::Plane => {
-                    app.insert_resource(IkGround::Plane(rig::ground_plane()));
-                }
-                Ground::Rapier => {
-                    app.insert_resource(IkGround::Rapier);
-                    // A slab whose top face is the ground plane.
-                    let plane = rig::ground_plane();
-                    let tilt = Quat::from_rotation_arc(Vec3::Y, plane.normal.normalize());
-                    let half = Vec3::new(400.0, 0.5, 400.0);
-                    let centre = Vec3::Y * plane.height - tilt * Vec3::Y * half.y;
-                    app.world_mut().spawn((
-                        Collider::cuboid(half.x, half.y, half.z),
-                        Transform::from_translation(centre).with_rotation(tilt),
-                    ));
-                }
-            }
+            insert_ground(&mut app, ground);
             let clip = (scenario == Scenario::FullRootMotion).then(|| root_motion_graph(&mut app));
             for c in &characters {
                 rig::add_full_ik(app.world_mut(), c);
@@ -315,6 +311,15 @@ pub fn build(scenario: Scenario, count: usize) -> App {
             app.add_systems(Update, move_targets);
             ik_window(&mut app);
         }
+        Scenario::Spiders { ground } => {
+            app.add_plugins(IkPlugin::default());
+            insert_ground(&mut app, ground);
+            for i in 0..count {
+                spider::spawn_spider(app.world_mut(), i, count);
+            }
+            app.add_systems(Update, spider::walk_spiders);
+            ik_window(&mut app);
+        }
         Scenario::PeerLegs => {
             app.add_plugins(InverseKinematicsPlugin);
             for c in &characters {
@@ -342,6 +347,27 @@ pub fn build(scenario: Scenario, count: usize) -> App {
         }
     }
     app
+}
+
+/// Points [`IkGround`] at the plane probe, or at rapier with a slab whose top face is the
+/// same plane.
+fn insert_ground(app: &mut App, ground: Ground) {
+    match ground {
+        Ground::Plane => {
+            app.insert_resource(IkGround::Plane(rig::ground_plane()));
+        }
+        Ground::Rapier => {
+            app.insert_resource(IkGround::Rapier);
+            let plane = rig::ground_plane();
+            let tilt = Quat::from_rotation_arc(Vec3::Y, plane.normal.normalize());
+            let half = Vec3::new(400.0, 0.5, 400.0);
+            let centre = Vec3::Y * plane.height - tilt * Vec3::Y * half.y;
+            app.world_mut().spawn((
+                Collider::cuboid(half.x, half.y, half.z),
+                Transform::from_translation(centre).with_rotation(tilt),
+            ));
+        }
+    }
 }
 
 /// The animation plugins and the graph of [`rig::root_motion_clip`] every character plays.
@@ -463,6 +489,18 @@ fn errors(app: &mut App, scenario: Scenario) -> (f32, f32) {
                 }
             }
         }
+        // Each foot against where the gait asked for it.
+        Scenario::Spiders { .. } => {
+            let mut spiders = world.query::<(&Spider, &ProceduralGaitState)>();
+            let pairs: Vec<(Entity, Vec3)> = spiders
+                .iter(world)
+                .flat_map(|(s, state)| s.feet.iter().copied().zip(state.feet().iter().map(|f| f.target)))
+                .collect();
+            for (foot, target) in pairs {
+                let at = world.get::<GlobalTransform>(foot).map_or(Vec3::splat(f32::NAN), |g| g.translation());
+                distances.push(at.distance(target));
+            }
+        }
         // The walking characters leave their hands' (world) targets behind.
         Scenario::Floor | Scenario::FloorGather | Scenario::FullWalking { .. } | Scenario::FullWalkingStairs => {}
     }
@@ -480,5 +518,6 @@ fn count_warnings(app: &mut App) -> u32 {
     let feet: u32 = world.query::<&FootPlacerState>().iter(world).map(|s| s.warnings).sum();
     let looks: u32 = world.query::<&LookAtState>().iter(world).map(|s| s.warnings).sum();
     let travel: u32 = world.query::<&RootMotionState>().iter(world).map(|s| s.warnings).sum();
-    chains + feet + looks + travel
+    let gaits: u32 = world.query::<&ProceduralGaitState>().iter(world).map(|s| s.warnings).sum();
+    chains + feet + looks + travel + gaits
 }
