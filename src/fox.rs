@@ -14,6 +14,7 @@ use bevy::world_serialization::WorldAssetRoot;
 use bevy_ik::prelude::*;
 use bevy_rapier3d::prelude::*;
 
+use crate::course::CourseLayout;
 use crate::marks::{OVERHANG_GROUP, Player};
 
 /// The Walk's ground speed at 1× (m/s, the Fox scaled to metres): its planted paws' backward
@@ -21,8 +22,10 @@ use crate::marks::{OVERHANG_GROUP, Player};
 const WALK_SPEED: f32 = 1.06;
 /// The fastest the fox follows (its Walk played at 1.8×), m/s.
 const TOP_SPEED: f32 = 1.9;
-/// Where the fox keeps to, in the player's frame (its left, behind it), m.
+/// Where the fox starts, in the player's frame (its left, behind it), m.
 const HEEL: Vec3 = Vec3::new(0.9, 0.0, -1.2);
+/// How far behind the player along its path the fox keeps, m.
+const BEHIND: f32 = 1.5;
 /// Half the distance between the fox's front and hind hips, m (its rays under them).
 const HALF_BODY: f32 = 0.25;
 /// The steepest the fox's body pitches along the ground, radians (35°).
@@ -56,6 +59,35 @@ struct Fox {
     pitch: f32,
     /// The `AnimationPlayer` and the Survey and Walk nodes, once rigged.
     clips: Option<(Entity, AnimationNodeIndex, AnimationNodeIndex)>,
+    /// The player's path.
+    trail: Trail,
+}
+
+/// The player's path: its position every 10 cm, newest last, the last few metres of it.
+#[derive(Default)]
+struct Trail(std::collections::VecDeque<Vec3>);
+
+impl Trail {
+    /// Records the player at `at` and returns the point of its path [`BEHIND`] back from it
+    /// (its oldest point while the path is shorter).
+    fn follow(&mut self, at: Vec3) -> Vec3 {
+        if self.0.back().is_none_or(|last| last.distance(at) >= 0.1) {
+            self.0.push_back(at);
+            if self.0.len() > 100 {
+                self.0.pop_front();
+            }
+        }
+        let mut left = BEHIND;
+        let mut here = at;
+        for &point in self.0.iter().rev() {
+            let step = here.distance(point);
+            if step >= left {
+                return here.lerp(point, left / step);
+            }
+            (left, here) = (left - step, point);
+        }
+        here
+    }
 }
 
 /// The Fox file.
@@ -91,6 +123,7 @@ fn start_walking(
     mut commands: Commands,
 ) {
     let Ok(mut fox) = foxes.get_mut(rigged.entity) else { return };
+
     let Some(gltf) = file.and_then(|f| gltfs.get(&f.0)) else { return };
     let (Some(survey), Some(walk)) = (gltf.named_animations.get("Survey"), gltf.named_animations.get("Walk")) else {
         warn!("the fox has no Survey or Walk clip: it stands");
@@ -106,8 +139,8 @@ fn start_walking(
     fox.clips = Some((player, nodes[0], nodes[1]));
 }
 
-/// Walks the fox toward its place beside the player, at the height of the ground under its
-/// hips, its Walk played at the rate its speed asks for (Survey while it stands).
+/// Walks the fox along the player's own path, [`BEHIND`] back, at the height of the ground under
+/// its hips, its Walk played at the rate its speed asks for (Survey while it stands).
 fn follow_player(
     time: Res<Time>,
     rapier: ReadRapierContext,
@@ -118,7 +151,8 @@ fn follow_player(
     let dt = time.delta_secs();
     let (Ok(player), Ok(context)) = (players.single(), rapier.single()) else { return };
     for (mut fox, mut transform) in &mut foxes {
-        let to = (player.translation + player.rotation * HEEL - transform.translation).with_y(0.0);
+        let goal = fox.trail.follow(player.translation);
+        let to = (goal - transform.translation).with_y(0.0);
         let wanted = if to.length() > 0.4 { (1.5 * to.length()).min(TOP_SPEED) } else { 0.0 };
         fox.speed += (wanted - fox.speed) * (1.0 - (-4.0 * dt).exp());
         if fox.speed > 0.05 && to.length() > 0.2 {
@@ -163,61 +197,61 @@ fn ground_height(context: &RapierContext, p: Vec3) -> Option<f32> {
     context.cast_ray(from, -Vec3::Y, 3.0, true, filter).map(|(_, toi)| from.y - toi)
 }
 
-/// The fox's planted paws over the run, as bevy_ik reports them.
+/// The fox's planted paws over the run, per section of the course, as bevy_ik reports them.
 #[derive(Resource, Default, Debug)]
 pub struct FoxFigures {
-    /// Paw-frames in contact while the fox moved.
-    pub planted: u32,
-    /// Largest planted sole float over the ground, m.
-    pub float: f32,
-    /// Deepest planted sole in the ground, m.
-    pub penetration: f32,
-    /// Largest travel of a paw in one contact from where the contact began, m.
-    pub slide: f32,
-    /// Where the paw was at the largest float, penetration and slide (world).
-    pub at: [Vec3; 3],
+    /// Per section (its name): planted paw-frames, the largest planted sole float, the deepest
+    /// planted sole, the largest travel of a paw in one contact (m).
+    pub sections: std::collections::BTreeMap<&'static str, [f32; 4]>,
     /// Per paw, where its contact began (world).
     held: Vec<Option<Vec3>>,
 }
 
 impl FoxFigures {
-    /// One line for the headless output.
+    /// One line per section for the headless output.
     pub fn report(&self) -> String {
-        format!(
-            "fox (CreatureIk, its own Walk, following the player): {} planted paw-frames; planted float {:.2} cm, \
-             penetration {:.2} cm, largest slide in one contact {:.2} cm (with locking); at x, z {}, {}, {}",
-            self.planted,
-            self.float * 100.0,
-            self.penetration * 100.0,
-            self.slide * 100.0,
-            self.at[0].xz(),
-            self.at[1].xz(),
-            self.at[2].xz()
-        )
+        let line = |(name, [planted, float, sink, slide]): (&&str, &[f32; 4])| {
+            format!(
+                "fox (CreatureIk, its own Walk, following the player, with locking), {name}: {planted} planted \
+                 paw-frames; planted float {:.2} cm, penetration {:.2} cm, largest slide in one contact {:.2} cm",
+                float * 100.0,
+                sink * 100.0,
+                slide * 100.0
+            )
+        };
+        self.sections.iter().map(line).collect::<Vec<_>>().join("\n")
     }
 }
 
-fn measure_paws(mut figures: ResMut<FoxFigures>, foxes: Query<(&Fox, &FootPlacerState)>) {
+/// Measures the fox's paws while it moves with a [`FootLock`] (the demo's IK passes without
+/// locking take it off every character): per contact, how far its ball travels from where the
+/// contact began; planted, its sole's float and depth as bevy_ik reports them; each in the
+/// section of the course the paw is in.
+fn measure_paws(
+    mut figures: ResMut<FoxFigures>,
+    layout: Res<CourseLayout>,
+    foxes: Query<(&Fox, &FootPlacerState), With<FootLock>>,
+    unlocked: Query<(), (With<Fox>, Without<FootLock>)>,
+) {
+    if !unlocked.is_empty() {
+        figures.held.clear();
+    }
     for (fox, state) in &foxes {
         let figures = &mut *figures;
         figures.held.resize(state.feet.len(), None);
-
         for (foot, held) in state.feet.iter().zip(figures.held.iter_mut()) {
-            *held = foot.locked.then(|| held.unwrap_or(foot.toe_world));
-            let at = foot.toe_world;
-            let worst = |value: f32, figure: &mut f32, where_: &mut Vec3| {
-                if value > *figure {
-                    (*figure, *where_) = (value, at);
-                }
-            };
-            let [float_at, sink_at, slide_at] = &mut figures.at;
-            if let Some(from) = *held {
-                worst((foot.toe_world - from).with_y(0.0).length(), &mut figures.slide, slide_at);
+            *held = foot.contact.then(|| held.unwrap_or(foot.toe_world));
+            if fox.speed < 0.05 {
+                continue;
             }
-            if foot.contact && fox.speed > 0.05 {
-                figures.planted += 1;
-                worst(foot.float_after, &mut figures.float, float_at);
-                worst(-foot.float_after, &mut figures.penetration, sink_at);
+            let at = figures.sections.entry(layout.section_at(foot.toe_world.xz()).label()).or_default();
+            if let Some(from) = *held {
+                at[3] = at[3].max((foot.toe_world - from).with_y(0.0).length());
+            }
+            if foot.contact {
+                at[0] += 1.0;
+                at[1] = at[1].max(foot.float_after);
+                at[2] = at[2].max(-foot.float_after);
             }
         }
     }

@@ -2,7 +2,8 @@
 //! spider playing its own clips. Once its bones exist its legs are found from the skeleton's
 //! shape ([`ik_core::rig::rig_creature`], whatever the bones are called) and it gets a
 //! [`FootPlacer`] with every leg (the body bone as its pelvis, each leg solved on its last
-//! two links above the foot) and a [`FootLock`], measured from its rest pose. Each outcome is
+//! two links above the foot) and a [`FootLock`] (a [`FootstepPrediction`] on request),
+//! measured from its rest pose. Each outcome is
 //! told once: the legs found on success (logged, a [`RiggedCreature`] and a [`CreatureRigged`]
 //! event), one message naming what was found on failure (logged, a [`CreatureRigFailed`]).
 
@@ -12,6 +13,7 @@ use ik_core::foot_placement::FootRest;
 use ik_core::rig::{CreatureFrame, CreatureRig, SkeletonBone, rig_creature};
 
 use crate::feet::{FootLock, FootPlacer, FootPlacerState, LegBones, LegRest};
+use crate::footstep::FootstepPrediction;
 use crate::humanoid::HumanoidBones;
 
 /// Rig this creature's legs for foot placement and locking as soon as its bones exist.
@@ -31,11 +33,15 @@ use crate::humanoid::HumanoidBones;
 pub struct CreatureIk {
     /// Add a [`FootLock`] to the foot placer. Default on.
     pub foot_lock: bool,
+    /// Add a [`FootstepPrediction`] (swinging paws steered onto whole treads and carried over
+    /// the ground on the way). Default off: on the Fox following the demo's player it left
+    /// planted paws up to 17 cm over flat ground (its swing floors outlast the paw's landing).
+    pub footstep_prediction: bool,
 }
 
 impl Default for CreatureIk {
     fn default() -> Self {
-        CreatureIk { foot_lock: true }
+        CreatureIk { foot_lock: true, footstep_prediction: false }
     }
 }
 
@@ -116,6 +122,9 @@ pub(crate) fn rig_creatures(
         if creature.foot_lock {
             entity.insert(FootLock::default());
         }
+        if creature.footstep_prediction {
+            entity.insert(FootstepPrediction::default());
+        }
         entity.insert(RiggedCreature { rig: report.rig, frame, summary });
         commands.trigger(CreatureRigged { entity: root });
     }
@@ -136,7 +145,7 @@ pub(crate) fn watch_creatures(
         }
         let who = name.map_or_else(|| format!("{root}"), |n| format!("`{n}`"));
         info!("bevy_ik: the bones of {who} were replaced (scene respawned?): rigging it again");
-        commands.entity(root).remove::<(RiggedCreature, FootPlacer, FootPlacerState, FootLock)>();
+        commands.entity(root).remove::<(RiggedCreature, FootPlacer, FootPlacerState, FootLock, FootstepPrediction)>();
     }
 }
 
