@@ -33,8 +33,8 @@
 use glam::Quat;
 
 use crate::IkError;
-pub use crate::fabrik::{ChainJob, ChainScratch, ChainSolution, WarmStart};
-use crate::fabrik::{begin, clamp_joint, finish, forward_kinematics, tip_error};
+pub use crate::chain::{ChainJob, ChainScratch, ChainSolution, WarmStart};
+use crate::chain::{begin, clamp_joint, finish, forward_kinematics, tip_error};
 use crate::limits::shortest_arc;
 
 /// Solves a chain with CCD. See the module documentation for the method and invariants.
@@ -71,7 +71,7 @@ pub fn solve(
 /// One tip-to-root sweep.
 fn sweep(job: &ChainJob, s: &mut ChainScratch) {
     let n = job.joints.len();
-    let tiny = crate::fabrik::ZERO_LENGTH * s.reach;
+    let tiny = crate::chain::ZERO_LENGTH * s.reach;
     for i in (0..n - 1).rev() {
         let pivot = s.positions[i];
         let to_tip = s.positions[n - 1] - pivot;

@@ -37,6 +37,7 @@
 #![warn(missing_docs)]
 
 pub mod ccd;
+pub mod chain;
 pub mod contact;
 pub mod creature_gait;
 pub mod envelope;
