@@ -21,9 +21,10 @@ use crate::humanoid::HumanoidBones;
 /// ```no_run
 /// # use bevy::prelude::*;
 /// # use bevy_ik::prelude::*;
-/// # fn f(mut commands: Commands, asset_server: Res<AssetServer>) {
-/// let fox = asset_server.load(GltfAssetLabel::Scene(0).from_asset("Fox.glb"));
-/// commands.spawn((WorldAssetRoot(fox), CreatureIk::default())).observe(|rigged: On<CreatureRigged>| {
+/// # fn f(mut commands: Commands, fox: Entity) {
+/// // `fox`: the entity above your creature's spawned scene (e.g. the Khronos Fox's
+/// // `WorldAssetRoot`, scaled to metres under it). Rigging waits until the bones exist.
+/// commands.entity(fox).insert(CreatureIk::default()).observe(|rigged: On<CreatureRigged>| {
 ///     info!("{} is standing on its own legs", rigged.entity);
 /// });
 /// # }
