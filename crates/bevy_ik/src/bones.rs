@@ -164,6 +164,9 @@ pub(crate) struct BoneSet {
     pub model: Vec<Xform>,
     /// World transform of the stop entity this frame (identity without a stop).
     pub stop_world: Xform,
+    /// Per bone, last frame's correction (turn, shift) while it is replayed
+    /// (`BoneSet::replay`; scratch, `None`: unchanged).
+    held: Vec<Option<(Quat, Vec3)>>,
 }
 
 impl BoneSet {
@@ -223,6 +226,7 @@ impl BoneSet {
             written: vec![None; n],
             model: vec![Xform::IDENTITY; n],
             stop_world: Xform::IDENTITY,
+            held: Vec::with_capacity(n),
         })
     }
 
@@ -254,6 +258,28 @@ impl BoneSet {
     pub fn update_model(&mut self) {
         // Cannot fail: the buffers have the set's length and parents come first by construction.
         let _ = forward_kinematics(&self.parents, &self.locals, &Xform::IDENTITY, &mut self.model);
+    }
+
+    /// Re-reads this frame's animated locals and applies last frame's corrections to them
+    /// (each bone's turn in its local frame and its shift), without solving: a character the
+    /// frame budget skips keeps its IK on its new pose. Errors as [`BoneSet::refresh`].
+    pub fn replay(&mut self, hierarchy: &Hierarchy) -> Result<(), String> {
+        self.held.clear();
+        self.held.extend(self.read.iter().zip(&self.locals).map(|(read, local)| {
+            (read != local).then(|| (read.rotation.inverse() * local.rotation, local.translation - read.translation))
+        }));
+        self.refresh(hierarchy)?;
+        for ((local, read), held) in self.locals.iter_mut().zip(&self.read).zip(&self.held) {
+            if let Some((turn, shift)) = held {
+                local.rotation = (read.rotation * *turn).normalize();
+                local.translation = read.translation + *shift;
+            }
+        }
+        if !self.changes_are_finite() {
+            self.locals.copy_from_slice(&self.read);
+        }
+        self.update_model();
+        Ok(())
     }
 
     /// Converts a world-space point into the set's space.

@@ -39,6 +39,7 @@
 
 mod bind_pose;
 pub mod bones;
+pub mod budget;
 pub mod chain;
 mod chain_system;
 pub mod creature;
@@ -53,6 +54,7 @@ pub mod gizmos;
 pub mod ground;
 pub mod humanoid;
 mod limb;
+pub mod lod;
 pub mod look_at;
 #[cfg(feature = "scene")]
 mod mesh_sole;
@@ -73,6 +75,7 @@ pub use ik_core;
 
 /// Everything a user needs in one import.
 pub mod prelude {
+    pub use crate::budget::{IkBudget, IkBudgetReport};
     pub use crate::chain::{IkChain, IkChainState, IkSolver, JointLimit, Pole};
     pub use crate::creature::{CreatureIk, CreatureRigFailed, CreatureRigged, RiggedCreature};
     pub use crate::fade::IkFade;
@@ -85,6 +88,7 @@ pub mod prelude {
     pub use crate::humanoid::{
         HumanoidBones, HumanoidIk, HumanoidRigFailed, HumanoidRigged, RigChoice, RigFailed, RiggedHumanoid,
     };
+    pub use crate::lod::{IkLevel, IkLod, IkLodSettings, IkLodState, IkLodViewer};
     pub use crate::look_at::{LookAtJoint, LookAtSpread, LookAtState};
     #[cfg(feature = "animation")]
     pub use crate::retarget::{ClipsRetargeted, RestPose, RetargetClips, RetargetClipsFailed, RetargetedClips};
@@ -140,6 +144,33 @@ impl Default for IkSettings {
     }
 }
 
+/// The level of detail and the frame budget: levels chosen in [`IkSystems::Prepare`], the IK
+/// window timed around the sets.
+fn add_lod(app: &mut App) {
+    app.init_resource::<lod::IkLodSettings>()
+        .init_resource::<budget::IkBudget>()
+        .init_resource::<budget::IkBudgetReport>()
+        .register_type::<lod::IkLevel>()
+        .register_type::<lod::IkLod>()
+        .register_type::<lod::IkLodViewer>()
+        .register_type::<lod::IkLodSettings>()
+        .register_type::<lod::IkLodState>()
+        .register_type::<budget::IkBudget>()
+        .register_type::<budget::IkBudgetReport>();
+    let any_lod = any_with_component::<lod::IkLod>;
+    app.add_systems(
+        PostUpdate,
+        (lod::choose_levels, budget::assign_rates).chain().in_set(IkSystems::Prepare).run_if(any_lod),
+    );
+    let start = budget::start_ik_clock.after(AnimationSystems).before(IkSystems::Prepare);
+    #[cfg(feature = "rapier")]
+    let start = start.after(bevy_rapier3d::plugin::PhysicsSet::Writeback);
+    app.add_systems(PostUpdate, start.run_if(any_lod)).add_systems(
+        PostUpdate,
+        budget::stop_ik_clock.after(IkSystems::Chains).before(TransformSystems::Propagate).run_if(any_lod),
+    );
+}
+
 /// Adds bevy_ik's components, resources and systems.
 #[derive(Default)]
 pub struct IkPlugin {
@@ -181,6 +212,7 @@ impl Plugin for IkPlugin {
             .register_type::<stairs::StairFinder>()
             .register_type::<stairs::StairsAhead>();
         ground::build(app);
+        add_lod(app);
 
         app.configure_sets(
             PostUpdate,

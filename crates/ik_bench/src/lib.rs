@@ -8,7 +8,9 @@
 //! - [`rig`]: the 18-bone character, its procedural walk and its full IK set-up.
 //! - [`floor`]: the floor systems (touch each bone once).
 //! - [`scenario`]: one app per scenario, the timed window, the error measurement.
+//! - [`lod`]: the level-of-detail and crowd scenarios' set-up and figures.
 
 pub mod floor;
+pub mod lod;
 pub mod rig;
 pub mod scenario;
