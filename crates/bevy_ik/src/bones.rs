@@ -164,9 +164,6 @@ pub(crate) struct BoneSet {
     pub model: Vec<Xform>,
     /// World transform of the stop entity this frame (identity without a stop).
     pub stop_world: Xform,
-    /// Per bone, last frame's correction (turn, shift) while it is replayed
-    /// (`BoneSet::replay`; scratch, `None`: unchanged).
-    held: Vec<Option<(Quat, Vec3)>>,
 }
 
 impl BoneSet {
@@ -226,7 +223,6 @@ impl BoneSet {
             written: vec![None; n],
             model: vec![Xform::IDENTITY; n],
             stop_world: Xform::IDENTITY,
-            held: Vec::with_capacity(n),
         })
     }
 
@@ -260,25 +256,34 @@ impl BoneSet {
         let _ = forward_kinematics(&self.parents, &self.locals, &Xform::IDENTITY, &mut self.model);
     }
 
-    /// Re-reads this frame's animated locals and applies last frame's corrections to them
+    /// Re-reads this frame's animated locals and applies the last solve's corrections to them
     /// (each bone's turn in its local frame and its shift), without solving: a character the
-    /// frame budget skips keeps its IK on its new pose. Errors as [`BoneSet::refresh`].
+    /// frame budget skips keeps its IK on its new pose. Cheap on purpose: no parent checks, no
+    /// world transform of the stop and no forward kinematics (`model` and `stop_world` stay the
+    /// last solve's). Errors when a bone is gone.
     pub fn replay(&mut self, hierarchy: &Hierarchy) -> Result<(), String> {
-        self.held.clear();
-        self.held.extend(self.read.iter().zip(&self.locals).map(|(read, local)| {
-            (read != local).then(|| (read.rotation.inverse() * local.rotation, local.translation - read.translation))
-        }));
-        self.refresh(hierarchy)?;
-        for ((local, read), held) in self.locals.iter_mut().zip(&self.read).zip(&self.held) {
-            if let Some((turn, shift)) = held {
-                local.rotation = (read.rotation * *turn).normalize();
-                local.translation = read.translation + *shift;
-            }
+        for i in 0..self.entities.len() {
+            let Ok((transform, _)) = hierarchy.get(self.entities[i]) else {
+                return Err(format!("bone {} was despawned or lost its Transform", self.entities[i]));
+            };
+            let current = xform_of(transform);
+            let (read, local) = (self.read[i], self.locals[i]);
+            let animated = animated_input(current, self.written[i]).unwrap_or(read);
+            self.locals[i] = if read == local {
+                animated
+            } else {
+                Xform {
+                    rotation: (animated.rotation * (read.rotation.inverse() * local.rotation)).normalize(),
+                    translation: animated.translation + (local.translation - read.translation),
+                    ..animated
+                }
+            };
+            self.read[i] = animated;
+            self.current[i] = current;
         }
         if !self.changes_are_finite() {
             self.locals.copy_from_slice(&self.read);
         }
-        self.update_model();
         Ok(())
     }
 

@@ -118,25 +118,40 @@ pub fn assign_rates(
     let report = &mut *report;
     report.frame = report.frame.wrapping_add(1);
     let frame = report.frame;
+    let running = |s: &IkLodState| s.level != IkLevel::Off || s.fades.placement > 0.0 || s.fades.look_at > 0.0;
+    let cost = report.micros_per_solve;
+    let (n, (every, second)) = if budget.micros > 0.0 && cost > 0.0 && budget.micros.is_finite() {
+        let (mut n, mut near) = (0, 0);
+        for (_, state) in characters.iter().filter(|(_, s)| running(s)) {
+            n += 1;
+            near += usize::from(state.distance < budget.always_within);
+        }
+        (n, split_rates(n, near, budget.micros / cost))
+    } else {
+        (usize::MAX, (usize::MAX, 0))
+    };
+    if every >= n {
+        // Within the budget (or none): everyone every frame, no sorting.
+        let solved = core::sync::atomic::AtomicUsize::new(0);
+        characters.par_iter_mut().for_each(|(_, mut state)| {
+            let state = state.bypass_change_detection();
+            (state.rate, state.update_now) = (1, true);
+            if running(state) {
+                solved.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        report.solved = solved.into_inner();
+        report.at_rate = [report.solved, 0, 0];
+        return;
+    }
     let mut order = std::mem::take(&mut report.order);
     order.clear();
-    let running = |s: &IkLodState| s.level != IkLevel::Off || s.fades.placement > 0.0 || s.fades.look_at > 0.0;
     order.extend(characters.iter().filter(|(_, s)| running(s)).map(|(e, s)| (s.distance, e)));
-    let n = order.len();
-    let cost = report.micros_per_solve;
-    let (every, second) = if budget.micros > 0.0 && cost > 0.0 && budget.micros.is_finite() {
-        let near = order.iter().filter(|(d, _)| *d < budget.always_within).count();
-        split_rates(n, near, budget.micros / cost)
-    } else {
-        (n, 0)
-    };
     let by_distance = |a: &(f32, Entity), b: &(f32, Entity)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-    if every < n {
-        order.select_nth_unstable_by(every, by_distance);
-        let rest = &mut order[every..];
-        if second < rest.len() {
-            rest.select_nth_unstable_by(second, by_distance);
-        }
+    order.select_nth_unstable_by(every, by_distance);
+    let rest = &mut order[every..];
+    if second < rest.len() {
+        rest.select_nth_unstable_by(second, by_distance);
     }
     let mut solved = 0;
     for (i, (_, entity)) in order.iter().enumerate() {

@@ -406,8 +406,10 @@ impl FootPlacement<'_> {
             // anything hanging over the foot.
             let mut cast = |point: Vec3| rays.under(&mut ground, point);
             let ends = points[2].is_some() || points[3].is_some();
-            let hits: [_; SOLE_PROBES] =
+            let cast_hits: [_; SOLE_PROBES] =
                 core::array::from_fn(|k| points[k].filter(|_| s.probes.probes(k, ends)).and_then(|(at, _)| cast(at)));
+            // Points left unprobed take the ground of their nearest probed neighbour's plane.
+            let hits = probe::fill_unprobed(&points, cast_hits);
             st.probes = hits;
             st.target = None;
             st.toes_down = 0.0;
@@ -501,7 +503,7 @@ impl FootPlacement<'_> {
                     report.ground_point = point;
                     report.ground_normal = normal;
                 }
-                if let Some((point, normal)) = hits[1] {
+                if let Some((point, normal)) = cast_hits[1] {
                     report.toe_hit = true;
                     report.toe_ground_point = point;
                     report.toe_ground_normal = normal;

@@ -19,8 +19,9 @@ pub enum KneePole {
 }
 
 /// Which of a foot's sole points are probed for ground ([`FootPlacementSettings::probes`]): fewer
-/// rays for characters far from the camera (a level of detail). Points left out are not probed
-/// and carry no say in the foot's height or tilt.
+/// rays for characters far from the camera (a level of detail). A point left out is not probed:
+/// it takes the ground of the plane found under its nearest probed neighbour, so it still keeps
+/// clear of flat or sloped ground (not of a step between the two).
 ///
 /// ```
 /// use ik_core::foot_placement::{FootPlacementSettings, SoleProbes};
