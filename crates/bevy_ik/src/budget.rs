@@ -3,8 +3,8 @@
 //! keep last frame's corrections on their new animated pose (`BoneSet::replay`). The nearest
 //! ([`IkBudget::always_within`]) are solved every frame.
 //!
-//! **Method.** The IK window (from before [`crate::IkSystems::Prepare`] to after
-//! [`crate::IkSystems::Chains`]) is timed every frame; its time divided by the characters solved
+//! **Method.** The IK window (from the level choice in [`crate::IkSystems::Prepare`] to the
+//! end of [`crate::IkSystems::Chains`]) is timed every frame; its time divided by the characters solved
 //! in it, smoothed, is the cost of one solve (fixed costs and ungoverned chains included, so the
 //! estimate errs high and the window settles at the budget). Affordable solves per frame =
 //! budget ÷ cost; the most characters solved every frame that this allows, nearest first, the
@@ -90,12 +90,12 @@ pub fn split_rates(n: usize, near: usize, affordable: f32) -> (usize, usize) {
     (near, second.min(n - near))
 }
 
-/// Starts the IK window's clock (before [`crate::IkSystems::Prepare`]).
+/// Starts the IK window's clock (in [`crate::IkSystems::Prepare`], before the levels are chosen).
 pub fn start_ik_clock(mut report: ResMut<IkBudgetReport>) {
     report.started = Some(Instant::now());
 }
 
-/// Stops the IK window's clock (after [`crate::IkSystems::Chains`]) and updates the cost of one
+/// Stops the IK window's clock (at the end of [`crate::IkSystems::Chains`]) and updates the cost of one
 /// solve.
 pub fn stop_ik_clock(mut report: ResMut<IkBudgetReport>) {
     let Some(started) = report.started.take() else { return };
@@ -165,7 +165,7 @@ pub fn assign_rates(
         if let Ok((_, mut state)) = characters.get_mut(*entity) {
             let state = state.bypass_change_detection();
             state.rate = rate;
-            state.update_now = (frame + u64::from(entity.index_u32())) % u64::from(rate) == 0;
+            state.update_now = (frame + u64::from(entity.index_u32())).is_multiple_of(u64::from(rate));
             solved += usize::from(state.update_now);
         }
     }

@@ -145,7 +145,7 @@ impl Default for IkSettings {
 }
 
 /// The level of detail and the frame budget: levels chosen in [`IkSystems::Prepare`], the IK
-/// window timed around the sets.
+/// window timed from there to the end of [`IkSystems::Chains`].
 fn add_lod(app: &mut App) {
     app.init_resource::<lod::IkLodSettings>()
         .init_resource::<budget::IkBudget>()
@@ -157,17 +157,18 @@ fn add_lod(app: &mut App) {
         .register_type::<lod::IkLodState>()
         .register_type::<budget::IkBudget>()
         .register_type::<budget::IkBudgetReport>();
+    // Inside bevy_ik's own sets: no ordering against anyone else's systems.
     let any_lod = any_with_component::<lod::IkLod>;
     app.add_systems(
         PostUpdate,
-        (lod::choose_levels, budget::assign_rates).chain().in_set(IkSystems::Prepare).run_if(any_lod),
-    );
-    let start = budget::start_ik_clock.after(AnimationSystems).before(IkSystems::Prepare);
-    #[cfg(feature = "rapier")]
-    let start = start.after(bevy_rapier3d::plugin::PhysicsSet::Writeback);
-    app.add_systems(PostUpdate, start.run_if(any_lod)).add_systems(
+        (budget::start_ik_clock, lod::choose_levels, budget::assign_rates)
+            .chain()
+            .in_set(IkSystems::Prepare)
+            .run_if(any_lod),
+    )
+    .add_systems(
         PostUpdate,
-        budget::stop_ik_clock.after(IkSystems::Chains).before(TransformSystems::Propagate).run_if(any_lod),
+        budget::stop_ik_clock.in_set(IkSystems::Chains).after(chain_system::solve_chains).run_if(any_lod),
     );
 }
 

@@ -184,14 +184,18 @@ fn lod_summary(results: &[Measurement], counts: &[usize]) {
     }
     println!();
     println!(
-        "| LOD scenario | N | IK window ms | ns/character | Full / Reduced / Minimal / Off | every 1 / 2 / 4 frames | budget's own window ms | planted feet | max float cm | max sink cm |"
+        "| LOD scenario | N | IK window ms | ns/character | Full / Reduced / Minimal / Off | every 1 / 2 / 4 frames | budget's own window ms | planted feet: float / sink cm (feet) at Full; Reduced; Minimal |"
     );
-    println!("|---|---:|---:|---:|---|---|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---|---|---:|---|");
     for m in &rows {
         let Some(f) = &m.lod else { continue };
         let window = median_ns(&m.window);
+        let feet = f.feet.map(|l| match l.planted {
+            0 => "–".to_string(),
+            n => format!("{:.2} / {:.2} ({n})", l.max_float * 100.0, l.max_sink * 100.0),
+        });
         println!(
-            "| {} | {} | {:.3} | {:.0} | {} | {} | {:.3} | {} | {:.2} | {:.2} |",
+            "| {} | {} | {:.3} | {:.0} | {} | {} | {:.3} | {} |",
             m.scenario.label(),
             m.characters,
             ms(window),
@@ -199,9 +203,7 @@ fn lod_summary(results: &[Measurement], counts: &[usize]) {
             f.levels.map(|n| n.to_string()).join(" / "),
             f.at_rate.map(|n| n.to_string()).join(" / "),
             f.budget_window_micros / 1000.0,
-            f.planted_feet,
-            f.max_float * 100.0,
-            f.max_sink * 100.0,
+            feet.join("; "),
         );
     }
     let stack: Vec<(usize, f64)> = counts

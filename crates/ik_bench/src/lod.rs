@@ -27,11 +27,21 @@ pub struct LodFigures {
     pub at_rate: [usize; 3],
     /// The budget's own reading of the last IK window, µs.
     pub budget_window_micros: f32,
-    /// Planted feet (planted weight ≥ 0.99) measured.
-    pub planted_feet: usize,
-    /// Highest lowest-sole-point of a planted foot above the ground, m.
+    /// Per level (Full, Reduced, Minimal): planted feet measured, the highest lowest-sole-point
+    /// of one above the ground and the deepest below it (m, ≥ 0). Planted: labelled in contact
+    /// by the walk this frame and at a planted weight ≥ 0.99 in the last solve; characters
+    /// still blending their placement in or out are left out.
+    pub feet: [FeetFigures; 3],
+}
+
+/// Planted feet against the ground at one level ([`LodFigures::feet`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FeetFigures {
+    /// Planted feet measured.
+    pub planted: usize,
+    /// Highest lowest-sole-point above the ground, m.
     pub max_float: f32,
-    /// Deepest lowest-sole-point of a planted foot below the ground, m (≥ 0).
+    /// Deepest lowest-sole-point below the ground, m (≥ 0).
     pub max_sink: f32,
 }
 
@@ -69,20 +79,24 @@ pub fn figures(world: &mut World) -> LodFigures {
     let plane = rig::ground_plane();
     let normal = plane.normal.normalize();
     let above = |p: Vec3| (p - Vec3::Y * plane.height).dot(normal);
-    let mut placers = world.query::<(&FootPlacer, &FootPlacerState)>();
-    let feet: Vec<(Entity, Entity)> = placers
-        .iter(world)
-        .flat_map(|(placer, state)| {
-            placer
-                .legs
-                .iter()
-                .zip(&state.feet)
-                .filter(|(_, f)| f.planted >= 0.99)
-                .map(|(l, _)| (l.ankle, l.toe.unwrap_or(l.ankle)))
-        })
-        .collect();
-    let (mut float, mut sink) = (f32::NEG_INFINITY, 0.0f32);
-    for (ankle, ball) in feet {
+    let mut placers = world.query::<(&FootPlacer, &FootPlacerState, Option<&FootLock>, Option<&IkLodState>)>();
+    let mut feet: Vec<(usize, Entity, Entity)> = Vec::new();
+    for (placer, state, lock, lod) in placers.iter(world) {
+        let level = lod.map_or(0, |l| l.level as usize);
+        if level > 2 || lod.is_some_and(|l| l.fades.placement < 1.0) {
+            continue;
+        }
+        let labels = match lock.map(|l| &l.contacts) {
+            Some(ContactSource::Manual(flags)) => flags.clone(),
+            _ => vec![true; placer.legs.len()],
+        };
+        for ((leg, status), label) in placer.legs.iter().zip(&state.feet).zip(labels) {
+            if label && status.planted >= 0.99 {
+                feet.push((level, leg.ankle, leg.toe.unwrap_or(leg.ankle)));
+            }
+        }
+    }
+    for (level, ankle, ball) in feet {
         let (Some(a), Some(b)) = (world.get::<GlobalTransform>(ankle), world.get::<GlobalTransform>(ball)) else {
             continue;
         };
@@ -95,11 +109,10 @@ pub fn figures(world: &mut World) -> LodFigures {
         .into_iter()
         .map(above)
         .fold(f32::INFINITY, f32::min);
-        float = float.max(lowest);
-        sink = sink.max(-lowest);
-        out.planted_feet += 1;
+        let f = &mut out.feet[level];
+        f.max_float = if f.planted == 0 { lowest } else { f.max_float.max(lowest) };
+        f.max_sink = f.max_sink.max(-lowest);
+        f.planted += 1;
     }
-    out.max_float = if out.planted_feet > 0 { float } else { 0.0 };
-    out.max_sink = sink;
     out
 }

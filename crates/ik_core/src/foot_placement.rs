@@ -409,7 +409,7 @@ impl FootPlacement<'_> {
             let cast_hits: [_; SOLE_PROBES] =
                 core::array::from_fn(|k| points[k].filter(|_| s.probes.probes(k, ends)).and_then(|(at, _)| cast(at)));
             // Points left unprobed take the ground of their nearest probed neighbour's plane.
-            let hits = probe::fill_unprobed(&points, cast_hits);
+            let hits = probe::fill_unprobed(&points, cast_hits, |k| s.probes.probes(k, ends));
             st.probes = hits;
             st.target = None;
             st.toes_down = 0.0;
