@@ -153,7 +153,7 @@ fn spawn_walker(world: &mut World, x: f32, z: f32, phase: f32) -> Walker {
 /// An app on a 5° rapier slope (rising toward +Z) with the walk.
 fn slope_app() -> App {
     let mut app = headless_app();
-    app.add_plugins(RapierPhysicsPlugin::<NoUserData>::default());
+    app.add_plugins((IkLodPlugin, RapierPhysicsPlugin::<NoUserData>::default()));
     app.insert_resource(IkGround::Rapier);
     let tilt = Quat::from_rotation_x(-SLOPE);
     let half = Vec3::new(200.0, 0.5, 200.0);

@@ -98,7 +98,7 @@ pub mod prelude {
     pub use crate::stairs::{StairFinder, StairsAhead};
     pub use crate::target::IkTarget;
     pub use crate::warping::{PoseWarping, PoseWarpingState, WarpSpineJoint, WarpVelocity};
-    pub use crate::{IkPlugin, IkSettings, IkSystems};
+    pub use crate::{IkLodPlugin, IkPlugin, IkSettings, IkSystems};
 }
 
 /// The system sets bevy_ik runs in, in [`PostUpdate`], chained in this order. Order your own
@@ -172,6 +172,25 @@ fn add_lod(app: &mut App) {
     );
 }
 
+/// Adds the level of detail and the frame budget ([`lod`], [`budget`]): their resources and the
+/// systems that choose levels and rates, in [`IkSystems::Prepare`] and [`IkSystems::Chains`].
+/// Add it next to [`IkPlugin`] in an app that uses [`lod::IkLod`]; an app without it has the
+/// same schedule as before these existed.
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use bevy_ik::prelude::*;
+/// App::new().add_plugins((MinimalPlugins, IkPlugin::default(), IkLodPlugin)).run();
+/// ```
+#[derive(Default)]
+pub struct IkLodPlugin;
+
+impl Plugin for IkLodPlugin {
+    fn build(&self, app: &mut App) {
+        add_lod(app);
+    }
+}
+
 /// Adds bevy_ik's components, resources and systems.
 #[derive(Default)]
 pub struct IkPlugin {
@@ -213,7 +232,6 @@ impl Plugin for IkPlugin {
             .register_type::<stairs::StairFinder>()
             .register_type::<stairs::StairsAhead>();
         ground::build(app);
-        add_lod(app);
 
         app.configure_sets(
             PostUpdate,

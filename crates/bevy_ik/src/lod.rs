@@ -7,7 +7,8 @@
 //! search ([`IkLevel::placement_settings`]), no prediction, no lock, fewer look-at joints.
 //!
 //! The frame budget ([`crate::budget`]) reads the same state: it decides which characters
-//! update this frame ([`IkLodState::update_now`]).
+//! update this frame ([`IkLodState::update_now`]). Both need [`crate::IkLodPlugin`] next to
+//! [`crate::IkPlugin`].
 //!
 //! Only the components on the character root are governed ([`crate::feet::FootPlacer`],
 //! [`crate::feet::FootLock`], [`crate::footstep::FootstepPrediction`],

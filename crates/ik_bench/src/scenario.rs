@@ -332,6 +332,9 @@ pub fn build(scenario: Scenario, count: usize) -> App {
                     crate::lod::default_stack(app.world_mut(), c, lod);
                 }
             }
+            if matches!(scenario, Scenario::DefaultStack { lod: Some(_) } | Scenario::Crowd { .. }) {
+                app.add_plugins(IkLodPlugin);
+            }
             if let Scenario::Crowd { budget } = scenario {
                 crate::lod::crowd(app.world_mut(), count, budget);
             }
