@@ -14,6 +14,7 @@ mod feet;
 mod feet_avian;
 mod frame_rate;
 mod lifecycle;
+mod lod;
 mod look_at;
 mod mannequin;
 mod platforms;

@@ -256,6 +256,37 @@ impl BoneSet {
         let _ = forward_kinematics(&self.parents, &self.locals, &Xform::IDENTITY, &mut self.model);
     }
 
+    /// Re-reads this frame's animated locals and applies the last solve's corrections to them
+    /// (each bone's turn in its local frame and its shift), without solving: a character the
+    /// frame budget skips keeps its IK on its new pose. Cheap on purpose: no parent checks, no
+    /// world transform of the stop and no forward kinematics (`model` and `stop_world` stay the
+    /// last solve's). Errors when a bone is gone.
+    pub fn replay(&mut self, hierarchy: &Hierarchy) -> Result<(), String> {
+        for i in 0..self.entities.len() {
+            let Ok((transform, _)) = hierarchy.get(self.entities[i]) else {
+                return Err(format!("bone {} was despawned or lost its Transform", self.entities[i]));
+            };
+            let current = xform_of(transform);
+            let (read, local) = (self.read[i], self.locals[i]);
+            let animated = animated_input(current, self.written[i]).unwrap_or(read);
+            self.locals[i] = if read == local {
+                animated
+            } else {
+                Xform {
+                    rotation: (animated.rotation * (read.rotation.inverse() * local.rotation)).normalize(),
+                    translation: animated.translation + (local.translation - read.translation),
+                    ..animated
+                }
+            };
+            self.read[i] = animated;
+            self.current[i] = current;
+        }
+        if !self.changes_are_finite() {
+            self.locals.copy_from_slice(&self.read);
+        }
+        Ok(())
+    }
+
     /// Converts a world-space point into the set's space.
     pub fn world_to_model(&self, point: Vec3) -> Vec3 {
         self.stop_world.inverse_transform_point(point)

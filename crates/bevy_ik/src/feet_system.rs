@@ -10,7 +10,7 @@
 
 use bevy::prelude::*;
 use ik_core::foot_placement::{
-    FootPlacement, FootPlacementState, FootReport, FootRig, SwingFloor, knee_bend_direction,
+    FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, FootRig, SwingFloor, knee_bend_direction,
 };
 use ik_core::footstep::RootVelocity;
 use ik_core::leg::LegChain;
@@ -25,6 +25,7 @@ use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerSt
 use crate::feet_lock::{self, LockMemory, lock_toes};
 use crate::footstep::{self, FootstepPrediction, FootstepPredictionState};
 use crate::ground::{GroundProbe, GroundRays};
+use crate::lod::{IkLevel, IkLodState};
 use crate::warping::{PoseWarping, PoseWarpingState, WarpGround, warp_pose};
 use ik_core::warping::MAX_LEGS;
 
@@ -42,7 +43,7 @@ pub fn place_feet(
     mut placers: Query<(
         Entity,
         (&FootPlacer, Option<&FootLock>, Option<(&FootstepPrediction, &mut FootstepPredictionState)>),
-        Option<&IkFade>,
+        (Option<&IkFade>, Option<&IkLodState>),
         &mut FootPlacerState,
         Option<(&PoseWarping, &mut PoseWarpingState)>,
     )>,
@@ -57,18 +58,29 @@ pub fn place_feet(
     {
         let hierarchy = transforms.p0();
         let notices = faults.notices();
-        let solve = |(root, (placer, lock, mut prediction), fade, mut state, mut warping): (
+        let solve = |(root, (placer, lock, mut prediction), (fade, lod), mut state, mut warping): (
             Entity,
             (&FootPlacer, Option<&FootLock>, Option<(&FootstepPrediction, Mut<FootstepPredictionState>)>),
-            Option<&IkFade>,
+            (Option<&IkFade>, Option<&IkLodState>),
             Mut<FootPlacerState>,
             Warping,
         )| {
             let state = &mut *state;
             state.inner.dirty = false;
+            // Level of detail: nothing at `Off` once faded; last frame's corrections replayed on
+            // a frame the budget skips.
+            match lod {
+                Some(lod) if lod.placement_weight() <= 0.0 => return,
+                Some(lod) if !lod.update_now => {
+                    let replayed = state.inner.bones.as_mut().map(|b| b.replay(&hierarchy));
+                    state.inner.dirty = matches!(replayed, Some(Ok(())));
+                    return;
+                }
+                _ => {}
+            }
             let borrowed = warping.as_mut().map(|(w, s)| (*w, &mut **s));
             let prediction = prediction.as_mut().map(|(p, s)| (*p, &mut **s));
-            let components = Components { placer, lock, prediction, fade, warping: borrowed };
+            let components = Components { placer, lock, prediction, fade, lod, warping: borrowed };
             let outcome = solve_character(root, components, state, &hierarchy, &probe, dt);
             if outcome.is_err() {
                 state.inner.dirty = restore_after_fault(state.inner.bones.as_mut(), &outcome);
@@ -160,6 +172,7 @@ struct Components<'a> {
     lock: Option<&'a FootLock>,
     prediction: Prediction<'a>,
     fade: Option<&'a IkFade>,
+    lod: Option<&'a IkLodState>,
     warping: WarpingRef<'a>,
 }
 
@@ -171,7 +184,7 @@ type Prediction<'a> = Option<(&'a FootstepPrediction, &'a mut FootstepPrediction
 /// floors through the placer's scratch.
 fn solve_character(
     root: Entity,
-    Components { placer, lock, prediction, fade, warping }: Components,
+    Components { placer, lock, prediction, fade, lod, warping }: Components,
     state: &mut FootPlacerState,
     hierarchy: &Hierarchy,
     probe: &GroundProbe,
@@ -199,12 +212,23 @@ fn solve_character(
     reset(&mut s.steer);
     s.swing_floors.clear();
     s.swing_floors.resize(legs, SwingFloor::default());
+    // A level of detail fades the prediction and the lock out (and stops them once faded).
+    let (level, lock_weight, prediction_weight) =
+        lod.map_or((IkLevel::Full, 1.0, 1.0), |l| (l.level, l.lock_weight(), l.prediction_weight()));
+    let prediction = prediction.filter(|_| prediction_weight > 0.0);
+    let lock = lock.filter(|_| lock_weight > 0.0);
     let predicting = prediction.is_some();
-    if let Some(prediction) = prediction {
+    if let Some((prediction, memory)) = prediction {
+        let prediction = (prediction, memory, prediction_weight);
         predict(prediction, (placer, lock), s, floor_heights, &mut state.feet, (probe, root), dt);
     }
     match lock {
-        Some(lock) => lock_feet(lock, s, &mut state.feet, hierarchy, dt)?,
+        Some(lock) => {
+            lock_feet(lock, s, &mut state.feet, hierarchy, dt)?;
+            for (shift, steer) in s.shifts.iter_mut().zip(&s.steer).filter(|_| lock_weight < 1.0) {
+                *shift = *steer + (*shift - *steer) * lock_weight;
+            }
+        }
         // A lock taken off forgets its holds: put back later, it starts from the feet as they
         // are then, not from where they were planted when it was removed.
         None => {
@@ -212,8 +236,9 @@ fn solve_character(
             s.surfaces.iter_mut().for_each(|s| *s = None);
         }
     }
-    let weight = effective_weight(placer.weight, fade);
-    let pelvis_offset = place(placer, s, (floor_heights, predicting), (probe, root), weight, dt)?;
+    let weight = effective_weight(placer.weight, fade) * lod.map_or(1.0, IkLodState::placement_weight);
+    let settings = level.placement_settings(placer.settings);
+    let pelvis_offset = place(s, (floor_heights, predicting), (probe, root), (settings, weight), dt)?;
     report_feet(placer, s, &mut state.feet, lock.is_some());
     if lock.is_some() {
         let bones = s.bones.as_ref().expect("gathered");
@@ -298,9 +323,10 @@ fn warp(
 }
 
 /// The prediction stage: [`footstep::predict_steps`], its landing shifts and swing floors
-/// handed to the lock (or, without one, the placement) and the placement.
+/// handed to the lock (or, without one, the placement) and the placement, scaled by `weight`
+/// (a level of detail fading the prediction in or out).
 fn predict(
-    (prediction, memory): (&FootstepPrediction, &mut FootstepPredictionState),
+    (prediction, memory, weight): (&FootstepPrediction, &mut FootstepPredictionState, f32),
     (placer, lock): (&FootPlacer, Option<&FootLock>),
     s: &mut FeetScratch,
     floor_heights: &[f32],
@@ -322,7 +348,8 @@ fn predict(
     let settings = (&prediction.settings, &mut *memory);
     footstep::predict_steps(settings, (to_world, &s.motion), legs, feet, (probe, root, ray), dt);
     for (i, out) in memory.outputs.iter().enumerate() {
-        (s.steer[i], s.swing_floors[i]) = (out.steer, out.floor);
+        let floor = SwingFloor { weight: out.floor.weight * weight, ..out.floor };
+        (s.steer[i], s.swing_floors[i]) = (out.steer * weight, floor);
     }
     if lock.is_none() {
         s.shifts.copy_from_slice(&s.steer);
@@ -345,13 +372,12 @@ fn lock_feet(
 }
 
 /// The placement stage: [`FootPlacement`] on the gathered pose (the swing floors with a
-/// prediction); returns the pelvis offset.
+/// prediction) with the level of detail's settings; returns the pelvis offset.
 fn place(
-    placer: &FootPlacer,
     s: &mut FeetScratch,
     (floor_heights, predicting): (&[f32], bool),
     (probe, root): (&GroundProbe, Entity),
-    weight: f32,
+    (settings, weight): (FootPlacementSettings, f32),
     dt: f32,
 ) -> Result<f32, IkFault> {
     let Some(bones) = s.bones.as_mut() else { return Err(IkFault::MissingBone("feet".into())) };
@@ -364,7 +390,7 @@ fn place(
         floor_heights,
         swing_floors: if predicting { &s.swing_floors } else { &[] },
         travel: s.motion.travel_in_model(bones.stop_world),
-        settings: placer.settings,
+        settings,
         weight,
     };
     let cast = |o, d, m| probe.cast(o, d, m, root);

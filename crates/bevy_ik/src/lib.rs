@@ -39,6 +39,7 @@
 
 mod bind_pose;
 pub mod bones;
+pub mod budget;
 pub mod chain;
 mod chain_system;
 pub mod creature;
@@ -53,6 +54,7 @@ pub mod gizmos;
 pub mod ground;
 pub mod humanoid;
 mod limb;
+pub mod lod;
 pub mod look_at;
 #[cfg(feature = "scene")]
 mod mesh_sole;
@@ -74,6 +76,7 @@ pub use ik_core;
 
 /// Everything a user needs in one import.
 pub mod prelude {
+    pub use crate::budget::{IkBudget, IkBudgetReport};
     pub use crate::chain::{IkChain, IkChainState, IkSolver, JointLimit, Pole};
     pub use crate::creature::{CreatureIk, CreatureRigFailed, CreatureRigged, RiggedCreature};
     pub use crate::fade::IkFade;
@@ -86,6 +89,7 @@ pub mod prelude {
     pub use crate::humanoid::{
         HumanoidBones, HumanoidIk, HumanoidRigFailed, HumanoidRigged, RigChoice, RigFailed, RiggedHumanoid,
     };
+    pub use crate::lod::{IkLevel, IkLod, IkLodSettings, IkLodState, IkLodViewer};
     pub use crate::look_at::{LookAtJoint, LookAtSpread, LookAtState};
     pub use crate::procedural_gait::{GaitLeg, ProceduralGait, ProceduralGaitState};
     #[cfg(feature = "animation")]
@@ -96,7 +100,7 @@ pub mod prelude {
     pub use crate::stairs::{StairFinder, StairsAhead};
     pub use crate::target::IkTarget;
     pub use crate::warping::{PoseWarping, PoseWarpingState, WarpSpineJoint, WarpVelocity};
-    pub use crate::{IkPlugin, IkSettings, IkSystems};
+    pub use crate::{IkLodPlugin, IkPlugin, IkSettings, IkSystems};
 }
 
 /// The system sets bevy_ik runs in, in [`PostUpdate`], chained in this order. Order your own
@@ -140,6 +144,53 @@ pub(crate) fn batching() -> bevy::ecs::batching::BatchingStrategy {
 impl Default for IkSettings {
     fn default() -> Self {
         IkSettings { enabled: true, parallel: true }
+    }
+}
+
+/// The level of detail and the frame budget: levels chosen in [`IkSystems::Prepare`], the IK
+/// window timed from there to the end of [`IkSystems::Chains`].
+fn add_lod(app: &mut App) {
+    app.init_resource::<lod::IkLodSettings>()
+        .init_resource::<budget::IkBudget>()
+        .init_resource::<budget::IkBudgetReport>()
+        .register_type::<lod::IkLevel>()
+        .register_type::<lod::IkLod>()
+        .register_type::<lod::IkLodViewer>()
+        .register_type::<lod::IkLodSettings>()
+        .register_type::<lod::IkLodState>()
+        .register_type::<budget::IkBudget>()
+        .register_type::<budget::IkBudgetReport>();
+    // Inside bevy_ik's own sets: no ordering against anyone else's systems.
+    let any_lod = any_with_component::<lod::IkLod>;
+    app.add_systems(
+        PostUpdate,
+        (budget::start_ik_clock, lod::choose_levels, budget::assign_rates)
+            .chain()
+            .in_set(IkSystems::Prepare)
+            .run_if(any_lod),
+    )
+    .add_systems(
+        PostUpdate,
+        budget::stop_ik_clock.in_set(IkSystems::Chains).after(chain_system::solve_chains).run_if(any_lod),
+    );
+}
+
+/// Adds the level of detail and the frame budget ([`lod`], [`budget`]): their resources and the
+/// systems that choose levels and rates, in [`IkSystems::Prepare`] and [`IkSystems::Chains`].
+/// Add it next to [`IkPlugin`] in an app that uses [`lod::IkLod`]; an app without it has the
+/// same schedule as before these existed.
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use bevy_ik::prelude::*;
+/// App::new().add_plugins((MinimalPlugins, IkPlugin::default(), IkLodPlugin)).run();
+/// ```
+#[derive(Default)]
+pub struct IkLodPlugin;
+
+impl Plugin for IkLodPlugin {
+    fn build(&self, app: &mut App) {
+        add_lod(app);
     }
 }
 

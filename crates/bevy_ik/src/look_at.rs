@@ -12,6 +12,7 @@ use crate::IkSettings;
 use crate::bones::{BoneSet, GatheredBones, Hierarchy, apply_correction, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultLatch, FaultNotices, FaultSender, IkComponent, IkFault};
+use crate::lod::IkLodState;
 use crate::target::IkTarget;
 
 /// One joint of a [`LookAtSpread`]: its bone, and its share of the turn and limit (ik_core's
@@ -159,13 +160,26 @@ pub struct LookAtState {
 impl LookAtState {
     fn solve(
         &mut self,
-        (root, look, fade): (Entity, &LookAtSpread, Option<&IkFade>),
+        (root, look, fade, lod): (Entity, &LookAtSpread, Option<&IkFade>, Option<&IkLodState>),
         hierarchy: &Hierarchy,
         dt: f32,
         notices: &FaultNotices,
     ) {
         self.dirty = false;
-        let outcome = self.try_solve(root, look, fade, hierarchy, dt);
+        // Level of detail: not run once faded out; last frame's corrections replayed on a
+        // frame the budget skips.
+        match lod {
+            Some(lod) if lod.look_at_weight() <= 0.0 => {
+                self.turned = 0.0;
+                return;
+            }
+            Some(lod) if !lod.update_now => {
+                self.dirty = matches!(self.bones.as_mut().map(|b| b.replay(hierarchy)), Some(Ok(())));
+                return;
+            }
+            _ => {}
+        }
+        let outcome = self.try_solve(root, look, (fade, lod), hierarchy, dt);
         if outcome.is_err() {
             self.turned = 0.0;
             self.dirty = restore_after_fault(self.bones.as_mut(), &outcome);
@@ -179,7 +193,7 @@ impl LookAtState {
         &mut self,
         root: Entity,
         look: &LookAtSpread,
-        fade: Option<&IkFade>,
+        (fade, lod): (Option<&IkFade>, Option<&IkLodState>),
         hierarchy: &Hierarchy,
         dt: f32,
     ) -> Result<(), IkFault> {
@@ -220,12 +234,19 @@ impl LookAtState {
         let eye = head.transform_point(look.eye_offset);
         self.in_view =
             field_of_view_weight(look.character_forward, target_model - eye, look.field_of_view, look.fade_angle);
+        // A level of detail below full turns only the last two joints, faded by its weight.
+        let first = match lod {
+            Some(lod) if lod.few_look_joints => self.spread.len().saturating_sub(2),
+            _ => 0,
+        };
+        let lod_weight = lod.map_or(1.0, IkLodState::look_at_weight);
         let job = LookAtJob {
             eye_offset: look.eye_offset,
-            weight: effective_weight(look.weight, fade) * self.in_view,
-            ..LookAtJob::new(&self.spread, &self.joint_model, forward, target_model)
+            weight: effective_weight(look.weight, fade) * self.in_view * lod_weight,
+            ..LookAtJob::new(&self.spread[first..], &self.joint_model[first..], forward, target_model)
         };
-        let solution = job.run(&mut self.corrections).map_err(IkFault::Solver)?;
+        self.corrections[..first].fill(Quat::IDENTITY);
+        let solution = job.run(&mut self.corrections[first..]).map_err(IkFault::Solver)?;
         for (&k, &c) in bones.keys.iter().zip(&self.corrections) {
             apply_correction(&mut bones.locals[k], c);
         }
@@ -244,7 +265,7 @@ impl LookAtState {
 pub fn solve_look_at(
     settings: Res<IkSettings>,
     time: Res<Time>,
-    mut looks: Query<(Entity, &LookAtSpread, Option<&IkFade>, &mut LookAtState)>,
+    mut looks: Query<(Entity, &LookAtSpread, Option<&IkFade>, Option<&IkLodState>, &mut LookAtState)>,
     mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>)>,
     mut faults: FaultSender,
 ) {
@@ -255,8 +276,9 @@ pub fn solve_look_at(
     {
         let hierarchy = transforms.p0();
         let notices = faults.notices();
-        let solve = |(root, look, fade, mut state): (Entity, &LookAtSpread, Option<&IkFade>, Mut<LookAtState>)| {
-            state.solve((root, look, fade), &hierarchy, dt, notices);
+        type Item<'a> = (Entity, &'a LookAtSpread, Option<&'a IkFade>, Option<&'a IkLodState>, Mut<'a, LookAtState>);
+        let solve = |(root, look, fade, lod, mut state): Item| {
+            state.solve((root, look, fade, lod), &hierarchy, dt, notices);
         };
         if settings.parallel {
             looks.par_iter_mut().batching_strategy(crate::batching()).for_each(solve);
@@ -266,7 +288,7 @@ pub fn solve_look_at(
     }
     faults.send();
     let mut writer = transforms.p1();
-    for (_, _, _, mut state) in &mut looks {
+    for (_, _, _, _, mut state) in &mut looks {
         let state = state.bypass_change_detection();
         if let (true, Some(bones)) = (state.dirty, &mut state.bones) {
             bones.write_back(&mut writer);

@@ -13,9 +13,10 @@
 
 use std::time::Duration;
 
+use bevy_ik::lod::IkLevel;
 use ik_bench::scenario::{Ground, Measurement, Scenario, measure, median_ns};
 
-const SCENARIOS: [Scenario; 15] = [
+const SCENARIOS: [Scenario; 21] = [
     Scenario::Floor,
     Scenario::FloorGather,
     Scenario::Full { ground: Ground::Plane, parallel: true },
@@ -26,6 +27,12 @@ const SCENARIOS: [Scenario; 15] = [
     Scenario::FullWalking { prediction: false },
     Scenario::FullWalking { prediction: true },
     Scenario::FullWalkingStairs,
+    Scenario::DefaultStack { lod: None },
+    Scenario::DefaultStack { lod: Some(IkLevel::Full) },
+    Scenario::DefaultStack { lod: Some(IkLevel::Reduced) },
+    Scenario::DefaultStack { lod: Some(IkLevel::Minimal) },
+    Scenario::Crowd { budget: false },
+    Scenario::Crowd { budget: true },
     Scenario::OurLegs { parallel: true },
     Scenario::OurLegs { parallel: false },
     Scenario::PeerLegs,
@@ -110,6 +117,8 @@ fn main() {
                         | Scenario::FullRootMotion
                         | Scenario::FullWalking { .. }
                         | Scenario::FullWalkingStairs
+                        | Scenario::DefaultStack { .. }
+                        | Scenario::Crowd { .. }
                         | Scenario::FloorGather,
                     ) => format!("{:.1}", window / n as f64 / f),
                     _ => String::new(),
@@ -124,6 +133,7 @@ fn main() {
         }
     }
     summary(&results, &counts);
+    lod_summary(&results, &counts);
     println!(
         "compute task pool: {} threads",
         bevy::tasks::ComputeTaskPool::try_get().map_or(0, |pool| pool.thread_num())
@@ -159,10 +169,61 @@ fn check(m: &Measurement, bench: bool) {
             );
         }
         // Half the feet swing at any time; a measurement that steered none measured nothing.
-        Scenario::FullWalking { prediction: true } | Scenario::FullWalkingStairs if bench => {
+        Scenario::FullWalking { prediction: true }
+        | Scenario::FullWalkingStairs
+        | Scenario::DefaultStack { lod: None | Some(IkLevel::Full) }
+            if bench =>
+        {
             assert!(m.predicted_landings > 0, "footstep prediction steered no foot on the last frame")
         }
         _ => {}
+    }
+}
+
+/// Level of detail and frame budget (issue 44): cost per level, the crowd, the feet's float.
+fn lod_summary(results: &[Measurement], counts: &[usize]) {
+    let rows: Vec<&Measurement> = results.iter().filter(|m| m.lod.is_some()).collect();
+    if rows.is_empty() {
+        return;
+    }
+    println!();
+    println!(
+        "| LOD scenario | N | IK window ms | ns/character | Full / Reduced / Minimal / Off | every 1 / 2 / 4 frames | budget's own window ms | planted feet: float / sink cm (feet) at Full; Reduced; Minimal |"
+    );
+    println!("|---|---:|---:|---:|---|---|---:|---|");
+    for m in &rows {
+        let Some(f) = &m.lod else { continue };
+        let window = median_ns(&m.window);
+        let feet = f.feet.map(|l| match l.planted {
+            0 => "–".to_string(),
+            n => format!("{:.2} / {:.2} ({n})", l.max_float * 100.0, l.max_sink * 100.0),
+        });
+        println!(
+            "| {} | {} | {:.3} | {:.0} | {} | {} | {:.3} | {} |",
+            m.scenario.label(),
+            m.characters,
+            ms(window),
+            window / m.characters as f64,
+            f.levels.map(|n| n.to_string()).join(" / "),
+            f.at_rate.map(|n| n.to_string()).join(" / "),
+            f.budget_window_micros / 1000.0,
+            feet.join("; "),
+        );
+    }
+    let stack: Vec<(usize, f64)> = counts
+        .iter()
+        .filter(|&&n| n >= 100)
+        .filter_map(|&n| find(results, Scenario::DefaultStack { lod: None }, n).map(|m| (n, per_character(m))))
+        .collect();
+    if stack.len() >= 2 {
+        let mean = stack.iter().map(|f| f.1).sum::<f64>() / stack.len() as f64;
+        let lo = stack.iter().map(|f| f.1).fold(f64::INFINITY, f64::min);
+        let hi = stack.iter().map(|f| f.1).fold(0.0, f64::max);
+        println!(
+            "flatness (default stack walking, rapier, N ≥ 100): {:+.0} % / {:+.0} % around the mean",
+            (lo / mean - 1.0) * 100.0,
+            (hi / mean - 1.0) * 100.0
+        );
     }
 }
 

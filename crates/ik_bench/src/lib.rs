@@ -9,8 +9,10 @@
 //! - [`floor`]: the floor systems (touch each bone once).
 //! - [`scenario`]: one app per scenario, the timed window, the error measurement.
 //! - [`spider`]: the eight-legged creature of the procedural-gait rows.
+//! - [`lod`]: the level-of-detail and crowd scenarios' set-up and figures.
 
 pub mod floor;
+pub mod lod;
 pub mod rig;
 pub mod scenario;
 pub mod spider;

@@ -21,7 +21,7 @@ pub const PELVIS_HEIGHT: f32 = 0.96;
 /// Ankle height above the floor with the foot flat, m.
 pub const ANKLE_HEIGHT: f32 = 0.08;
 /// How far the ball of the foot is ahead of the ankle, m.
-const BALL_AHEAD: f32 = 0.13;
+pub const BALL_AHEAD: f32 = 0.13;
 /// Gait cycle length, s.
 const CYCLE: f32 = 1.05;
 /// Distance between neighbouring characters on the grid, m.

@@ -29,6 +29,10 @@
 //! - [`Scenario::FullWalkingStairs`]: the same with footstep prediction and a [`StairFinder`]:
 //!   what finding stairs costs where there are none (rays every 6 cm over 3.4 m, every 15 cm of
 //!   travel).
+//! - [`Scenario::DefaultStack`]: the walking character with prediction, less its hand chain
+//!   (`HumanoidIk`'s default stack), with no level of detail or at a fixed [`IkLevel`];
+//!   [`Scenario::Crowd`]: the same with the level chosen by distance to a viewer, with and
+//!   without a 4 ms frame budget ([`crate::lod`]).
 //! - [`Scenario::OurLegs`] / [`Scenario::PeerLegs`]: both legs of every character solved as
 //!   two-bone chains to the same moving targets, with the same knee poles, by bevy_ik's
 //!   `IkChain` (the `IkSystems` set) or by bevy_mod_inverse_kinematics 0.12 (its solver system,
@@ -91,6 +95,12 @@ pub enum Scenario {
     /// [`Scenario::FullWalking`] with the prediction and a [`StairFinder`] (on the even slab it
     /// probes every 15 cm of travel and finds nothing: its cost where there are no stairs).
     FullWalkingStairs,
+    /// [`Scenario::FullWalking`] with prediction, without the hand chain (`HumanoidIk`'s
+    /// default stack); `lod`: at this fixed [`IkLevel`] (`None`: no [`IkLod`]).
+    DefaultStack { lod: Option<IkLevel> },
+    /// The default stack with [`IkLod::ByDistance`] and a viewer before the grid
+    /// ([`crate::lod::crowd`]); `budget`: with a 4 ms [`IkBudget`].
+    Crowd { budget: bool },
     /// Only the two legs, as bevy_ik two-bone `IkChain`s.
     OurLegs { parallel: bool },
     /// Only the two legs, as bevy_mod_inverse_kinematics `IkConstraint`s.
@@ -115,6 +125,10 @@ impl Scenario {
                 "full walking + footstep prediction, rapier, all threads".into()
             }
             Scenario::FullWalkingStairs => "full walking + prediction + stair finder, rapier, all threads".into(),
+            Scenario::DefaultStack { lod: None } => "default stack walking, rapier, all threads".into(),
+            Scenario::DefaultStack { lod: Some(level) } => format!("default stack walking, LOD {level:?}, rapier"),
+            Scenario::Crowd { budget: false } => "crowd, distance LOD, no budget, rapier".into(),
+            Scenario::Crowd { budget: true } => "crowd, distance LOD, 4 ms budget, rapier".into(),
             Scenario::OurLegs { parallel } => format!("legs: bevy_ik, {}", threads(*parallel)),
             Scenario::PeerLegs => "legs: bevy_mod_inverse_kinematics".into(),
             Scenario::Spiders { ground: Ground::Plane } => "spiders (procedural gait, 8 legs), plane probe".into(),
@@ -157,6 +171,8 @@ pub struct Measurement {
     /// The mean speed [`RootMotion`] reported after the last frame, m/s (0 without it): the
     /// clip's 1.4 m/s when it works.
     pub root_speed: f32,
+    /// The level-of-detail scenarios' figures ([`crate::lod::figures`]).
+    pub lod: Option<crate::lod::LodFigures>,
     /// CPU time other processes used during the measured frames, as a fraction of all cores
     /// (from `/proc`; `None` where unavailable). Anything above a few % makes the run suspect.
     pub foreign_load: Option<f64>,
@@ -228,14 +244,22 @@ pub fn build(scenario: Scenario, count: usize) -> App {
     app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(1.0 / 60.0)));
     app.init_resource::<Stopwatch>();
     app.add_systems(Update, rig::animate);
-    if let Scenario::FullWalking { .. } | Scenario::FullWalkingStairs = scenario {
+    let walking = matches!(
+        scenario,
+        Scenario::FullWalking { .. }
+            | Scenario::FullWalkingStairs
+            | Scenario::DefaultStack { .. }
+            | Scenario::Crowd { .. }
+    );
+    if walking {
         // Only here: the other rows time the same systems as before the walking rows existed.
         app.add_systems(Update, (rig::label_contacts, rig::walk_roots));
     }
-    if let Scenario::Full { ground: Ground::Rapier, .. }
-    | Scenario::FullWalking { .. }
-    | Scenario::FullWalkingStairs
-    | Scenario::Spiders { ground: Ground::Rapier } = scenario
+    if walking
+        || matches!(
+            scenario,
+            Scenario::Full { ground: Ground::Rapier, .. } | Scenario::Spiders { ground: Ground::Rapier }
+        )
     {
         app.add_plugins(RapierPhysicsPlugin::<NoUserData>::default());
     }
@@ -271,10 +295,12 @@ pub fn build(scenario: Scenario, count: usize) -> App {
         | Scenario::FullWarped
         | Scenario::FullRootMotion
         | Scenario::FullWalking { .. }
-        | Scenario::FullWalkingStairs => {
+        | Scenario::FullWalkingStairs
+        | Scenario::DefaultStack { .. }
+        | Scenario::Crowd { .. } => {
             let (ground, parallel) = match scenario {
                 Scenario::Full { ground, parallel } => (ground, parallel),
-                Scenario::FullWalking { .. } | Scenario::FullWalkingStairs => (Ground::Rapier, true),
+                _ if walking => (Ground::Rapier, true),
                 _ => (Ground::Plane, true),
             };
             app.add_plugins(IkPlugin { settings: IkSettings { enabled: true, parallel } });
@@ -295,6 +321,21 @@ pub fn build(scenario: Scenario, count: usize) -> App {
                     rig::add_walking(app.world_mut(), c, true);
                     app.world_mut().entity_mut(c.root).insert(StairFinder::default());
                 }
+                let lod = match scenario {
+                    Scenario::DefaultStack { lod } => Some(lod.map(IkLod::Fixed)),
+                    Scenario::Crowd { .. } => Some(Some(IkLod::ByDistance)),
+                    _ => None,
+                };
+                if let Some(lod) = lod {
+                    rig::add_walking(app.world_mut(), c, true);
+                    crate::lod::default_stack(app.world_mut(), c, lod);
+                }
+            }
+            if matches!(scenario, Scenario::DefaultStack { lod: Some(_) } | Scenario::Crowd { .. }) {
+                app.add_plugins(IkLodPlugin);
+            }
+            if let Scenario::Crowd { budget } = scenario {
+                crate::lod::crowd(app.world_mut(), count, budget);
             }
             ik_window(&mut app);
         }
@@ -422,6 +463,8 @@ pub fn measure(scenario: Scenario, count: usize, warmup: usize, frames: usize, m
         world.query::<&FootPlacerState>().iter(world).flat_map(|s| &s.feet).filter(|f| f.landing.is_some()).count();
     let speeds: Vec<f32> = world.query::<&RootMotionState>().iter(world).map(|s| s.velocity.length()).collect();
     let root_speed = if speeds.is_empty() { 0.0 } else { speeds.iter().sum::<f32>() / speeds.len() as f32 };
+    let lod =
+        matches!(scenario, Scenario::DefaultStack { .. } | Scenario::Crowd { .. }).then(|| crate::lod::figures(world));
     Measurement {
         scenario,
         characters: count,
@@ -432,6 +475,7 @@ pub fn measure(scenario: Scenario, count: usize, warmup: usize, frames: usize, m
         warnings,
         predicted_landings,
         root_speed,
+        lod,
         foreign_load,
     }
 }
@@ -502,7 +546,12 @@ fn errors(app: &mut App, scenario: Scenario) -> (f32, f32) {
             }
         }
         // The walking characters leave their hands' (world) targets behind.
-        Scenario::Floor | Scenario::FloorGather | Scenario::FullWalking { .. } | Scenario::FullWalkingStairs => {}
+        Scenario::Floor
+        | Scenario::FloorGather
+        | Scenario::FullWalking { .. }
+        | Scenario::FullWalkingStairs
+        | Scenario::DefaultStack { .. }
+        | Scenario::Crowd { .. } => {}
     }
     if distances.is_empty() {
         return (0.0, 0.0);

@@ -67,7 +67,7 @@ mod support;
 pub use probe::{OVERHANG_LIFT, OVERHANG_THICKNESS, ground_under};
 pub use report::FootReport;
 pub use rig::{FootRest, FootRig, knee_bend_direction};
-pub use settings::{FootPlacementSettings, KneePole};
+pub use settings::{FootPlacementSettings, KneePole, SoleProbes};
 use support::SupportVote;
 pub use support::{PelvisSupport, heel_lift_angle, heel_lift_rotation};
 
@@ -405,7 +405,11 @@ impl FootPlacement<'_> {
             // Rays straight down from above each probe point (ankle, toe, heel, toe tip), past
             // anything hanging over the foot.
             let mut cast = |point: Vec3| rays.under(&mut ground, point);
-            let hits = points.map(|p| p.and_then(|(at, _)| cast(at)));
+            let ends = points[2].is_some() || points[3].is_some();
+            let cast_hits: [_; SOLE_PROBES] =
+                core::array::from_fn(|k| points[k].filter(|_| s.probes.probes(k, ends)).and_then(|(at, _)| cast(at)));
+            // Points left unprobed take the ground of their nearest probed neighbour's plane.
+            let hits = probe::fill_unprobed(&points, cast_hits, |k| s.probes.probes(k, ends));
             st.probes = hits;
             st.target = None;
             st.toes_down = 0.0;
@@ -442,7 +446,7 @@ impl FootPlacement<'_> {
                     let ((at, rest), hit) = (points[i]?, hits[i]?);
                     Some((about_pivot(turn, at), at.y - floor, rest, hit))
                 });
-                let edges = find_edges(&placed, &mut cast);
+                let edges = if s.edge_search { find_edges(&placed, &mut cast) } else { [None; SOLE_EDGES] };
                 let probes: [Option<Probe>; SOLE_PROBES + SOLE_EDGES] =
                     core::array::from_fn(|i| if i < SOLE_PROBES { placed[i] } else { edges[i - SOLE_PROBES] });
                 // The lift that puts a point `height` above its (tilt-limited) ground plane.
@@ -499,7 +503,7 @@ impl FootPlacement<'_> {
                     report.ground_point = point;
                     report.ground_normal = normal;
                 }
-                if let Some((point, normal)) = hits[1] {
+                if let Some((point, normal)) = cast_hits[1] {
                     report.toe_hit = true;
                     report.toe_ground_point = point;
                     report.toe_ground_normal = normal;

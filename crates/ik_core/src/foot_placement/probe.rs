@@ -129,9 +129,48 @@ where
     rays.under(ground, point).map(|(point, normal)| GroundHit { point, normal })
 }
 
+/// The ground under the sole points left unprobed (`probed(k)` false, [`super::SoleProbes`]):
+/// the plane of the probed hit nearest each (horizontally), met straight under the point, so
+/// every sole point still keeps clear of the ground where the ground is flat under the foot.
+/// Costs no ray. Probed points (hit or missed) and points with no probed hit to go by are left
+/// as they are; a plane steeper than 84° gives nothing.
+pub(crate) fn fill_unprobed<const N: usize>(
+    points: &[Option<(Vec3, f32)>; N],
+    hits: [Option<(Vec3, Vec3)>; N],
+    probed: impl Fn(usize) -> bool,
+) -> [Option<(Vec3, Vec3)>; N] {
+    let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
+    core::array::from_fn(|k| {
+        let ((at, _), false) = (points[k]?, probed(k)) else { return hits[k] };
+        let (hit, normal) = hits
+            .iter()
+            .flatten()
+            .min_by(|a, b| flat(a.0 - at).length_squared().total_cmp(&flat(b.0 - at).length_squared()))?;
+        let n = normal.normalize_or(Vec3::Y);
+        (n.y > 0.1).then(|| {
+            let y = hit.y - (n.x * (at.x - hit.x) + n.z * (at.z - hit.z)) / n.y;
+            (Vec3::new(at.x, y, at.z), *normal)
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unprobed_point_meets_the_plane_of_its_nearest_probed_neighbour() {
+        // The ankle probed on a plane rising 10 % toward +Z; the toe 0.2 m ahead is not.
+        let normal = Vec3::new(0.0, 1.0, -0.1);
+        let points = [Some((Vec3::ZERO, 0.0)), Some((Vec3::new(0.0, 0.05, 0.2), 0.0))];
+        let filled = fill_unprobed(&points, [Some((Vec3::ZERO, normal)), None], |k| k == 0);
+        assert_eq!(filled[0], Some((Vec3::ZERO, normal)));
+        let (toe, n) = filled[1].unwrap();
+        assert!(toe.abs_diff_eq(Vec3::new(0.0, 0.02, 0.2), 1e-6) && n == normal, "{toe}");
+        assert_eq!(fill_unprobed(&points, [None, None], |k| k == 0), [None, None]);
+        // A probed point whose ray missed stays without ground.
+        assert_eq!(fill_unprobed(&points, [Some((Vec3::ZERO, normal)), None], |_| true)[1], None);
+    }
 
     /// The floor (a slab whose top is y = 0) and a board 41–45 cm up, as a physics engine casts
     /// against solids: a ray starting inside one hits at its origin.

@@ -18,6 +18,43 @@ pub enum KneePole {
     RestBend,
 }
 
+/// Which of a foot's sole points are probed for ground ([`FootPlacementSettings::probes`]): fewer
+/// rays for characters far from the camera (a level of detail). A point left out is not probed:
+/// it takes the ground of the plane found under its nearest probed neighbour, so it still keeps
+/// clear of flat or sloped ground (not of a step between the two).
+///
+/// ```
+/// use ik_core::foot_placement::{FootPlacementSettings, SoleProbes};
+///
+/// // One ray per foot, under the ankle, and no edge search: the cheapest placement.
+/// let far = FootPlacementSettings { probes: SoleProbes::Ankle, edge_search: false, ..Default::default() };
+/// assert!(far.probes.probes(0, true) && !far.probes.probes(1, true));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+pub enum SoleProbes {
+    /// Under the ankle and toe joints, the back of the heel and the toe tip (default).
+    #[default]
+    All,
+    /// The heel and the toe tip only (two rays); a foot without those points is probed under
+    /// its ankle.
+    HeelAndTip,
+    /// Under the ankle only (one ray).
+    Ankle,
+}
+
+impl SoleProbes {
+    /// Whether probe `k` of [`super::FootRig::sole_points`] (`[ankle, toe, heel, tip]`) is
+    /// cast; `has_ends`: the foot has a heel or a tip point.
+    pub fn probes(self, k: usize, has_ends: bool) -> bool {
+        match self {
+            SoleProbes::All => true,
+            SoleProbes::HeelAndTip if has_ends => k == 2 || k == 3,
+            SoleProbes::HeelAndTip | SoleProbes::Ankle => k == 0,
+        }
+    }
+}
+
 /// Tuning of [`super::FootPlacement`]. Lengths in model units (metres; read clamped to ±10 km, and
 /// to ≥ 0 where negative makes no sense), angles in radians, times in seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -61,6 +98,11 @@ pub struct FootPlacementSettings {
     pub heel_lift: f32,
     /// Largest heel-lift angle, clamped to `[0, 60°]`. Default 25° (0.44).
     pub max_heel_lift: f32,
+    /// Which sole points are probed. Default [`SoleProbes::All`].
+    pub probes: SoleProbes,
+    /// Search for ground edges (nosings, kerbs) between neighbouring probed points
+    /// ([`crate::sole::find_edges`]). Default true.
+    pub edge_search: bool,
 }
 
 impl Default for FootPlacementSettings {
@@ -81,6 +123,8 @@ impl Default for FootPlacementSettings {
             pelvis_support: PelvisSupport::LowestFoot,
             heel_lift: 0.0,
             max_heel_lift: 25f32.to_radians(),
+            probes: SoleProbes::All,
+            edge_search: true,
         }
     }
 }

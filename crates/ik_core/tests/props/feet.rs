@@ -242,6 +242,7 @@ pub fn placement(input: PlacementInput) -> Verdict {
         pelvis_support: support,
         heel_lift: lengths[8],
         max_heel_lift: lengths[9],
+        ..FootPlacementSettings::default()
     };
     let model_to_world = Xform { translation: to_world.0, rotation: to_world.1, scale: Vec3::splat(to_world.2) };
     let job = FootPlacement {
