@@ -15,7 +15,7 @@ use bevy_ik::prelude::*;
 use bevy_rapier3d::prelude::*;
 
 use crate::course::CourseLayout;
-use crate::marks::{OVERHANG_GROUP, Player};
+use crate::marks::Player;
 
 /// The Walk's ground speed at 1× (m/s, the Fox scaled to metres): its planted paws' backward
 /// speed under the root, as `cargo test --test it creature` measures it.
@@ -124,12 +124,18 @@ fn start_walking(
 ) {
     let Ok(mut fox) = foxes.get_mut(rigged.entity) else { return };
 
-    let Some(gltf) = file.and_then(|f| gltfs.get(&f.0)) else { return };
+    let Some(gltf) = file.and_then(|f| gltfs.get(&f.0)) else {
+        warn!("the fox was rigged before its file was read: it stands");
+        return;
+    };
     let (Some(survey), Some(walk)) = (gltf.named_animations.get("Survey"), gltf.named_animations.get("Walk")) else {
         warn!("the fox has no Survey or Walk clip: it stands");
         return;
     };
-    let Some(player) = children.iter_descendants(rigged.entity).find(|e| players.contains(*e)) else { return };
+    let Some(player) = children.iter_descendants(rigged.entity).find(|e| players.contains(*e)) else {
+        warn!("the fox has no AnimationPlayer: it stands");
+        return;
+    };
     let (graph, nodes) = AnimationGraph::from_clips([survey.clone(), walk.clone()]);
     commands.entity(player).insert(AnimationGraphHandle(graphs.add(graph)));
     let Ok(mut animation) = players.get_mut(player) else { return };
@@ -164,7 +170,7 @@ fn follow_player(
         let forward = Quat::from_rotation_y(fox.yaw) * Vec3::Z;
         transform.translation += forward * fox.speed * dt;
         // Its hips over the ground under them: the root halfway between, pitched along it.
-        let under = |p: Vec3| ground_height(&context, p);
+        let under = |p: Vec3| crate::metrics::ground_height(&context, p);
         let at = transform.translation;
         let (front, back) = (under(at + forward * HALF_BODY), under(at - forward * HALF_BODY));
         let (height, pitch) = match (front, back) {
@@ -186,15 +192,6 @@ fn follow_player(
             clip.set_weight(1.0 - moving);
         }
     }
-}
-
-/// Height of the ground under `p` (a ray from 1 m above it; what hangs over the floor, the
-/// board of lane D, is not ground).
-fn ground_height(context: &RapierContext, p: Vec3) -> Option<f32> {
-    let from = p + Vec3::Y;
-    let filter =
-        QueryFilter::default().exclude_sensors().groups(CollisionGroups::new(Group::ALL, Group::ALL ^ OVERHANG_GROUP));
-    context.cast_ray(from, -Vec3::Y, 3.0, true, filter).map(|(_, toi)| from.y - toi)
 }
 
 /// The fox's planted paws over the run, per section of the course, as bevy_ik reports them.
@@ -219,6 +216,10 @@ impl FoxFigures {
                 slide * 100.0
             )
         };
+        if self.sections.values().all(|[planted, ..]| *planted == 0.0) {
+            // A run that measured nothing says so instead of printing nothing.
+            return "fox: NOT measured (it was never rigged, or never planted a paw while moving with locking)".into();
+        }
         self.sections.iter().map(line).collect::<Vec<_>>().join("\n")
     }
 }

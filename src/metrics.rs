@@ -189,7 +189,7 @@ fn support(sole: &[(f32, f32)]) -> Option<(f32, f32)> {
 
 /// Height of the ground under `p` (a rapier ray from 1 m above it), if any. What hangs over
 /// the floor (a board to walk under) is not ground: the ray passes through it.
-fn ground_height(context: &RapierContext, p: Vec3) -> Option<f32> {
+pub fn ground_height(context: &RapierContext, p: Vec3) -> Option<f32> {
     let from = p + Vec3::Y;
     let filter = QueryFilter::default()
         .exclude_sensors()

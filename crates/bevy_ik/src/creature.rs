@@ -10,11 +10,11 @@
 use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::foot_placement::FootRest;
-use ik_core::rig::{CreatureFrame, CreatureRig, SkeletonBone, rig_creature};
+use ik_core::rig::{CreatureFrame, CreatureRig, rig_creature};
 
 use crate::feet::{FootLock, FootPlacer, FootPlacerState, LegBones, LegRest};
 use crate::footstep::FootstepPrediction;
-use crate::humanoid::HumanoidBones;
+use crate::humanoid::{HumanoidBones, skeleton_bones};
 
 /// Rig this creature's legs for foot placement and locking as soon as its bones exist.
 ///
@@ -83,21 +83,16 @@ pub(crate) fn rig_creatures(
     bones: HumanoidBones,
 ) {
     for (root, creature, name) in &creatures {
+        // Its scene not spawned yet: looked at again next frame, without reading the skeleton.
+        if bones.named_count(root) == 0 {
+            continue;
+        }
         let skeleton = bones.skeleton(root);
         if skeleton.is_empty() {
             continue;
         }
         let who = name.map_or_else(|| format!("{root}"), |n| format!("`{n}`"));
-        let input: Vec<SkeletonBone<Entity>> = skeleton
-            .iter()
-            .map(|(e, name, parent, rest)| SkeletonBone {
-                handle: *e,
-                name: name.as_str(),
-                parent: *parent,
-                rest: *rest,
-            })
-            .collect();
-        let report = match rig_creature(&input) {
+        let report = match rig_creature(&skeleton_bones(&skeleton)) {
             Ok(report) => report,
             Err(e) => {
                 let message = e.to_string();

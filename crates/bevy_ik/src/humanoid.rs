@@ -251,15 +251,7 @@ impl HumanoidBones<'_, '_> {
         if skeleton.is_empty() {
             return Err("no named bones under the character yet".into());
         }
-        let bones: Vec<SkeletonBone<Entity>> = skeleton
-            .iter()
-            .map(|(e, name, parent, rest)| SkeletonBone {
-                handle: *e,
-                name: name.as_str(),
-                parent: *parent,
-                rest: *rest,
-            })
-            .collect();
+        let bones = skeleton_bones(&skeleton);
         let map = match choice {
             RigChoice::Auto => None,
             RigChoice::Map(map) => {
@@ -336,9 +328,17 @@ impl HumanoidBones<'_, '_> {
         message
     }
 
-    fn named_count(&self, root: Entity) -> usize {
+    pub(crate) fn named_count(&self, root: Entity) -> usize {
         self.children.iter_descendants(root).filter(|e| self.names.contains(*e)).count()
     }
+}
+
+/// [`HumanoidBones::skeleton`]'s bones as the rigging's input (names borrowed from it).
+pub(crate) fn skeleton_bones(skeleton: &[(Entity, String, Option<usize>, Vec3)]) -> Vec<SkeletonBone<'_, Entity>> {
+    skeleton
+        .iter()
+        .map(|(e, name, parent, rest)| SkeletonBone { handle: *e, name: name.as_str(), parent: *parent, rest: *rest })
+        .collect()
 }
 
 /// Rigs every [`HumanoidIk`] asked for (in `PreUpdate`): added, its scene ready, its bones
