@@ -88,7 +88,7 @@ impl RootVelocity {
     ///     root.update(Xform::from_translation_rotation(at, Quat::IDENTITY), 0.1);
     /// }
     /// assert_eq!(root.forward(), None, "standing");
-    /// assert_eq!(root.heading(), Some(Vec3::X));
+    /// assert!(root.heading().unwrap().abs_diff_eq(Vec3::X, 1e-5));
     /// ```
     pub fn heading(&self) -> Option<Vec3> {
         self.forward().or(self.heading)
