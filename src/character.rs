@@ -283,12 +283,7 @@ pub fn finish_character(
             turn.angle_between(Quat::IDENTITY).to_degrees(),
             report.join("; ")
         );
-        if leg_length < SHORTEST_CLIMBING_LEGS {
-            warn!(
-                "character: legs {leg_length:.2} m long cannot climb the course's 15 and 20 cm steps like a person \
-                 (legs under {SHORTEST_CLIMBING_LEGS} m); it may stop at them"
-            );
-        }
+        warn_short_legs(leg_length);
         let player = children.iter_descendants(avatar.holder).find(|e| players.get(*e).is_ok());
         let blend =
             player.and_then(|p| blend_space(&mut commands, &mut graphs, &clip_assets, p, clips, &choice, scale));
@@ -316,6 +311,16 @@ pub fn finish_character(
             // controller slows to one tread per step for (`player::slow_on_stairs`).
             StairFinder::default(),
         ));
+    }
+}
+
+/// Says when legs this long cannot climb the course's steps like a person.
+fn warn_short_legs(leg_length: f32) {
+    if leg_length < SHORTEST_CLIMBING_LEGS {
+        warn!(
+            "character: legs {leg_length:.2} m long cannot climb the course's 15 and 20 cm steps like a person \
+             (legs under {SHORTEST_CLIMBING_LEGS} m); it may stop at them"
+        );
     }
 }
 
