@@ -55,6 +55,16 @@ use crate::retarget::{RestPose, RetargetBones, RetargetSkeleton};
 pub const LABEL_RATE: f32 = TARGET_RATE;
 
 /// Asks for the contact labels of clips of this character (see the module docs).
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use bevy_ik::prelude::*;
+/// // Your character's clips (e.g. a loaded `Gltf`'s `animations`), labelled on the entity its
+/// // scene is spawned under.
+/// fn ask(mut commands: Commands, character: Entity, clips: Vec<Handle<AnimationClip>>) {
+///     commands.entity(character).insert(LabelClipContacts::new(clips));
+/// }
+/// ```
 #[derive(Component, Clone, Debug)]
 pub struct LabelClipContacts {
     /// The clips, in the order [`ClipContactLabels::clips`] gives them back.
@@ -256,7 +266,7 @@ fn sample_frames(skeleton: &RetargetSkeleton, clip: &AnimationClip) -> Result<(V
 }
 
 /// The labels of one clip on `skeleton` (see the module docs); the error names what failed.
-pub fn label_clip(skeleton: &RetargetSkeleton, clip: &AnimationClip) -> Result<ClipContacts, String> {
+pub(crate) fn label_clip(skeleton: &RetargetSkeleton, clip: &AnimationClip) -> Result<ClipContacts, String> {
     let (locals, rate) = sample_frames(skeleton, clip)?;
     let bones = skeleton.entities.len();
     let frames = locals.len() / bones.max(1);

@@ -166,6 +166,21 @@ impl RetargetSkeleton {
     /// the clip does not animate keeps its rest value): `times.len() × bones` locals, each
     /// relative to the bone's named ancestor (as [`Self::rest`]). The error says when the clip
     /// animates none of the bones.
+    ///
+    /// ```no_run
+    /// # use bevy::prelude::*;
+    /// # use bevy_ik::humanoid::RigChoice;
+    /// # use bevy_ik::retarget::{RestPose, RetargetBones};
+    /// // The pose of `walk` at 0.5 s on `character`'s bones.
+    /// fn half_a_second_in(
+    ///     bones: &RetargetBones,
+    ///     character: Entity,
+    ///     rest: &RestPose,
+    ///     walk: &AnimationClip,
+    /// ) -> Result<Vec<bevy_ik::ik_core::Xform>, String> {
+    ///     bones.skeleton(character, rest, None, &RigChoice::Auto)?.sample(walk, &[0.5])
+    /// }
+    /// ```
     pub fn sample(&self, clip: &AnimationClip, times: &[f32]) -> Result<Vec<Xform>, String> {
         if !self.targets.iter().flatten().any(|id| clip.curves_for_target(*id).is_some()) {
             return Err("the clip animates none of the character's bones (is it this character's clip?)".into());
