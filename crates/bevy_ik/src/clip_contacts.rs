@@ -43,7 +43,9 @@
 
 use bevy::prelude::*;
 use ik_core::Xform;
-use ik_core::clip_feet::{ContactPoint, IN_PLACE_SPEED, ground_velocity, rest_forward, same_pose};
+use ik_core::clip_feet::{
+    ContactPoint, IN_PLACE_SPEED, ground_velocity, mean_travel, rest_forward, same_pose, travel_forward,
+};
 use ik_core::contact::{ContactSettings, label_contacts};
 use ik_core::resample::{TARGET_RATE, resample_locals};
 
@@ -292,14 +294,13 @@ pub(crate) fn label_clip(skeleton: &RetargetSkeleton, clip: &AnimationClip) -> R
     let mut tracks = points.map(|p| (0..frames).map(|f| p.at(&world, bones, f)).collect::<Vec<Vec3>>());
     // The clip's own travel: the pelvis's mean horizontal velocity.
     let pelvis = |f: usize| world[f * bones + skeleton.rig.pelvis].translation;
-    let mut own = (pelvis(frames - 1) - pelvis(0)) / duration.max(1e-6);
-    own.y = 0.0;
+    let own = mean_travel(pelvis(0), pelvis(frames - 1), duration);
     let root_motion = own.length() > IN_PLACE_SPEED;
     let velocity = if root_motion {
         own
     } else {
         let ground = ground_velocity([&tracks[0], &tracks[1]], points.map(|p| p.leg_length), rate);
-        let forward = facing.or_else(|| (-ground).try_normalize()).unwrap_or(Vec3::Z);
+        let forward = travel_forward(facing, ground);
         forward * -ground.dot(forward)
     };
     // The feet in the ground's frame: the character travelling at `velocity`.

@@ -9,8 +9,9 @@
 //! velocities on frames where they are within 0.06 × leg length of the clip's lowest contact
 //! point, the largest cluster of nearly equal ones (within 0.1 m/s or 10 %), averaged; zero
 //! under 5 cm/s. A clip loops ([`same_pose`]) when its first and last frames hold the same pose.
-//! A clip whose pelvis travels faster than [`IN_PLACE_SPEED`] on average carries its own root
-//! motion. These are the steps `ik_tool contacts` and `bevy_ik`'s runtime labeller share before
+//! A clip whose pelvis travels faster than [`IN_PLACE_SPEED`] on average ([`mean_travel`])
+//! carries its own root motion; an in-place one travels the way its feet face, else against
+//! the ground's motion ([`travel_forward`]). These are the steps `ik_tool contacts` and `bevy_ik`'s runtime labeller share before
 //! [`crate::contact::label_contacts`].
 //!
 //! **Inputs.** Model-space transforms (+Y up, metres), frame-major (`frames × bones`).
@@ -113,6 +114,21 @@ pub fn ground_velocity(tracks: [&[Vec3]; 2], leg_lengths: [f32; 2], frame_rate: 
     let cluster: Vec<Vec3> = samples.iter().copied().filter(|&b| near(best, b)).collect();
     let mean = cluster.iter().sum::<Vec3>() / cluster.len().max(1) as f32;
     if mean.length() < 0.05 || !mean.is_finite() { Vec3::ZERO } else { mean }
+}
+
+/// A clip's own mean horizontal velocity, m/s: its pelvis from `first` to `last` (positions,
+/// +Y up) over `duration` s (at least 1 µs). Faster than [`IN_PLACE_SPEED`]: the clip carries
+/// root motion.
+pub fn mean_travel(first: Vec3, last: Vec3, duration: f32) -> Vec3 {
+    let mut v = (last - first) / duration.max(1e-6);
+    v.y = 0.0;
+    if v.is_finite() { v } else { Vec3::ZERO }
+}
+
+/// The way an in-place clip travels: the way the feet point at rest (`facing`), else against
+/// the `ground`'s motion under the planted feet, else +Z.
+pub fn travel_forward(facing: Option<Vec3>, ground: Vec3) -> Vec3 {
+    facing.or_else(|| (-ground).try_normalize()).unwrap_or(Vec3::Z)
 }
 
 /// Whether the first and last of more than two frames (`frames × bones` locals) hold the same

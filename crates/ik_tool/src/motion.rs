@@ -222,9 +222,7 @@ pub fn root_motion(
     let world = world_frames(&sampled.parents, &sampled.locals, 1.0 / sampled.timeline.rate, 0, Vec3::ZERO)?;
     let at = |f: usize, b: usize| world[f * bones + b].translation;
     let last = sampled.timeline.frames - 1;
-    let duration = sampled.timeline.duration().max(1e-6);
-    let mut clip_velocity = (at(last, pelvis) - at(0, pelvis)) / duration;
-    clip_velocity.y = 0.0;
+    let clip_velocity = ik_core::clip_feet::mean_travel(at(0, pelvis), at(last, pelvis), sampled.timeline.duration());
     if clip_velocity.length() > IN_PLACE_SPEED {
         let velocity = match flag {
             Some(s) => clip_velocity.normalize() * s,
@@ -246,7 +244,7 @@ pub fn root_motion(
     let points = contact_points(doc, sampled, legs)?;
     let ground = ground_velocity(sampled, &world, &points);
     // Forward: the way the feet point at rest, else against the planted feet's motion, else +Z.
-    let forward = rest_forward(doc, sampled, legs)?.or_else(|| (-ground).try_normalize()).unwrap_or(Vec3::Z);
+    let forward = ik_core::clip_feet::travel_forward(rest_forward(doc, sampled, legs)?, ground);
     let (speed, source) = if let Some(s) = flag {
         (s, "--root-speed".to_string())
     } else if let Some(s) = from_extras.filter(|s| s.is_finite()) {
