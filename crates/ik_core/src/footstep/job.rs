@@ -39,6 +39,8 @@ pub struct RootVelocity {
     /// The root's velocity over the last frame that advanced (m/s, world; unsmoothed); `None`
     /// before two positions were seen.
     pub measured: Option<Vec3>,
+    /// The last [`Self::forward`] while it moved, kept while it stands ([`Self::heading`]).
+    heading: Option<Vec3>,
 }
 
 impl RootVelocity {
@@ -61,12 +63,35 @@ impl RootVelocity {
             }
         }
         self.last = (at.is_finite() && rotation.is_finite()).then_some((at, rotation));
+        self.heading = self.forward().or(self.heading);
     }
 
     /// The horizontal world direction the root travels in, `None` while nearly standing.
     pub fn forward(&self) -> Option<Vec3> {
         let flat = Vec3::new(self.velocity.x, 0.0, self.velocity.z);
         (flat.length() > Self::STANDING).then(|| flat.normalize())
+    }
+
+    /// The horizontal world direction the root travels in, or last travelled in while it
+    /// stands (a body slowing to a crawl on stairs keeps the line its feet were steered along);
+    /// `None` before it ever moved.
+    ///
+    /// ```
+    /// use glam::{Quat, Vec3};
+    /// use ik_core::Xform;
+    /// use ik_core::footstep::RootVelocity;
+    ///
+    /// let mut root = RootVelocity::default();
+    /// let mut at = Vec3::ZERO;
+    /// for speed in [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0] {
+    ///     at += Vec3::X * speed * 0.1;
+    ///     root.update(Xform::from_translation_rotation(at, Quat::IDENTITY), 0.1);
+    /// }
+    /// assert_eq!(root.forward(), None, "standing");
+    /// assert_eq!(root.heading(), Some(Vec3::X));
+    /// ```
+    pub fn heading(&self) -> Option<Vec3> {
+        self.forward().or(self.heading)
     }
 
     /// [`Self::forward`] in the character's model space (zero while nearly standing), for
@@ -230,7 +255,9 @@ impl FootstepJob<'_> {
             }
             leg.cleared = sole.cleared;
             out.shift = leg.step.swing_shift(goal, dt, settings);
-            if let (Some(forward), true) = (self.root.forward(), out.shift != 0.0) {
+            // Along the line the body last travelled: a root slowing below a walk (a crawl up a
+            // flight) must not drop the shift the instant the foot lands and the lock takes it.
+            if let (Some(forward), true) = (self.root.heading(), out.shift != 0.0) {
                 let scale = self.to_world.scale.y.abs().max(1e-6);
                 out.steer = self.to_world.rotation.inverse() * forward / scale * out.shift;
             }

@@ -286,11 +286,11 @@ impl StepGround for Stairs {
     }
 }
 
-/// One leg walking up [`Stairs`] at 1 m/s, stance and swing 0.5 s each (a 50 cm stride):
-/// per touch-down, the predicted landing (world ball) one frame before it, and the naive one
-/// (no shift).
-fn walk_up_stairs(steps: usize) -> Vec<(Vec3, f32)> {
-    let (dt, speed, settings) = (1.0 / 60.0, 1.0, FootstepSettings::default());
+/// One leg walking up [`Stairs`], stance and swing 0.5 s each (a 50 cm stride as animated),
+/// the root `root_z(t)` along +Z: per touch-down, the predicted landing (world ball) one frame
+/// before it and its shift; and the frames with a shift but no steering.
+fn walk_up_stairs(steps: usize, root_z: impl Fn(f32) -> f32) -> (Vec<(Vec3, f32)>, usize) {
+    let (dt, settings) = (1.0 / 60.0, FootstepSettings::default());
     let leg = crate::leg::LegChain { hip: 0, knee: 1, ankle: 2, toe: Some(3), toe_end: None };
     let pose = |toe: Vec3| {
         let at = |p: Vec3| Xform::from_translation(p);
@@ -299,6 +299,7 @@ fn walk_up_stairs(steps: usize) -> Vec<(Vec3, f32)> {
     let rig = FootRig::from_flat_pose(&pose(Vec3::ZERO), leg).unwrap();
     let (mut root, mut legs, mut out) = (RootVelocity::default(), Vec::new(), [FootstepOutput::default()]);
     let (mut foot, mut landings, mut last_landing) = (FootstepFoot::default(), Vec::new(), None);
+    let mut unsteered = 0;
     for frame in 0..(steps as f32 / dt) as usize {
         let t = frame as f32 * dt;
         let phase = t % 1.0;
@@ -311,7 +312,7 @@ fn walk_up_stairs(steps: usize) -> Vec<(Vec3, f32)> {
         };
         let toe = Vec3::new(0.1, 0.0, s);
         // The root climbs with the stairs' pitch line.
-        let z = speed * t - 1.5;
+        let z = root_z(t);
         let to_world = Xform::from_translation(Vec3::new(0.0, z.max(0.0) * RISE / TREAD, z));
         root.update(to_world, dt);
         let model = pose(toe);
@@ -334,13 +335,15 @@ fn walk_up_stairs(steps: usize) -> Vec<(Vec3, f32)> {
         job.run(&settings, &mut legs, &[foot], &mut Stairs, dt, &mut out);
         assert!(out[0].steer.is_finite() && out[0].floor.height.is_finite() && out[0].shift.is_finite());
         last_landing = out[0].landing.map(|l| (l, out[0].shift));
+        unsteered += usize::from(out[0].shift != 0.0 && out[0].steer.length() < 0.5 * out[0].shift.abs());
     }
-    landings
+    (landings, unsteered)
 }
 
 #[test]
 fn the_job_lands_a_foot_walking_up_stairs_on_whole_treads() {
-    let landings = walk_up_stairs(12);
+    let (landings, unsteered) = walk_up_stairs(12, |t| t - 1.5);
+    assert_eq!(unsteered, 0);
     assert!(landings.len() >= 8, "{}", landings.len());
     // Footprint from the flat foot: heel 1.5 ankle-to-ball lengths behind, tip 0.5 ahead.
     let ankle = Vec3::new(0.0, 0.1, -0.12).length();
@@ -350,4 +353,15 @@ fn the_job_lands_a_foot_walking_up_stairs_on_whole_treads() {
     eprintln!("{} landings: {naive} would straddle a riser as animated, {steered} as steered", landings.len());
     assert!(naive >= 2, "the walk must give the job edges to avoid");
     assert_eq!(steered, 0);
+}
+
+#[test]
+fn a_body_slowing_to_a_crawl_keeps_steering_its_feet() {
+    // Up the stairs at 1 m/s, then at 0.1 m/s (below `RootVelocity::STANDING`): the shift the
+    // feet were given still moves them along the line the body travelled, so a lock taking
+    // the foot at touch-down takes it where it was steered.
+    let crawl = |t: f32| if t < 4.0 { t - 1.5 } else { 2.5 + 0.1 * (t - 4.0) };
+    let (landings, unsteered) = walk_up_stairs(10, crawl);
+    assert!(landings.iter().any(|(_, shift)| *shift != 0.0), "the walk must steer: {landings:?}");
+    assert_eq!(unsteered, 0, "frames with a landing shift and no steering");
 }

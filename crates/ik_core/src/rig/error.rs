@@ -122,14 +122,14 @@ impl fmt::Display for RigError {
                     f,
                     "not a humanoid: four legs: {a} and {b} each carry a pair of equal legs, as long as each \
                      other and ending at the same level (a four-legged creature). Humanoid IK needs two legs; \
-                     creatures are not rigged yet."
+                     rig it as a creature instead (bevy_ik's `CreatureIk`, `ik_tool rig-creature`)."
                 );
             }
             RigError::ManyLegs { feet } => {
                 return write!(
                     f,
                     "not a humanoid: {} legs reach the ground (ending at {}): a creature. Humanoid IK needs two \
-                     legs; creatures are not rigged yet.",
+                     legs; rig it as a creature instead (bevy_ik's `CreatureIk`, `ik_tool rig-creature`).",
                     feet.len(),
                     feet.join(", ")
                 );
