@@ -11,8 +11,9 @@
 //! speeds, `--clips`). When no clip plays the walk (`--retarget auto`, a `--character`), it
 //! spawns the mannequin's scene, hidden and never animated, as the source of a
 //! [`RetargetClips`] for the roles still open (`Walk`, and `Idle` / `Jog` when the file has
-//! none) and adds the clips made, with the mannequin's sidecar labels (contact timing is the
-//! source's; speeds × [`RetargetedClips::scale`]). Then [`ClipsReady`].
+//! none) and adds the clips made, labelled by the plugin on this character as its own clips are
+//! (the mannequin's sidecar labels, speeds × [`RetargetedClips::scale`], only when that fails).
+//! Then [`ClipsReady`].
 //! Inputs: [`CharacterSource`], the loaded `Gltf`, the spawned scene. Outputs: the avatar's
 //! [`CharacterClips`] and [`ClipsReady`]; [`CharacterSource::retargeted`] and `labels_from`.
 //! Invariants: nothing is written to disk; labels that cannot be made are one warning (the
@@ -123,8 +124,18 @@ fn missing_roles(
     }
 }
 
-/// The holder's retargeting state: asked, done, failed.
-type RetargetState<'a> = (Has<RetargetClips>, Option<&'a RetargetedClips>, Option<&'a RetargetClipsFailed>);
+/// The holder's retargeting state: asked, done, failed; and its labelling's, labelled or failed.
+type RetargetState<'a> = (
+    Has<RetargetClips>,
+    Option<&'a RetargetedClips>,
+    Option<&'a RetargetClipsFailed>,
+    Option<&'a ClipContactLabels>,
+    Has<ClipContactsFailed>,
+);
+
+/// On the avatar while the retargeted clips are being labelled.
+#[derive(Component)]
+pub struct LabellingRetargeted;
 
 /// With the clips labelled: retargets the mannequin's clips for the roles no clip fills, then
 /// marks the clips ready (see the module docs).
@@ -135,7 +146,10 @@ pub fn retarget_missing(
     mut mannequin: Local<RetargetSource>,
     assets: Res<AssetServer>,
     gltfs: Res<Assets<Gltf>>,
-    mut avatars: Query<(Entity, &Avatar, &mut CharacterClips, Option<&RetargetRoles>), Without<ClipsReady>>,
+    mut avatars: Query<
+        (Entity, &Avatar, &mut CharacterClips, Option<&RetargetRoles>, Has<LabellingRetargeted>),
+        Without<ClipsReady>,
+    >,
     holders: Query<RetargetState>,
     bones: HumanoidBones,
     error: Option<Res<CharacterError>>,
@@ -143,13 +157,21 @@ pub fn retarget_missing(
     if error.is_some() {
         return; // said once; the character is not used
     }
-    for (entity, avatar, mut clips, roles) in &mut avatars {
-        let Ok((asked, done, failed)) = holders.get(avatar.holder) else { continue };
+    for (entity, avatar, mut clips, roles, labelling) in &mut avatars {
+        let Ok((asked, done, failed, labels, unlabelled)) = holders.get(avatar.holder) else { continue };
         match (roles, done, failed) {
-            (Some(roles), Some(done), _) => {
-                add_retargeted(&mut source, &mut clips, &roles.0, done);
+            // Labelled on this character, as its own clips are (the timing and speed of the
+            // clips as retargeted, not the mannequin's).
+            (Some(_), Some(done), _) if !labelling => {
+                let request = LabelClipContacts { clips: done.clips.clone(), profile: source.rig_choice() };
+                commands.entity(avatar.holder).remove::<(ClipContactLabels, ClipContactsFailed)>().insert(request);
+                commands.entity(entity).insert(LabellingRetargeted);
+            }
+            (Some(roles), Some(done), _) if labels.is_some() || unlabelled => {
+                add_retargeted(&mut source, &mut clips, &roles.0, done, labels);
                 commands.entity(entity).insert(ClipsReady);
             }
+            (Some(_), Some(_), _) => {} // labelling
             (_, _, Some(failed)) => give_up(&mut commands, &source, &failed.message),
             _ if asked => {} // retargeting
             _ => {
@@ -207,31 +229,36 @@ fn ask_mannequin(
     Ok(Some(RetargetClips::new(source, clips)))
 }
 
-/// Adds the retargeted clips for `roles` with the mannequin's labels, speeds × the retarget's
-/// scale, and says so.
+/// Adds the retargeted clips for `roles` with `labelled` (the plugin's labels of the clips as
+/// retargeted), else the mannequin's labels with speeds × the retarget's scale, and says so.
 fn add_retargeted(
     source: &mut CharacterSource,
     clips: &mut CharacterClips,
     roles: &[ClipRole],
     done: &RetargetedClips,
+    labelled: Option<&ClipContactLabels>,
 ) {
-    let labels = source.retarget_from.clone().unwrap_or_default();
+    let names: Vec<String> = roles.iter().map(|r| mannequin_clip(*r).to_string()).collect();
+    let table_of_mannequin = || {
+        let labels = source.retarget_from.clone().unwrap_or_default();
+        let scaled = |info: &ClipInfo| ClipInfo { nominal_speed: info.nominal_speed * done.scale, ..info.clone() };
+        let clips = names.iter().filter_map(|n| labels.clips.iter().find(|c| &c.name == n).map(scaled)).collect();
+        ClipTable { clips }
+    };
+    let (new, from) = match labelled {
+        Some(labels) => (ClipTable::from_labels(&names, labels), "labelled as retargeted"),
+        None => (table_of_mannequin(), "from the mannequin's sidecar"),
+    };
     let own_labels = clips.table.as_ref().is_some_and(|t| !t.clips.is_empty());
     let table = clips.table.get_or_insert_with(ClipTable::default);
-    for (role, handle) in roles.iter().zip(&done.clips) {
-        let name = mannequin_clip(*role);
-        clips.names.push(name.to_string());
+    table.clips.extend(new.clips);
+    for (name, handle) in names.iter().zip(&done.clips) {
+        clips.names.push(name.clone());
         clips.handles.push(handle.clone());
-        clips.retargeted.push(name.to_string());
-        if let Some(info) = labels.clips.iter().find(|c| c.name == name) {
-            table.clips.push(ClipInfo { nominal_speed: info.nominal_speed * done.scale, ..info.clone() });
-        }
+        clips.retargeted.push(name.clone());
     }
-    source.labels_from = if own_labels {
-        format!("{}; the retargeted clips' from the mannequin's sidecar", source.labels_from)
-    } else {
-        "from the mannequin's sidecar".to_string()
-    };
+    source.labels_from =
+        if own_labels { format!("{}; the retargeted clips' {from}", source.labels_from) } else { from.to_string() };
     source.retargeted = clips.retargeted.clone();
     println!("character {}: no walk clip; {} retargeted from the mannequin", source.name, source.retargeted.join(", "));
 }
