@@ -25,6 +25,7 @@ use bevy_rapier3d::prelude::*;
 use crate::autopilot::{Autopilot, record_final_pose, run_autopilot};
 use crate::character::{CharacterSource, finish_character, read_rig_map, spawn_character, spawn_scene};
 use crate::cli::{Args, RetargetMode};
+use crate::clip_setup::{label_clips, retarget_missing};
 use crate::course::CourseLayout;
 use crate::course_spawn::spawn_course;
 use crate::game::{choose_focus, collect_gems, size_gems, spawn_gems};
@@ -72,7 +73,10 @@ impl Plugin for DemoCore {
             .configure_sets(Update, (DemoSystems::Setup, DemoSystems::Intent, DemoSystems::Drive).chain())
             .add_systems(Startup, (spawn_course, spawn_orb, spawn_gems, spawn_character).chain())
             .add_systems(PreUpdate, crate::registry::report_unregistered)
-            .add_systems(Update, (spawn_scene, finish_character).chain().in_set(DemoSystems::Setup))
+            .add_systems(
+                Update,
+                (spawn_scene, label_clips, retarget_missing, finish_character).chain().in_set(DemoSystems::Setup),
+            )
             .add_observer(on_rigged)
             .add_observer(on_rig_failed)
             .add_systems(
@@ -144,9 +148,10 @@ fn release_clock(
     }
 }
 
-/// Where the character comes from, from the flags; with it, the message of a retarget that
-/// failed (the character then cannot be used: see [`crate::retarget`]).
-fn character_source(args: &Args) -> Result<(CharacterSource, Option<String>), String> {
+/// Where the character comes from, from the flags: the file, its sidecar when it has one (its
+/// clips are labelled at run time otherwise), the rig map and, for a `--character` that may
+/// lack a walk, the mannequin's sidecar (see [`crate::clip_setup`]).
+fn character_source(args: &Args) -> Result<CharacterSource, String> {
     let start = args.at.map_or((Vec2::new(0.0, -2.0), 0.0), |(x, z, yaw)| (Vec2::new(x, z), yaw.to_radians()));
     let rig_map = match &args.rig_map {
         Some(path) => {
@@ -155,6 +160,7 @@ fn character_source(args: &Args) -> Result<(CharacterSource, Option<String>), St
         }
         None => None,
     };
+    let mannequin_sidecar = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mannequin.ik.json");
     let (asset_path, sidecar_path, custom, name) = match &args.character {
         Some(path) => {
             if !path.is_file() {
@@ -163,32 +169,21 @@ fn character_source(args: &Args) -> Result<(CharacterSource, Option<String>), St
             let name = path.file_name().and_then(|n| n.to_str()).ok_or("--character needs a file name")?;
             (format!("user://{name}"), path.with_extension("ik.json"), true, name.to_string())
         }
-        None => (
-            "mannequin.glb".to_string(),
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mannequin.ik.json"),
-            false,
-            "mannequin".to_string(),
-        ),
+        None => ("mannequin.glb".to_string(), mannequin_sidecar.clone(), false, "mannequin".to_string()),
     };
-    let mut label_warning = None;
-    let (sidecar, labels_from) = match std::fs::read_to_string(&sidecar_path) {
-        Ok(text) => (
-            Some(ClipTable::parse(&text).map_err(|e| format!("{}: {e}", sidecar_path.display()))?),
-            format!("from {}", sidecar_path.file_name().and_then(|n| n.to_str()).unwrap_or("the sidecar")),
-        ),
-        Err(_) if custom => {
-            match args.character.as_deref().map(|p| crate::sidecar::label_character(p, rig_map.as_deref())) {
-                Some(Ok(table)) => (Some(table), "labelled from the clips (no sidecar)".to_string()),
-                Some(Err(e)) => {
-                    label_warning = Some(format!(
-                        "warning: the clips' contacts could not be labelled ({e}); no float or slide figures"
-                    ));
-                    (None, "not labelled".to_string())
-                }
-                None => (None, "not labelled".to_string()),
-            }
-        }
-        Err(e) => return Err(format!("cannot read {}: {e}", sidecar_path.display())),
+    let read = |path: &Path| -> Result<ClipTable, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        ClipTable::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let (sidecar, labels_from) = if custom && !sidecar_path.is_file() {
+        (None, "labelled from the clips (no sidecar)".to_string())
+    } else {
+        let file = sidecar_path.file_name().and_then(|n| n.to_str()).unwrap_or("the sidecar");
+        (Some(read(&sidecar_path)?), format!("from {file}"))
+    };
+    let retarget_from = match args.retarget {
+        RetargetMode::Auto if custom => Some(read(&mannequin_sidecar)?),
+        _ => None,
     };
     let user_dir = match &args.character {
         Some(path) => {
@@ -197,7 +192,7 @@ fn character_source(args: &Args) -> Result<(CharacterSource, Option<String>), St
         }
         None => None,
     };
-    let mut source = CharacterSource {
+    Ok(CharacterSource {
         asset_path,
         sidecar,
         labels_from,
@@ -206,74 +201,19 @@ fn character_source(args: &Args) -> Result<(CharacterSource, Option<String>), St
         custom,
         name,
         user_dir,
+        retarget_from,
         retargeted: Vec::new(),
         start,
         keep_scale: args.keep_scale,
-    };
-    let mut failure = None;
-    if let (Some(path), RetargetMode::Auto) = (&args.character, args.retarget) {
-        let roles =
-            crate::retarget::missing_roles(path, source.rig_map.as_deref(), source.sidecar.as_ref(), &args.clips);
-        if let Some(roles) = roles.filter(|r| !r.is_empty()) {
-            match crate::retarget::retarget_onto(path, source.rig_map.as_deref(), source.sidecar.as_ref(), &roles) {
-                Ok(done) => {
-                    println!(
-                        "character {}: no walk clip; {} ({} {})",
-                        source.name,
-                        done.describe(),
-                        if done.reused { "cached in" } else { "written to" },
-                        done.glb.display()
-                    );
-                    let file = done.glb.file_name().and_then(|n| n.to_str()).ok_or("the retarget cache has no name")?;
-                    source.asset_path = format!("user://{file}");
-                    source.user_dir = done.glb.parent().map(Path::to_path_buf);
-                    source.labels_from = if source.sidecar.as_ref().is_some_and(|t| !t.clips.is_empty()) {
-                        format!("{}; the retargeted clips' from the retarget", source.labels_from)
-                    } else {
-                        "from the retarget".to_string()
-                    };
-                    source.sidecar = Some(done.table.clone());
-                    source.retargeted = done.clips.clone();
-                }
-                Err(e) => {
-                    failure = Some(format!(
-                        "{} has no walk clip and the mannequin's clips cannot be retargeted onto it: {e} \
-                         (--retarget off uses it without them)",
-                        source.name
-                    ))
-                }
-            }
-        }
-    }
-    // A file with no clip at all has nothing to label: no warning once it has the mannequin's.
-    let nothing_to_label =
-        !source.retargeted.is_empty() && args.character.as_deref().is_some_and(|p| !crate::retarget::has_clips(p));
-    if let Some(warning) = label_warning.filter(|_| !nothing_to_label) {
-        eprintln!("{warning}");
-    }
-    if let Some(table) = &source.sidecar {
-        info!(
-            "clip labels {}: {}",
-            source.labels_from,
-            table.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
-        );
-    }
-    Ok((source, failure))
+    })
 }
 
 /// The app for these flags.
 pub fn build_app(args: &Args) -> Result<App, String> {
-    let (source, failure) = character_source(args)?;
+    let source = character_source(args)?;
     let mut app = App::new();
     if let Some(dir) = &source.user_dir {
         app.register_asset_source("user", AssetSourceBuilder::platform_default(&dir.to_string_lossy(), None));
-    }
-    if let Some(message) = failure {
-        // Loud, once: the UI shows it, the autopilot prints it and exits 2 (nothing is loaded).
-        if !args.autopilot {
-            eprintln!("error: {message}");
-        }
-        app.insert_resource(CharacterError(message));
     }
     let assets = AssetPlugin { file_path: concat!(env!("CARGO_MANIFEST_DIR"), "/assets").to_string(), ..default() };
     if args.headless {

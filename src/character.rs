@@ -7,9 +7,10 @@
 //! profiles, else the skeleton's shape, or the user's `--rig-map`), turns the model so it faces
 //! the avatar's +Z with +Y up (files face ±Z, Z-up data sits under root matrices), sizes the
 //! controller's capsule to the character's height, chooses idle / walk / run ([`crate::clips`]:
-//! names, then the speeds measured from the clips' planted feet, or `--clips`), builds the blend
-//! graph and inserts [`HumanoidIk`]. (For a `--character` with no walk clip the file is its
-//! retargeted copy: see [`crate::retarget`].) Animation starts only after the rig is measured (see
+//! names, then the speeds measured from the clips' planted feet, or `--clips`) among the clips
+//! [`crate::clip_setup`] made ready (labelled, and for a `--character` with no walk clip the
+//! mannequin's retargeted onto it), builds the blend graph and inserts [`HumanoidIk`].
+//! Animation starts only after the rig is measured (see
 //! [`crate::rigging`]), so rest measurements see the rest pose. A rig that cannot be made is
 //! reported once (the UI, the log, and a non-zero exit in headless runs); nothing runs again
 //! every frame.
@@ -23,7 +24,7 @@ use bevy_ik::humanoid::HumanoidBones;
 use bevy_ik::prelude::*;
 use bevy_rapier3d::prelude::*;
 
-use crate::clips::{ClipCandidate, ClipOverrides, ClipRole};
+use crate::clips::{CharacterClips, ClipChoice, ClipOverrides, ClipRole, ClipsReady};
 use crate::locomotion::{BlendClip, Locomotion};
 use crate::marks::{Avatar, CharacterError};
 use crate::marks::{JOG_SPEED, Motion, MoveIntent, Player, WALK_SPEED};
@@ -35,7 +36,8 @@ use crate::sidecar::{ClipInfo, ClipTable};
 pub struct CharacterSource {
     /// Asset path of the glb (`mannequin.glb`, or `user://NAME.glb` for `--character`).
     pub asset_path: String,
-    /// Clip metadata and contact labels: the sidecar file, or labelled from the file's clips.
+    /// Clip metadata and contact labels from the sidecar file, when there is one (else the
+    /// clips are labelled at run time: [`crate::clip_setup`]).
     pub sidecar: Option<ClipTable>,
     /// Where [`Self::sidecar`] came from, for the UI and the log.
     pub labels_from: String,
@@ -47,16 +49,28 @@ pub struct CharacterSource {
     pub custom: bool,
     /// The character's name for the UI: `mannequin`, or the `--character` file's name.
     pub name: String,
-    /// Folder the `user://` asset source reads: the `--character` file's, or the retarget
-    /// cache's when [`Self::retargeted`] is set.
+    /// Folder the `user://` asset source reads: the `--character` file's.
     pub user_dir: Option<std::path::PathBuf>,
-    /// The mannequin's clips retargeted onto the character (`Walk`, …), when the file has no
-    /// walk of its own; empty otherwise.
+    /// The mannequin's sidecar, for clips retargeted from it onto a `--character` with no walk
+    /// (`None`: the mannequin itself, or `--retarget off`).
+    pub retarget_from: Option<ClipTable>,
+    /// The mannequin's clips retargeted onto the character (`Walk`, …), once they are; empty
+    /// otherwise.
     pub retargeted: Vec<String>,
     /// Start position (x, z) and yaw, radians.
     pub start: (Vec2, f32),
     /// Keep the file's size even when its legs say it is far from a person's (`--keep-scale`).
     pub keep_scale: bool,
+}
+
+impl CharacterSource {
+    /// How the plugin finds the character's roles: `--rig-map`, else by name or shape.
+    pub fn rig_choice(&self) -> RigChoice {
+        match &self.rig_map {
+            Some(map) => RigChoice::Map(map.clone()),
+            None => RigChoice::Auto,
+        }
+    }
 }
 
 /// The loaded glTF document of the character.
@@ -163,27 +177,18 @@ pub fn spawn_scene(
     }
 }
 
-/// Clip info for the clip at `index` named `name`: from the sidecar (by name, or `clip<index>`
-/// for an unnamed clip; its speed times the character's `scale`), else unlabelled at the speed
-/// its role suggests.
-fn clip_info(
-    name: &str,
-    index: usize,
-    role: ClipRole,
-    sidecar: Option<&ClipTable>,
-    duration: f32,
-    scale: f32,
-) -> ClipInfo {
-    let key = crate::sidecar::clip_key(name, index);
-    if let Some(info) = sidecar.and_then(|t| t.clips.iter().find(|c| c.name == key)) {
-        return ClipInfo { name: key, nominal_speed: info.nominal_speed * scale, ..info.clone() };
+/// Clip info for clip `index`: its labels (the sidecar's, measured, or the mannequin's; its
+/// speed times the character's `scale`), else unlabelled at the speed its role suggests.
+fn clip_info(clips: &CharacterClips, index: usize, role: ClipRole, duration: f32, scale: f32) -> ClipInfo {
+    if let Some(info) = clips.info(index) {
+        return ClipInfo { nominal_speed: info.nominal_speed * scale, ..info.clone() };
     }
     let speed = match role {
         ClipRole::Idle => 0.0,
         ClipRole::Walk => WALK_SPEED,
         ClipRole::Run => JOG_SPEED,
     };
-    ClipInfo::unlabelled(&key, speed, duration)
+    ClipInfo::unlabelled(&crate::sidecar::clip_key(&clips.names[index], index), speed, duration)
 }
 
 /// A person's legs per height (0.84 m legs on the 1.75 m mannequin).
@@ -228,18 +233,15 @@ pub fn facing_rotation(up: Vec3, forward: Vec3) -> Quat {
     if q.is_finite() { q.normalize() } else { Quat::IDENTITY }
 }
 
-/// Once the scene is ready: rig detection, facing, clips, the blend graph and `HumanoidIk`.
+/// Once the clips are ready: rig detection, facing, clips, the blend graph and `HumanoidIk`.
 /// Runs once per avatar.
 #[allow(clippy::too_many_arguments)]
 pub fn finish_character(
     mut commands: Commands,
     source: Res<CharacterSource>,
-    gltf_handle: Option<Res<CharacterGltf>>,
-    gltfs: Res<Assets<Gltf>>,
-    clips: Res<Assets<AnimationClip>>,
+    clip_assets: Res<Assets<AnimationClip>>,
     mut graphs: ResMut<Assets<AnimationGraph>>,
-    avatars: Query<(Entity, &Avatar, &ChildOf), Without<CharacterFinished>>,
-    ready: Query<(), With<SceneReady>>,
+    avatars: Query<(Entity, &Avatar, &ChildOf, &CharacterClips), (With<ClipsReady>, Without<CharacterFinished>)>,
     children: Query<&Children>,
     players: Query<(), With<AnimationPlayer>>,
     mut bodies: Query<&mut Motion>,
@@ -247,27 +249,18 @@ pub fn finish_character(
     mut status: ResMut<crate::marks::RigStatus>,
     bones: HumanoidBones,
 ) {
-    let Some(gltf) = gltf_handle.and_then(|h| gltfs.get(&h.0)) else { return };
-    for (avatar_entity, avatar, body) in &avatars {
-        if ready.get(avatar.holder).is_err() {
-            continue;
-        }
+    for (avatar_entity, avatar, body, clips) in &avatars {
         commands.entity(avatar_entity).insert(CharacterFinished);
-        let profile = match &source.rig_map {
-            Some(map) => RigChoice::Map(map.clone()),
-            None => RigChoice::Auto,
-        };
+        let profile = source.rig_choice();
         // The rig as HumanoidIk will find it, for the facing, the size and the speed bands.
-        let report = match bones.detect(avatar.holder, &profile) {
-            Ok(report) => report,
+        let frame = match bones.detect(avatar.holder, &profile) {
+            Ok(report) => report.frame,
             Err(message) => {
-                error!("cannot rig the character: {message}");
-                *status = crate::marks::RigStatus::Failed(message.clone());
-                commands.insert_resource(CharacterError(format!("cannot rig the character: {message}")));
+                fail(&mut commands, &mut status, format!("cannot rig the character: {message}"));
+                *status = crate::marks::RigStatus::Failed(message);
                 continue;
             }
         };
-        let frame = report.frame;
         let turn = facing_rotation(frame.up, frame.forward);
         let scale = size_scale(frame.leg_length, source.keep_scale);
         commands.entity(avatar.holder).insert(Transform::from_rotation(turn).with_scale(Vec3::splat(scale)));
@@ -275,88 +268,34 @@ pub fn finish_character(
         // The capsule spans the whole body: 2.15 leg lengths (1.8 m for the mannequin's 0.84 m
         // legs; the rig's height stops at the head joint when there is no head-top bone).
         commands.entity(body.parent()).insert(controller(2.15 * leg_length));
-        // Clips: every animation of the file, with its name and the speed measured from its feet.
-        let names: Vec<String> = gltf
-            .animations
-            .iter()
-            .map(|h| gltf.named_animations.iter().find(|(_, n)| *n == h).map_or(String::new(), |(k, _)| k.to_string()))
-            .collect();
-        let sidecar = source.sidecar.as_ref();
-        let candidates: Vec<ClipCandidate> = names
-            .iter()
-            .enumerate()
-            .map(|(i, name)| {
-                let key = crate::sidecar::clip_key(name, i);
-                let info = sidecar.and_then(|t| t.clips.iter().find(|c| c.name == key));
-                ClipCandidate {
-                    name: name.clone(),
-                    speed: info.map(|c| c.nominal_speed),
-                    alternates: info.and_then(ClipInfo::feet_alternate),
-                }
-            })
-            .collect();
-        let choice = match crate::clips::choose(&candidates, frame.leg_length, &source.clips) {
+        // Clips: every clip, with its name and the speed measured from its feet.
+        let choice = match crate::clips::choose(&clips.candidates(), frame.leg_length, &source.clips) {
             Ok(choice) => choice,
             Err(message) => {
-                error!("{message}");
-                *status = crate::marks::RigStatus::Failed(message.clone());
-                commands.insert_resource(CharacterError(message));
+                fail(&mut commands, &mut status, message);
                 continue;
             }
         };
-        // Say which chosen clips came from the mannequin.
-        let mut report = choice.report.clone();
-        for role in ClipRole::ALL {
-            if choice.get(role).is_some_and(|i| source.retargeted.contains(&names[i]))
-                && let Some(line) = report.iter_mut().find(|l| l.starts_with(&format!("{}: ", role.key())))
-            {
-                line.push_str(", retargeted from the mannequin");
-            }
-        }
+        let report = clip_report(&choice, clips);
         info!(
             "character: {height:.2} m tall, legs {leg_length:.2} m{}, turned {:.0}° to face +Z; clips: {}",
             size_note(scale, frame.leg_length),
             turn.angle_between(Quat::IDENTITY).to_degrees(),
             report.join("; ")
         );
-        if leg_length < SHORTEST_CLIMBING_LEGS {
-            warn!(
-                "character: legs {leg_length:.2} m long cannot climb the course's 15 and 20 cm steps like a person \
-                 (legs under {SHORTEST_CLIMBING_LEGS} m); it may stop at them"
-            );
-        }
-        let chosen: Vec<(usize, ClipRole)> =
-            ClipRole::ALL.iter().filter_map(|r| choice.get(*r).map(|i| (i, *r))).collect();
+        warn_short_legs(leg_length);
         let player = children.iter_descendants(avatar.holder).find(|e| players.get(*e).is_ok());
-        let locomotion = match player {
-            Some(player) if !chosen.is_empty() => {
-                let handles: Vec<Handle<AnimationClip>> =
-                    chosen.iter().map(|(i, _)| gltf.animations[*i].clone()).collect();
-                let (graph, nodes) = AnimationGraph::from_clips(handles.iter().cloned());
-                commands.entity(player).insert(AnimationGraphHandle(graphs.add(graph)));
-                let blend: Vec<BlendClip> = chosen
-                    .iter()
-                    .zip(nodes)
-                    .zip(&handles)
-                    .map(|(((index, role), node), handle)| {
-                        let duration = clips.get(handle).map_or(1.0, |c| c.duration());
-                        BlendClip { node, info: clip_info(&names[*index], *index, *role, sidecar, duration, scale) }
-                    })
-                    .collect();
-                let loco = Locomotion::new(player, blend);
-                if let Ok(mut motion) = bodies.get_mut(body.parent()) {
-                    motion.speeds = loco.walk_and_run_speeds();
-                }
-                Some(loco)
-            }
-            _ => {
-                warn!("the character has no walk, run or idle clip: it keeps its rest pose while it moves");
-                None
-            }
-        };
+        let blend =
+            player.and_then(|p| blend_space(&mut commands, &mut graphs, &clip_assets, p, clips, &choice, scale));
+        if let (Some(loco), Ok(mut motion)) = (&blend, bodies.get_mut(body.parent())) {
+            motion.speeds = loco.walk_and_run_speeds();
+        }
+        if blend.is_none() {
+            warn!("the character has no walk, run or idle clip: it keeps its rest pose while it moves");
+        }
         commands.entity(avatar_entity).insert((
             ModelInfo { height, leg_length, clips: report },
-            PendingLocomotion(locomotion),
+            PendingLocomotion(blend),
             HumanoidIk {
                 profile,
                 look_target: targets.as_ref().map(|t| IkTarget::Entity(t.focus)),
@@ -373,6 +312,65 @@ pub fn finish_character(
             StairFinder::default(),
         ));
     }
+}
+
+/// Says when legs this long cannot climb the course's steps like a person.
+fn warn_short_legs(leg_length: f32) {
+    if leg_length < SHORTEST_CLIMBING_LEGS {
+        warn!(
+            "character: legs {leg_length:.2} m long cannot climb the course's 15 and 20 cm steps like a person \
+             (legs under {SHORTEST_CLIMBING_LEGS} m); it may stop at them"
+        );
+    }
+}
+
+/// One message: the UI shows it, the log has it, a headless run exits with it.
+fn fail(commands: &mut Commands, status: &mut crate::marks::RigStatus, message: String) {
+    error!("{message}");
+    *status = crate::marks::RigStatus::Failed(message.clone());
+    commands.insert_resource(CharacterError(message));
+}
+
+/// How each role was chosen, saying which clips came from the mannequin.
+fn clip_report(choice: &ClipChoice, clips: &CharacterClips) -> Vec<String> {
+    let mut report = choice.report.clone();
+    for role in ClipRole::ALL {
+        if choice.get(role).is_some_and(|i| i >= clips.names.len() - clips.retargeted.len())
+            && let Some(line) = report.iter_mut().find(|l| l.starts_with(&format!("{}: ", role.key())))
+        {
+            line.push_str(", retargeted from the mannequin");
+        }
+    }
+    report
+}
+
+/// The blend space of the chosen clips on `player` (its graph inserted); `None` without any.
+fn blend_space(
+    commands: &mut Commands,
+    graphs: &mut Assets<AnimationGraph>,
+    clip_assets: &Assets<AnimationClip>,
+    player: Entity,
+    clips: &CharacterClips,
+    choice: &ClipChoice,
+    scale: f32,
+) -> Option<Locomotion> {
+    let chosen: Vec<(usize, ClipRole)> = ClipRole::ALL.iter().filter_map(|r| choice.get(*r).map(|i| (i, *r))).collect();
+    if chosen.is_empty() {
+        return None;
+    }
+    let handles: Vec<Handle<AnimationClip>> = chosen.iter().map(|(i, _)| clips.handles[*i].clone()).collect();
+    let (graph, nodes) = AnimationGraph::from_clips(handles.iter().cloned());
+    commands.entity(player).insert(AnimationGraphHandle(graphs.add(graph)));
+    let blend = chosen
+        .iter()
+        .zip(nodes)
+        .zip(&handles)
+        .map(|(((index, role), node), handle)| {
+            let duration = clip_assets.get(handle).map_or(1.0, |c| c.duration());
+            BlendClip { node, info: clip_info(clips, *index, *role, duration, scale) }
+        })
+        .collect();
+    Some(Locomotion::new(player, blend))
 }
 
 #[cfg(test)]

@@ -67,8 +67,8 @@ pub struct Args {
     #[arg(long, value_name = "SPEC", value_parser = clip_overrides, default_value = "", hide_default_value = true)]
     pub clips: crate::clips::ClipOverrides,
     /// A --character with no walk clip: `auto` retargets the mannequin's Idle/Walk/Jog onto it
-    /// (the roles its own clips do not fill; written to a cache file, never to yours), `off`
-    /// plays only its own clips (no walk: it stands).
+    /// at run time (the roles its own clips do not fill; nothing is written), `off` plays only
+    /// its own clips (no walk: it stands).
     #[arg(long, value_name = "MODE", value_enum, default_value_t = RetargetMode::Auto)]
     pub retarget: RetargetMode,
     /// Save the window to this PNG after --frames N frames, then exit.

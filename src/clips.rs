@@ -13,6 +13,12 @@
 //! leg length, the overrides. Output: [`ClipChoice`] (indices into the input) and one line per
 //! role saying how it was chosen. Invariants: a clip plays at most one role; an override that
 //! names no clip is an error listing the clips there are.
+//! [`CharacterClips`] holds the clips a character chooses from (its file's, labelled, and any
+//! retargeted onto it: see [`crate::clip_setup`]).
+
+use bevy::prelude::*;
+
+use crate::sidecar::{ClipInfo, ClipTable, clip_key};
 
 /// Words that mark a role, per role.
 const IDLE: &[&str] = &["idle", "idling", "stand", "standing", "breathing", "rest"];
@@ -83,7 +89,7 @@ pub struct ClipCandidate {
     pub name: String,
     /// Ground speed measured from its planted feet, m/s, when known.
     pub speed: Option<f32>,
-    /// Whether its feet take turns (see [`crate::sidecar::ClipInfo::feet_alternate`]), when
+    /// Whether its feet take turns (see [`ClipInfo::feet_alternate`]), when
     /// known. Only a clip whose feet alternate is a walk or a run by speed: a roll moves fast
     /// too.
     pub alternates: Option<bool>,
@@ -147,6 +153,43 @@ impl ClipChoice {
     /// Whether any clip was chosen.
     pub fn is_empty(&self) -> bool {
         self.idle.is_none() && self.walk.is_none() && self.run.is_none()
+    }
+}
+
+/// The clips a character chooses from: its file's, in file order, then those retargeted onto it.
+#[derive(Component, Clone, Debug, Default)]
+pub struct CharacterClips {
+    /// Each clip's name (empty when the file gives none).
+    pub names: Vec<String>,
+    /// Each clip.
+    pub handles: Vec<Handle<AnimationClip>>,
+    /// Their labels and speeds (the sidecar's, or measured at run time), keyed by
+    /// [`clip_key`]; `None` when not labelled.
+    pub table: Option<ClipTable>,
+    /// Names of the clips retargeted from the mannequin (`Idle`, `Walk`, `Jog`), in role order.
+    pub retargeted: Vec<String>,
+}
+
+/// Set on the avatar once its [`CharacterClips`] are complete (labelled, retargeted).
+#[derive(Component)]
+pub struct ClipsReady;
+
+impl CharacterClips {
+    /// The table's entry for clip `index`.
+    pub fn info(&self, index: usize) -> Option<&ClipInfo> {
+        let key = clip_key(self.names.get(index)?, index);
+        self.table.as_ref()?.clips.iter().find(|c| c.name == key)
+    }
+
+    /// The clips as [`choose`] reads them.
+    pub fn candidates(&self) -> Vec<ClipCandidate> {
+        (0..self.names.len())
+            .map(|i| ClipCandidate {
+                name: self.names[i].clone(),
+                speed: self.info(i).map(|c| c.nominal_speed),
+                alternates: self.info(i).and_then(ClipInfo::feet_alternate),
+            })
+            .collect()
     }
 }
 

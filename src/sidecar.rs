@@ -1,14 +1,16 @@
 //! The clip sidecar (`<character>.ik.json`): per clip its nominal speed, duration, frame rate and
 //! per-foot contact labels.
 //!
-//! Method: reads the JSON into ik_tool's typed [`Sidecar`] (the struct `ik_tool contacts
-//! --json` writes) and keeps what the blend space needs as [`ClipInfo`]s. Input: the file text.
-//! Output: a [`ClipTable`] keyed by clip name. Invariants: every clip has a positive finite
+//! Method: reads the JSON into `ik_core`'s typed [`Sidecar`] (the struct `ik_tool contacts
+//! --json` writes) and keeps what the blend space needs as [`ClipInfo`]s; a character without a
+//! sidecar gets the same from the plugin's runtime labeller ([`ClipTable::from_labels`]).
+//! Input: the file text, or the labels. Output: a [`ClipTable`] keyed by clip name. Invariants: every clip has a positive finite
 //! duration and `frame_count ≥ 1`; contact arrays hold one flag per frame (shorter arrays are
 //! read as "no contact" past their end); [`ClipInfo::contact_at`] takes any phase (wrapped to
 //! `[0, 1)`).
 
-use ik_tool::sidecar::Sidecar;
+use bevy_ik::clip_contacts::ClipContactLabels;
+use ik_core::sidecar::Sidecar;
 
 /// What the sidecar says about one clip.
 #[derive(Clone, Debug, PartialEq)]
@@ -112,7 +114,7 @@ pub struct ClipTable {
 }
 
 impl ClipTable {
-    /// Parses sidecar text (ik_tool's typed [`Sidecar`]: only `duration` is required).
+    /// Parses sidecar text (`ik_core`'s typed [`Sidecar`]: only `duration` is required).
     pub fn parse(text: &str) -> Result<ClipTable, String> {
         Ok(ClipTable::from_sidecar(Sidecar::parse(text)?))
     }
@@ -132,20 +134,28 @@ impl ClipTable {
             .collect();
         ClipTable { clips }
     }
-}
 
-/// Labels the clips of a character that has no sidecar with the code `ik_tool contacts --json`
-/// runs ([`ik_tool::sidecar::label_file`]: ground speed from the planted feet for in-place
-/// clips, hysteresis contact labels) and reads the result as a [`ClipTable`] (an unnamed clip
-/// is keyed `clip<index>`).
-pub fn label_character(path: &std::path::Path, rig_map: Option<&[(String, String)]>) -> Result<ClipTable, String> {
-    let map = rig_map.map(|m| m.iter().map(|(r, b)| format!("{r}={b}")).collect::<Vec<_>>().join(","));
-    let sidecar = ik_tool::sidecar::label_file(path, map.as_deref()).map_err(|e| e.to_string())?;
-    Ok(ClipTable::from_sidecar(sidecar))
+    /// The runtime labels of the clips named `names` (file order; an unnamed clip is keyed
+    /// `clip<index>`), as the blend space reads them.
+    pub fn from_labels(names: &[String], labels: &ClipContactLabels) -> ClipTable {
+        let clips = names
+            .iter()
+            .enumerate()
+            .zip(&labels.clips)
+            .map(|((i, name), clip)| ClipInfo {
+                name: clip_key(name, i),
+                nominal_speed: clip.nominal_speed,
+                duration: clip.duration,
+                frame_count: clip.frame_count.max(1),
+                contacts: clip.contacts.clone(),
+            })
+            .collect();
+        ClipTable { clips }
+    }
 }
 
 /// The sidecar key of the file's clip `index` named `name` (empty: unnamed), as
-/// [`ik_tool::sidecar::clip_name`] writes it.
+/// `ik_tool::sidecar::clip_name` writes it.
 pub fn clip_key(name: &str, index: usize) -> String {
     if name.is_empty() { format!("clip{index}") } else { name.to_string() }
 }

@@ -42,6 +42,8 @@ pub mod bones;
 pub mod budget;
 pub mod chain;
 mod chain_system;
+#[cfg(feature = "animation")]
+pub mod clip_contacts;
 pub mod creature;
 pub mod fade;
 pub mod fault;
@@ -78,6 +80,10 @@ pub use ik_core;
 pub mod prelude {
     pub use crate::budget::{IkBudget, IkBudgetReport};
     pub use crate::chain::{IkChain, IkChainState, IkSolver, JointLimit, Pole};
+    #[cfg(feature = "animation")]
+    pub use crate::clip_contacts::{
+        ClipContactLabels, ClipContacts, ClipContactsFailed, ClipContactsLabelled, LabelClipContacts,
+    };
     pub use crate::creature::{CreatureIk, CreatureRigFailed, CreatureRigged, RiggedCreature};
     pub use crate::fade::IkFade;
     pub use crate::fault::{IkComponent, IkFault, IkFaulted, IkRecovered};
@@ -271,6 +277,15 @@ impl Plugin for IkPlugin {
         #[cfg(feature = "animation")]
         app.add_systems(PreUpdate, retarget::capture_rest_poses.run_if(any_with_component::<retarget::RetargetClips>))
             .add_systems(Update, retarget::retarget_clips.run_if(any_with_component::<retarget::RetargetClips>));
+        #[cfg(feature = "animation")]
+        app.add_systems(
+            PreUpdate,
+            clip_contacts::capture_rest_poses.run_if(any_with_component::<clip_contacts::LabelClipContacts>),
+        )
+        .add_systems(
+            Update,
+            clip_contacts::label_clip_contacts.run_if(any_with_component::<clip_contacts::LabelClipContacts>),
+        );
         // Each system runs only while a component it works on exists: a skipped system costs
         // the executor a condition check instead of a task hand-off to a worker thread (a few
         // µs per system per frame, whatever the number of characters).

@@ -66,8 +66,11 @@ pub struct RetargetClips {
     /// [`crate::humanoid::HumanoidIk`] rigs them).
     #[entities]
     pub source: Entity,
-    /// How to find the source's and this character's roles when no [`RiggedHumanoid`] says.
+    /// How to find this character's roles when no [`RiggedHumanoid`] says.
     pub profile: RigChoice,
+    /// How to find the source's roles when no [`RiggedHumanoid`] says (a rig map of this
+    /// character does not fit the source).
+    pub source_profile: RigChoice,
     /// The clips, in the order [`RetargetedClips::clips`] gives them back.
     pub clips: Vec<Handle<AnimationClip>>,
     /// How the target is posed: feet put back by IK (default), hands optionally.
@@ -77,7 +80,13 @@ pub struct RetargetClips {
 impl RetargetClips {
     /// `clips` of `source`, with the default settings.
     pub fn new(source: Entity, clips: Vec<Handle<AnimationClip>>) -> Self {
-        RetargetClips { source, clips, settings: RetargetSettings::default(), profile: RigChoice::Auto }
+        RetargetClips {
+            source,
+            clips,
+            settings: RetargetSettings::default(),
+            profile: RigChoice::Auto,
+            source_profile: RigChoice::Auto,
+        }
     }
 }
 
@@ -151,6 +160,47 @@ pub struct RetargetSkeleton {
 impl RetargetSkeleton {
     fn retarget_rig(&self) -> RetargetRig<'_> {
         RetargetRig { parents: &self.parents, rest: &self.rest, names: &self.names, rig: &self.rig, frame: self.frame }
+    }
+
+    /// `clip` sampled on these bones at `times` ([`AnimationClip::sample_clamped`]; a channel
+    /// the clip does not animate keeps its rest value): `times.len() × bones` locals, each
+    /// relative to the bone's named ancestor (as [`Self::rest`]). The error says when the clip
+    /// animates none of the bones.
+    ///
+    /// ```no_run
+    /// # use bevy::prelude::*;
+    /// # use bevy_ik::humanoid::RigChoice;
+    /// # use bevy_ik::retarget::{RestPose, RetargetBones};
+    /// // The pose of `walk` at 0.5 s on `character`'s bones.
+    /// fn half_a_second_in(
+    ///     bones: &RetargetBones,
+    ///     character: Entity,
+    ///     rest: &RestPose,
+    ///     walk: &AnimationClip,
+    /// ) -> Result<Vec<bevy_ik::ik_core::Xform>, String> {
+    ///     bones.skeleton(character, rest, None, &RigChoice::Auto)?.sample(walk, &[0.5])
+    /// }
+    /// ```
+    pub fn sample(&self, clip: &AnimationClip, times: &[f32]) -> Result<Vec<Xform>, String> {
+        if !self.targets.iter().flatten().any(|id| clip.curves_for_target(*id).is_some()) {
+            return Err("the clip animates none of the character's bones (is it this character's clip?)".into());
+        }
+        let mut sampled = Vec::with_capacity(times.len() * self.entities.len());
+        for &t in times {
+            for b in 0..self.entities.len() {
+                let mut local = self.transforms[b];
+                if let Some(id) = self.targets[b] {
+                    local.translation = clip
+                        .sample_clamped(animated_field!(Transform::translation), id, t)
+                        .unwrap_or(local.translation);
+                    local.rotation =
+                        clip.sample_clamped(animated_field!(Transform::rotation), id, t).unwrap_or(local.rotation);
+                    local.scale = clip.sample_clamped(animated_field!(Transform::scale), id, t).unwrap_or(local.scale);
+                }
+                sampled.push(self.offsets[b].mul_xform(&local));
+            }
+        }
+        Ok(sampled)
     }
 }
 
@@ -294,32 +344,16 @@ pub fn retarget_animation(
     settings: RetargetSettings,
 ) -> Result<(AnimationClip, ClipRetargetReport), String> {
     let map = retarget_map(source, target, settings)?;
-    let (ns, nt) = (source.entities.len(), target.entities.len());
+    let nt = target.entities.len();
     let duration = clip.duration();
     if !(duration.is_finite() && duration >= 0.0) {
         return Err("the clip has no finite duration".into());
     }
-    if !source.targets.iter().flatten().any(|id| clip.curves_for_target(*id).is_some()) {
-        return Err("the clip animates none of the source's bones (is it the source's clip?)".into());
-    }
     let frames = (duration * RETARGET_RATE).round() as usize + 1;
     let times: Vec<f32> = (0..frames).map(|f| (f as f32 / RETARGET_RATE).min(duration)).collect();
-    let mut sampled = Vec::with_capacity(frames * ns);
-    for &t in &times {
-        for b in 0..ns {
-            let mut local = source.transforms[b];
-            if let Some(id) = source.targets[b] {
-                local.translation =
-                    clip.sample_clamped(animated_field!(Transform::translation), id, t).unwrap_or(local.translation);
-                local.rotation =
-                    clip.sample_clamped(animated_field!(Transform::rotation), id, t).unwrap_or(local.rotation);
-                local.scale = clip.sample_clamped(animated_field!(Transform::scale), id, t).unwrap_or(local.scale);
-            }
-            sampled.push(source.offsets[b].mul_xform(&local));
-        }
-    }
+    let sampled = source.sample(clip, &times)?;
     let mut locals = vec![Xform::IDENTITY; frames * nt];
-    let looping = clip_loops(&sampled, ns, source.frame.leg_length);
+    let looping = clip_loops(&sampled, source.entities.len(), source.frame.leg_length);
     let report = retarget_clip(&map, &sampled, RETARGET_RATE, looping, &mut locals, &mut |_| {})
         .map_err(|e| format!("frame {}: {}", e.frame, e.error))?;
     let mut out = AnimationClip::default();
@@ -362,13 +396,29 @@ pub(crate) fn capture_rest_poses(
 ) {
     for (target, request) in &requests {
         for root in [target, request.source] {
-            if poses.contains(root) || !children.iter_descendants(root).any(|e| names.contains(e)) {
-                continue;
+            if !poses.contains(root)
+                && let Some(pose) = RestPose::of(root, &children, &names, &transforms)
+            {
+                commands.entity(root).insert(pose);
             }
-            let transforms =
-                children.iter_descendants(root).filter_map(|e| Some((e, *transforms.get(e).ok()?))).collect();
-            commands.entity(root).insert(RestPose { transforms });
         }
+    }
+}
+
+impl RestPose {
+    /// The pose `root`'s descendants hold now; `None` while it has no named descendant (its
+    /// scene not spawned yet).
+    pub(crate) fn of(
+        root: Entity,
+        children: &Query<&Children>,
+        names: &Query<(), With<Name>>,
+        transforms: &Query<&Transform>,
+    ) -> Option<RestPose> {
+        if !children.iter_descendants(root).any(|e| names.contains(e)) {
+            return None;
+        }
+        let transforms = children.iter_descendants(root).filter_map(|e| Some((e, *transforms.get(e).ok()?))).collect();
+        Some(RestPose { transforms })
     }
 }
 
@@ -435,8 +485,9 @@ fn retarget_request(
     bones: &RetargetBones,
     clips: &Assets<AnimationClip>,
 ) -> Result<(Vec<MadeClip>, f32, RetargetSkeleton), String> {
-    let source =
-        bones.skeleton(request.source, source.0, source.1, &request.profile).map_err(|e| format!("the source: {e}"))?;
+    let source = bones
+        .skeleton(request.source, source.0, source.1, &request.source_profile)
+        .map_err(|e| format!("the source: {e}"))?;
     let target =
         bones.skeleton(entity, target.0, target.1, &request.profile).map_err(|e| format!("the target: {e}"))?;
     let scale = retarget_map(&source, &target, request.settings)?.scale();

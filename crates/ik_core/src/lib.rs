@@ -25,19 +25,23 @@
 //! - [`look_at`]: a look-at spread down a chain of joints.
 //! - [`foot_placement`], [`sole`], [`leg`]: feet on uneven ground (probed at ankle, toe, heel
 //!   and toe tip); the heel/toe leg chain.
-//! - [`foot_lock`], [`contact`]: runtime foot locking and contact labelling.
+//! - [`foot_lock`], [`contact`], [`clip_feet`]: runtime foot locking, contact labelling and
+//!   a clip's feet before labelling (contact points, facing, ground speed, loops).
 //! - [`footstep`]: where a swinging foot will land, and a landing fitted to one tread.
 //! - [`retarget`]: a clip of one rigged humanoid played by another, feet put back with IK.
+//! - `sidecar` (feature `sidecar`): the clip sidecar (`.ik.json`) as serde structs.
 //! - [`rig`]: humanoid rig profiles (Unreal, Mixamo, user maps) and their detection.
 //! - [`gait`]: a procedural biped walk cycle (clip authoring and tests).
 //! - [`creature_gait`]: a procedural gait for any number of legs (spiders, hexapods, quadrupeds).
 //! - [`slide_removal`]: offline foot-slide removal over a whole clip.
+//! - [`resample`]: a Catmull–Rom spline through a coarse clip's linear keys.
 //! - [`warping`]: stride and orientation warping (any speed, any direction, no slide).
 
 #![warn(missing_docs)]
 
 pub mod ccd;
 pub mod chain;
+pub mod clip_feet;
 pub mod contact;
 pub mod creature_gait;
 pub mod envelope;
@@ -51,9 +55,12 @@ pub mod gait;
 pub mod leg;
 pub mod limits;
 pub mod look_at;
+pub mod resample;
 pub mod retarget;
 pub mod rig;
 pub mod root_motion;
+#[cfg(feature = "sidecar")]
+pub mod sidecar;
 pub mod skeleton;
 pub mod slide_removal;
 pub mod sole;

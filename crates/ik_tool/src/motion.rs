@@ -16,9 +16,8 @@
 //! travelling character. A looping clip (first and last frame the same pose) is tiled three
 //! times so labels and solves see its neighbours across the seam; the middle copy is used.
 //!
-//! Contact point of a foot ([`contact_points`]): its ball bone, or for an ankle-only foot an
-//! estimated sole point fixed to the foot bone ([`ik_core::sole::toeless_contact`]: under the
-//! ankle at its rest height above the rest pose's lowest joint, 0.07 × leg length forward).
+//! Contact point of a foot ([`contact_points`], [`ik_core::clip_feet::ContactPoint`]): its
+//! ball bone, or for an ankle-only foot an estimated sole point fixed to the foot bone.
 //!
 //! Contacts per foot: the contact point's world positions in the travelling frame (so speeds
 //! are over the ground, which an in-place clip's planted foot moves backward at) are labelled
@@ -42,8 +41,7 @@ use crate::legs::Legs;
 use crate::sample::{Timeline, pose_at, timeline};
 use serde_json::Value;
 
-/// Mean horizontal pelvis speed below which a clip counts as in place, m/s.
-pub const IN_PLACE_SPEED: f32 = 0.05;
+pub use ik_core::clip_feet::{ContactPoint, IN_PLACE_SPEED, same_pose};
 
 /// A clip sampled into per-frame locals.
 #[derive(Clone, Debug)]
@@ -98,20 +96,6 @@ pub fn sample_clip(doc: &Document, clip: &Clip) -> Sampled {
     }
     let looping = same_pose(&locals, bones);
     Sampled { timeline, parents, node_of_bone, bone_of_node, locals, looping, travel: None }
-}
-
-/// Whether the first and last of more than two frames (`frames × bones` locals) hold the same
-/// pose: rotations within 0.5°, translations and scales within 1 mm.
-pub fn same_pose(locals: &[Xform], bones: usize) -> bool {
-    let frames = locals.len() / bones.max(1);
-    let last = frames.saturating_sub(1) * bones;
-    frames > 2
-        && (0..bones).all(|b| {
-            let (a, z) = (locals[b], locals[last + b]);
-            a.rotation.dot(z.rotation).abs() >= (0.25f32.to_radians()).cos()
-                && a.translation.distance(z.translation) <= 1e-3
-                && a.scale.distance(z.scale) <= 1e-3
-        })
 }
 
 /// How fast the character travels while the clip plays.
@@ -195,29 +179,6 @@ pub fn sequence(locals: &[Xform], bones: usize, looping: bool) -> (Vec<Xform>, u
     (out, intervals)
 }
 
-/// Where a foot touches the floor: its ball bone, or a sole point fixed to its foot bone.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ContactPoint {
-    /// The foot (ankle) bone, as a bone index of [`Sampled`].
-    pub foot: usize,
-    /// The ball bone, when the rig has one.
-    pub ball: Option<usize>,
-    /// Sole point in the foot bone's local frame (used without a ball).
-    pub sole: Vec3,
-    /// Thigh + shin length in the rest pose, m.
-    pub leg_length: f32,
-}
-
-impl ContactPoint {
-    /// The contact point of frame `f` of `world` (`frames × bones` model transforms).
-    pub fn at(&self, world: &[Xform], bones: usize, f: usize) -> Vec3 {
-        match self.ball {
-            Some(b) => world[f * bones + b].translation,
-            None => world[f * bones + self.foot].transform_point(self.sole),
-        }
-    }
-}
-
 fn rest_world(doc: &Document, sampled: &Sampled) -> Result<Vec<Xform>, IkError> {
     let rest: Vec<Xform> = sampled.node_of_bone.iter().map(|&n| doc.nodes[n].rest).collect();
     let mut world = vec![Xform::IDENTITY; rest.len()];
@@ -225,23 +186,15 @@ fn rest_world(doc: &Document, sampled: &Sampled) -> Result<Vec<Xform>, IkError> 
     Ok(world)
 }
 
-/// The contact points of `[left, right]` (see the module docs).
+/// The contact points of `[left, right]` ([`ContactPoint::from_rest`]).
 pub fn contact_points(doc: &Document, sampled: &Sampled, legs: &Legs) -> Result<[ContactPoint; 2], IkError> {
     let world = rest_world(doc, sampled)?;
-    let at = |node: usize| world[sampled.bone_of_node[node]].translation;
-    let lowest = world.iter().map(|x| x.translation.y).fold(f32::INFINITY, f32::min);
+    let bone = |node: usize| sampled.bone_of_node[node];
     let fwd = rest_forward(doc, sampled, legs)?.unwrap_or(Vec3::Z);
-    Ok(legs.legs.each_ref().map(|l| {
-        let leg_length = (at(l.calf) - at(l.thigh)).length() + (at(l.foot) - at(l.calf)).length();
-        let foot = sampled.bone_of_node[l.foot];
-        let above = at(l.foot).y - lowest;
-        ContactPoint {
-            foot,
-            ball: l.ball.map(|b| sampled.bone_of_node[b]),
-            sole: ik_core::sole::toeless_contact(&world[foot], Vec3::Y, fwd, above, leg_length),
-            leg_length: leg_length.max(1e-3),
-        }
-    }))
+    Ok(legs
+        .legs
+        .each_ref()
+        .map(|l| ContactPoint::from_rest(&world, [l.thigh, l.calf, l.foot].map(bone), l.ball.map(bone), fwd)))
 }
 
 /// Finds how fast the clip travels (see the module docs). `flag` is `--root-speed`; `sidecar`
@@ -269,9 +222,7 @@ pub fn root_motion(
     let world = world_frames(&sampled.parents, &sampled.locals, 1.0 / sampled.timeline.rate, 0, Vec3::ZERO)?;
     let at = |f: usize, b: usize| world[f * bones + b].translation;
     let last = sampled.timeline.frames - 1;
-    let duration = sampled.timeline.duration().max(1e-6);
-    let mut clip_velocity = (at(last, pelvis) - at(0, pelvis)) / duration;
-    clip_velocity.y = 0.0;
+    let clip_velocity = ik_core::clip_feet::mean_travel(at(0, pelvis), at(last, pelvis), sampled.timeline.duration());
     if clip_velocity.length() > IN_PLACE_SPEED {
         let velocity = match flag {
             Some(s) => clip_velocity.normalize() * s,
@@ -293,7 +244,7 @@ pub fn root_motion(
     let points = contact_points(doc, sampled, legs)?;
     let ground = ground_velocity(sampled, &world, &points);
     // Forward: the way the feet point at rest, else against the planted feet's motion, else +Z.
-    let forward = rest_forward(doc, sampled, legs)?.or_else(|| (-ground).try_normalize()).unwrap_or(Vec3::Z);
+    let forward = ik_core::clip_feet::travel_forward(rest_forward(doc, sampled, legs)?, ground);
     let (speed, source) = if let Some(s) = flag {
         (s, "--root-speed".to_string())
     } else if let Some(s) = from_extras.filter(|s| s.is_finite()) {
@@ -306,48 +257,21 @@ pub fn root_motion(
     Ok(RootMotion { clip_velocity, velocity: forward * speed, source, in_place: true })
 }
 
-/// The horizontal direction the feet point in in the rest pose (foot joint → ball, summed over
-/// both feet); `None` without balls or when that is degenerate.
+/// The horizontal direction the feet point in in the rest pose
+/// ([`ik_core::clip_feet::rest_forward`]); `None` without balls or when that is degenerate.
 pub fn rest_forward(doc: &Document, sampled: &Sampled, legs: &Legs) -> Result<Option<Vec3>, IkError> {
     let world = rest_world(doc, sampled)?;
-    let at = |node: usize| world[sampled.bone_of_node[node]].translation;
-    let mut sum = Vec3::ZERO;
-    for l in &legs.legs {
-        let Some(ball) = l.ball else { return Ok(None) };
-        sum += at(ball) - at(l.foot);
-    }
-    Ok(Vec3::new(sum.x, 0.0, sum.z).try_normalize())
+    let bone = |node: usize| sampled.bone_of_node[node];
+    Ok(ik_core::clip_feet::rest_forward(&world, legs.legs.each_ref().map(|l| (bone(l.foot), l.ball.map(bone)))))
 }
 
-/// The ground's velocity under an in-place clip, measured from its planted feet (horizontal,
-/// m/s; a planted foot moves with the ground): of the contact points' velocities on frames where
-/// they are within 0.06 × leg length of the clip's lowest contact point, the largest cluster of
-/// nearly equal ones (within 0.1 m/s or 10 %), averaged. Zero when that is under 5 cm/s.
+/// The ground's velocity under an in-place clip, measured from its planted feet
+/// ([`ik_core::clip_feet::ground_velocity`] on the contact points of `world`).
 pub fn ground_velocity(sampled: &Sampled, world: &[Xform], points: &[ContactPoint; 2]) -> Vec3 {
     let bones = sampled.bones();
     let n = sampled.timeline.frames;
-    if n < 2 {
-        return Vec3::ZERO;
-    }
-    let rate = sampled.timeline.rate;
-    let tracks: Vec<Vec<Vec3>> = points.iter().map(|p| (0..n).map(|f| p.at(world, bones, f)).collect()).collect();
-    let floor = tracks.iter().flatten().map(|p| p.y).fold(f32::INFINITY, f32::min);
-    let mut samples = Vec::new();
-    for (track, point) in tracks.iter().zip(points) {
-        for f in 0..n {
-            if track[f].y - floor < 0.06 * point.leg_length {
-                let (a, b) = (f.saturating_sub(1), (f + 1).min(n - 1));
-                let v = (track[b] - track[a]) * rate / (b - a).max(1) as f32;
-                samples.push(Vec3::new(v.x, 0.0, v.z));
-            }
-        }
-    }
-    let near = |a: Vec3, b: Vec3| a.distance(b) <= 0.1f32.max(0.1 * a.length());
-    let best = samples.iter().max_by_key(|&&a| samples.iter().filter(|&&b| near(a, b)).count());
-    let Some(&best) = best else { return Vec3::ZERO };
-    let cluster: Vec<Vec3> = samples.iter().copied().filter(|&b| near(best, b)).collect();
-    let mean = cluster.iter().sum::<Vec3>() / cluster.len().max(1) as f32;
-    if mean.length() < 0.05 { Vec3::ZERO } else { mean }
+    let tracks = points.each_ref().map(|p| (0..n).map(|f| p.at(world, bones, f)).collect::<Vec<Vec3>>());
+    ik_core::clip_feet::ground_velocity([&tracks[0], &tracks[1]], points.map(|p| p.leg_length), sampled.timeline.rate)
 }
 
 /// Contact labelling options: thresholds (relative to the leg length and the clip's ground

@@ -42,7 +42,6 @@ use crate::gltf_patch::{NewAnimation, NewChannel, add_animations};
 use crate::gltf_read::{self, Clip, Document, Property};
 use crate::legs::{Leg, Legs};
 use crate::motion::{ContactOptions, label_feet, root_motion};
-use crate::sidecar::Sidecar;
 
 /// How `retarget` runs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -356,7 +355,7 @@ pub fn run_clips(
         let feet = label_feet(&written, &sampled, &legs, &motion, &options.contacts).map_err(ik)?;
         labelled.push(ClipContacts { clip: c.name.clone(), index: clip.index, sampled, motion, feet });
     }
-    let sidecar_out = Sidecar::from_contacts(&written, &labelled, &options.contacts).to_json_text();
+    let sidecar_out = crate::sidecar::from_contacts(&written, &labelled, &options.contacts).to_json_text();
 
     let mut text = same_name;
     text.push_str(&format!(

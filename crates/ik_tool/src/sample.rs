@@ -20,8 +20,8 @@ use ik_core::Xform;
 
 use crate::gltf_read::{Channel, Clip, Interpolation, Property};
 
-/// Rate coarser clips are resampled to, Hz.
-pub const TARGET_RATE: f32 = 60.0;
+pub use ik_core::resample::TARGET_RATE;
+use ik_core::resample::{catmull_rom, hermite};
 
 /// The frames a clip is evaluated at.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -81,21 +81,14 @@ pub fn timeline(clip: &Clip) -> Timeline {
     Timeline { start, rate: intervals / duration, frames: intervals as usize + 1, source_rate: source, resampled }
 }
 
-/// Hermite basis weights `(h00, h10, h01, h11)` at `s` in [0, 1].
-fn hermite(s: f32) -> (f32, f32, f32, f32) {
-    let (s2, s3) = (s * s, s * s * s);
-    (2.0 * s3 - 3.0 * s2 + 1.0, s3 - 2.0 * s2 + s, -2.0 * s3 + 3.0 * s2, s3 - s2)
-}
-
-fn same_hemisphere(q: Vec4, reference: Vec4) -> Vec4 {
-    if q.dot(reference) < 0.0 { -q } else { q }
-}
-
 /// The channel's value at time `t`; `cubic` turns `LINEAR` keys into a Catmull–Rom spline.
 pub fn sample_channel(channel: &Channel, t: f32, cubic: bool) -> Vec4 {
     let times = &channel.times;
     let n = times.len();
     let rotation = channel.property == Property::Rotation;
+    if cubic && channel.interpolation == Interpolation::Linear {
+        return catmull_rom(times, &channel.values, t, rotation);
+    }
     let value = |k: usize| match channel.interpolation {
         Interpolation::CubicSpline => channel.values[3 * k + 1],
         _ => channel.values[k],
@@ -113,31 +106,16 @@ pub fn sample_channel(channel: &Channel, t: f32, cubic: bool) -> Vec4 {
         return value(k + 1);
     }
     let s = ((t - times[k]) / dt).clamp(0.0, 1.0);
-    let (p0, mut p1) = (value(k), value(k + 1));
+    let (p0, p1) = (value(k), value(k + 1));
     let result = match channel.interpolation {
         Interpolation::Step => p0,
-        Interpolation::Linear if !cubic => {
+        Interpolation::Linear => {
             if rotation {
                 let (a, b) = (Quat::from_vec4(p0).normalize(), Quat::from_vec4(p1).normalize());
                 Vec4::from(a.slerp(b, s))
             } else {
                 p0.lerp(p1, s)
             }
-        }
-        Interpolation::Linear => {
-            if rotation {
-                p1 = same_hemisphere(p1, p0);
-            }
-            let before = if k > 0 { value(k - 1) } else { p0 };
-            let before = if rotation { same_hemisphere(before, p0) } else { before };
-            let after = if k + 2 < n { value(k + 2) } else { p1 };
-            let after = if rotation { same_hemisphere(after, p1) } else { after };
-            let t_before = if k > 0 { times[k - 1] } else { times[k] };
-            let t_after = if k + 2 < n { times[k + 2] } else { times[k + 1] };
-            let m0 = (p1 - before) / (times[k + 1] - t_before).max(1e-6);
-            let m1 = (after - p0) / (t_after - times[k]).max(1e-6);
-            let (h00, h10, h01, h11) = hermite(s);
-            p0 * h00 + m0 * (h10 * dt) + p1 * h01 + m1 * (h11 * dt)
         }
         Interpolation::CubicSpline => {
             let out_tangent = channel.values[3 * k + 2];

@@ -79,7 +79,7 @@ pub fn run(args: &InPlaceArgs) -> Result<String, ToolError> {
             continue;
         };
         text.push_str(&format!("{}: {}; baked in place\n", c.name, travel.describe()));
-        let record = RootMotion::of(travel, true);
+        let record = crate::sidecar::root_motion_record(travel, true);
         let node = sampled.node_of_bone[travel.carrier];
         let extras = serde_json::value::to_raw_value(&record)
             .map_err(|e| ToolError::Format(format!("ik_root_motion note: {e}")))?;
@@ -109,7 +109,7 @@ fn sidecar(
     baked: Vec<(String, RootMotion)>,
 ) -> Result<Sidecar, ToolError> {
     let labelled = super::label_doc(written, legs, None, shared, None)?;
-    let mut sidecar = Sidecar::from_contacts(written, &labelled, &shared.contacts);
+    let mut sidecar = crate::sidecar::from_contacts(written, &labelled, &shared.contacts);
     for (name, record) in baked {
         if let Some(clip) = sidecar.clips.iter_mut().find(|c| c.name == name) {
             clip.root_motion = Some(record);

@@ -512,8 +512,7 @@ fn run_contacts(
     for (c, result) in chosen(&doc, clip)?.into_iter().zip(&labelled) {
         text.push_str(&summary(&doc, c, sidecar.as_ref(), result));
     }
-    let json_text =
-        json.map(|_| crate::sidecar::Sidecar::from_contacts(&doc, &labelled, &shared.contacts).to_json_text());
+    let json_text = json.map(|_| crate::sidecar::from_contacts(&doc, &labelled, &shared.contacts).to_json_text());
     for path in [plot, json].into_iter().flatten() {
         output_folder(path)?;
     }
