@@ -19,6 +19,10 @@
 //! is triggered on the character; a failure is one [`ClipContactsFailed`] (component and event)
 //! naming the clip and what is missing, logged once.
 //!
+//! Add [`LabelClipContacts`] when you spawn the character, as [`crate::retarget::RetargetClips`]:
+//! the rest pose is what its bones hold when they first exist, not the skin's bind pose, so a
+//! character a clip has already moved is measured in that clip's frame.
+//!
 //! A clip keyed linearly coarser than 60 Hz is resampled with cubics through its keys, as
 //! `ik_tool` does ([`ik_core::resample`]; the key rate is found from the clip: the coarsest usual
 //! rate on whose grid it moves linearly). Unlike `ik_tool`, a clip's root motion is not taken
