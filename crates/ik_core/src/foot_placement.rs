@@ -10,7 +10,8 @@
 //! nosings, kerbs and crests ([`crate::sole::find_edges`]). The foot keeps its animated
 //! orientation turned by the (tilt-limited, smoothed) ground normal, about its ankle — or,
 //! when [`FootPlacement::foot_shifts`] are given (foot locking; even all zero), about its
-//! toe joint, so a locked toe stays put as the tilt changes. Its
+//! ball ([`FootRig::ball`]: the toe joint, else the sole's ball point), so a locked foot stays
+//! put as the tilt changes. Its
 //! vertical correction, limited to `[−max_step_down, max_step_up]` and faded by the foot's
 //! *planted weight* (1 while the animated sole is within `planted_height` of the floor, fading
 //! to 0 over `planted_fade`, so swinging feet are not pulled down), puts the animation's
@@ -385,12 +386,11 @@ impl FootPlacement<'_> {
             st.ankle_in_knee = external::is_external(self.parents, &foot.leg)
                 .then(|| model[foot.leg.knee].inverse_transform_point(model[foot.leg.ankle].translation));
             let points = foot.sole_points(model).map(|p| p.map(|(at, rest)| (at + shift, rest)));
-            // The foot tilts about its ankle, or, when shifts are given (locking), about its toe
-            // joint, so tilting to the slope does not drag a locked toe along.
-            let pivot = match (self.foot_shifts.is_empty(), foot.leg.toe) {
-                (false, Some(t)) => model[t].translation + shift,
-                _ => ankle.translation,
-            };
+            // The foot tilts about its ankle, or, when shifts are given (locking), about the
+            // ball the lock holds (its toe joint, else its sole's ball point), so tilting to the
+            // slope does not drag a locked foot along.
+            let ball = foot.ball(model).filter(|_| !self.foot_shifts.is_empty());
+            let pivot = ball.map_or(ankle.translation, |b| b + shift);
             let about_pivot = |turn: Quat, p: Vec3| pivot + turn * (p - pivot);
             let floor = self.floor_heights.get(i).copied().unwrap_or(0.0);
             let mut sole = ankle.translation.y - floor - foot.ankle_height;

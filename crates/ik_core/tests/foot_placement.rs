@@ -8,6 +8,7 @@ use glam::{Quat, Vec3};
 use ik_core::foot_placement::{
     FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, FootRig, GroundHit, SwingFloor,
 };
+use ik_core::leg::LegChain;
 use ik_core::{IkError, Xform};
 
 #[test]
@@ -153,6 +154,42 @@ fn a_shifted_foot_lands_its_toe_on_the_shifted_point_of_a_slope() {
     let result = short.run(&mut untouched, &mut untouched_model, ground, 1.0 / 60.0, &mut state, &mut reports);
     assert!(matches!(result, Err(IkError::LengthMismatch { .. })));
     assert_eq!(untouched, animated);
+}
+
+#[test]
+fn a_shifted_foot_without_a_toe_bone_tilts_about_its_sole_ball() {
+    // The same lock on the same 20° slope, on feet rigged without their toe bones (many real
+    // characters have none): the lock holds the sole's ball point (`FootRig::ball`), and the
+    // tilt to the slope turns the foot about that point, not about the ankle (which would move
+    // the held ball 2–3 cm along the slope).
+    let skel = biped();
+    let animated = standing(&skel, 0.04);
+    let rest = skel.rest_model();
+    let toeless = [LEFT, RIGHT].map(|leg| LegChain { toe: None, toe_end: None, ..leg });
+    let rigs = toeless.map(|leg| FootRig::from_flat_pose(&rest, leg).unwrap().with_estimated_sole(&rest));
+    let normal = Quat::from_rotation_x(-20f32.to_radians()) * Vec3::Y;
+    let ground = |o: Vec3, d: Vec3, m: f32| plane_hit(o, d, m, Vec3::ZERO, normal);
+    let shifts = [Vec3::new(0.03, 0.0, -0.10), Vec3::ZERO];
+    let job = FootPlacement { foot_shifts: &shifts, ..placement_job(skel.parents(), &rigs) };
+    let mut state = FootPlacementState::new(2);
+    let mut reports = [FootReport::default(); 2];
+    let animated_ball = rigs[0].ball(&model_of(&skel, &animated)).unwrap();
+    let (mut locals, mut model) = (animated.clone(), model_of(&skel, &animated));
+    for _ in 0..60 {
+        locals.copy_from_slice(&animated);
+        model = model_of(&skel, &locals);
+        job.run(&mut locals, &mut model, ground, 1.0 / 60.0, &mut state, &mut reports).unwrap();
+    }
+    let ball = rigs[0].ball(&model).unwrap();
+    let off = Vec3::new(ball.x - animated_ball.x - 0.03, 0.0, ball.z - animated_ball.z + 0.10).length();
+    let up = model[LEFT.ankle].rotation * rigs[0].foot_up;
+    println!(
+        "toe-less shifted ball: {:.3} mm off its point, tilt {:.1} deg",
+        off * 1e3,
+        up.angle_between(Vec3::Y).to_degrees()
+    );
+    assert!(up.angle_between(Vec3::Y) > 15f32.to_radians(), "the foot was not tilted to the slope");
+    assert!(off < 1e-3, "the ball is {off} m from where the shift put it");
 }
 
 #[test]
