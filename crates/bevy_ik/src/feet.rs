@@ -161,7 +161,9 @@ impl Default for ContactSource {
 /// inertialization, so position and velocity stay continuous. The tuning is ik_core's
 /// [`FootLockSettings`]. The hold is horizontal: heights stay [`FootPlacer`]'s business, and
 /// the lock and unlock distances are measured on the ground plane (a root climbing stairs
-/// under a held toe does not let it go).
+/// under a held toe does not let it go). A held toe is let go before its contact ends only
+/// when the clip's toe is past the unlock distance *and* the leg cannot reach the held toe
+/// (a body starting from standing lags its stride's toe while the leg still reaches).
 ///
 /// A held toe rides what it stands on: the collider under it is looked up each frame (one ray
 /// per locked foot), and when that entity's transform moves — a moving or turning platform, a

@@ -75,6 +75,19 @@ pub(crate) struct LockMemory<'a> {
     pub rigs: &'a [FootRig],
     /// Per leg, footstep prediction's landing shift (model space): the toe the lock follows.
     pub steer: &'a [Vec3],
+    /// The animated pose (model space), for whether a leg reaches its held toe.
+    pub model: &'a [Xform],
+}
+
+/// Whether the leg of `rig` still reaches with its ankle moved as far as the toe is held from
+/// where the clip has it (`shift`, model space), without stretching: hip to ankle no longer
+/// than thigh and shin.
+fn reaches(rig: &FootRig, model: &[Xform], shift: Vec3) -> bool {
+    let joint = |i: usize| model.get(i).map(|x| x.translation);
+    let (Some(hip), Some(knee), Some(ankle)) = (joint(rig.leg.hip), joint(rig.leg.knee), joint(rig.leg.ankle)) else {
+        return false;
+    };
+    hip.distance(ankle + shift) <= hip.distance(knee) + knee.distance(ankle)
 }
 
 /// Foot locking: for each leg (its ball: the toe joint or the sole's ball point), decide contact and update its lock state from the
@@ -90,8 +103,7 @@ pub(crate) fn lock_toes(
     shifts: &mut [Vec3],
     dt: f32,
 ) -> Result<(), IkFault> {
-    let LockMemory { locks, rigs, steer } = memory;
-    let settings = &lock.settings;
+    let LockMemory { locks, rigs, steer, model } = memory;
     for (i, animated) in animated_toes.iter().enumerate() {
         let Some(animated) = *animated else { continue };
         let steered = animated + steer.get(i).copied().unwrap_or(Vec3::ZERO);
@@ -106,7 +118,17 @@ pub(crate) fn lock_toes(
             }
             ContactSource::Manual(flags) => flags.get(i).copied().unwrap_or(false),
         };
-        let held = memory.update(flat, contact, 0.0, dt, settings).map_err(IkFault::Solver)?;
+        // A held toe the clip's toe has run far from is let go early only when the leg cannot
+        // reach it: a body starting from standing lags the stride's toe by 30 cm while its
+        // leg still reaches the planted foot.
+        let held_shift =
+            to_world.inverse_transform_point(Vec3::new(memory.position.x, animated_world.y, memory.position.z))
+                - animated;
+        let mut settings = lock.settings;
+        if memory.locked && reaches(&rigs[i], model, Vec3::new(held_shift.x, 0.0, held_shift.z)) {
+            settings.unlock_distance = f32::INFINITY;
+        }
+        let held = memory.update(flat, contact, 0.0, dt, &settings).map_err(IkFault::Solver)?;
         let target_world = Vec3::new(held.x, animated_world.y, held.z);
         feet[i].contact = contact;
         feet[i].locked = memory.locked;

@@ -367,7 +367,8 @@ fn lock_feet(
 ) -> Result<(), IkFault> {
     feet_lock::carry_locks(&mut s.locks, &mut s.surfaces, feet, hierarchy);
     let to_world = s.bones.as_ref().map_or(Xform::IDENTITY, |b| b.stop_world);
-    let memory = LockMemory { locks: &mut s.locks, rigs: &s.rigs, steer: &s.steer };
+    let model = s.bones.as_ref().map_or(&[][..], |b| &b.model[..]);
+    let memory = LockMemory { locks: &mut s.locks, rigs: &s.rigs, steer: &s.steer, model };
     lock_toes(lock, &s.animated_toes, to_world, memory, feet, &mut s.shifts, dt)
 }
 

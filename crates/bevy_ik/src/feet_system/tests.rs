@@ -217,3 +217,28 @@ fn a_foot_lock_put_back_holds_the_feet_where_they_are_then() {
     println!("a lock put back after a 40 cm move: toes moved {:.2} mm", worst * 1e3);
     assert!(worst < 0.005, "the toes were pulled {worst} m toward the old holds");
 }
+
+#[test]
+fn a_held_toe_the_clip_runs_from_is_let_go_only_when_the_leg_cannot_reach_it() {
+    // A body starting from standing lags its stride: the clip's toe runs further than the unlock
+    // distance (10 cm here) from the held toe while the leg still reaches it (hip 80 cm over
+    // the ankle, thigh and shin 84 cm: up to 25.6 cm of horizontal reach).
+    let mut app = app();
+    let rig = spawn_control_rig(app.world_mut(), Vec3::ZERO);
+    let mut lock = FootLock { contacts: ContactSource::Manual(vec![true, true]), ..default() };
+    lock.settings.unlock_distance = 0.1;
+    app.world_mut().entity_mut(rig.root).insert((FootPlacer::new(rig.pelvis, rig.legs.to_vec()), lock));
+    app.update();
+    let mut first_unlocked = None;
+    for frame in 1..=32 {
+        app.world_mut().get_mut::<Transform>(rig.root).unwrap().translation.z = 0.01 * frame as f32;
+        app.update();
+        let state = app.world().get::<FootPlacerState>(rig.root).unwrap();
+        if state.feet.iter().any(|f| !f.locked) {
+            first_unlocked.get_or_insert(frame);
+        }
+    }
+    println!("held toes let go {first_unlocked:?} cm from the clip's toes (unlock distance 10 cm, reach 25.6 cm)");
+    let frame = first_unlocked.expect("a toe out of the leg's reach was never let go");
+    assert!(frame > 24, "let go at {frame} cm, within the leg's reach");
+}
