@@ -9,7 +9,7 @@ use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::foot_lock::{ContactHeuristic, FootLockSettings, FootLockState};
-use ik_core::foot_placement::{FootPlacementSettings, FootPlacementState, FootReport, FootRig, KneePole};
+use ik_core::foot_placement::{FootPlacementSettings, FootPlacementState, FootReport, FootRig};
 
 use crate::bones::BoneSet;
 use crate::fault::FaultLatch;
@@ -70,9 +70,9 @@ pub struct LegRest {
 /// The tuning is ik_core's own [`FootPlacementSettings`] (edited live in an inspector through
 /// the `bevy_reflect` feature): nothing is mirrored. The knees bend toward
 /// [`FootPlacementSettings::knee_pole`]: by default the direction each knee bends in at rest
-/// ([`KneePole::RestBend`], measured when the legs are first gathered, so a character facing
-/// +Z or −Z both get knees that point forward); [`crate::humanoid::HumanoidIk`] sets the
-/// forward it measured from the rest pose.
+/// ([`ik_core::foot_placement::KneePole::RestBend`], measured when the legs are first
+/// gathered, so a character facing +Z or −Z, or with a bird's or a kaiju's backward knees,
+/// gets knees that bend its own way), for [`crate::humanoid::HumanoidIk`] too.
 ///
 /// ```no_run
 /// # use bevy::prelude::*;
@@ -116,12 +116,7 @@ impl Default for FootPlacer {
 impl FootPlacer {
     /// A placer with default tuning and knees bending as they do at rest.
     pub fn new(pelvis: Entity, legs: Vec<LegBones>) -> Self {
-        FootPlacer {
-            pelvis,
-            legs,
-            settings: FootPlacementSettings { knee_pole: KneePole::RestBend, ..FootPlacementSettings::default() },
-            weight: 1.0,
-        }
+        FootPlacer { pelvis, legs, settings: FootPlacementSettings::default(), weight: 1.0 }
     }
 }
 

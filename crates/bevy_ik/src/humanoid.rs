@@ -26,7 +26,7 @@
 use bevy::ecs::entity::{EntityMapper, MapEntities};
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
-use ik_core::foot_placement::{FootRest, KneePole};
+use ik_core::foot_placement::FootRest;
 use ik_core::rig::{HumanoidRig, RigFrame, RigProfile, RigReport, SkeletonBone, rig_humanoid};
 use ik_core::sole::FlatSole;
 
@@ -510,9 +510,7 @@ fn attach(
     };
     let soles = format!("{how}, heel to tip {}", lengths.join(" and "));
     let mut root_commands = commands.entity(root);
-    let mut placer = FootPlacer::new(rig.pelvis, legs);
-    placer.settings.knee_pole = KneePole::Forward(frame.forward);
-    root_commands.insert(placer);
+    root_commands.insert(FootPlacer::new(rig.pelvis, legs));
     if humanoid.foot_lock {
         root_commands.insert(FootLock::default());
     }

@@ -86,7 +86,9 @@ pub struct FootPlacementSettings {
     pub tilt_half_life: f32,
     /// Soft extension of the legs' two-bone solve (fraction of reach). Default 0.02.
     pub soften: f32,
-    /// Knee direction for the re-solve. Default `Forward(+Z)`.
+    /// Knee direction for the re-solve. Default [`KneePole::RestBend`]: each knee bends the way
+    /// it bends in the pose its [`super::FootRig`] was measured from, whatever way the
+    /// character faces.
     pub knee_pole: KneePole,
     /// Which planted feet the pelvis height follows. Default [`PelvisSupport::LowestFoot`].
     pub pelvis_support: PelvisSupport,
@@ -119,7 +121,7 @@ impl Default for FootPlacementSettings {
             foot_half_life: 0.0,
             tilt_half_life: 0.03,
             soften: 0.02,
-            knee_pole: KneePole::Forward(Vec3::Z),
+            knee_pole: KneePole::RestBend,
             pelvis_support: PelvisSupport::LowestFoot,
             heel_lift: 0.0,
             max_heel_lift: 25f32.to_radians(),
