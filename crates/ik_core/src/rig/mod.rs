@@ -42,6 +42,7 @@ mod creature_legs;
 mod creature_tests;
 mod error;
 mod frame;
+mod hock;
 mod legs;
 mod map;
 mod names;

@@ -5,10 +5,10 @@ use glam::Vec3;
 
 use super::error::{MapMiss, RigError, candidates, closest};
 use super::frame::{self, RigFrame};
-use super::legs;
 use super::names::{self, Issue};
 use super::tree::Tree;
 use super::{ArmBones, HumanoidRig, LegBones, RigProfile, Role, Side, match_profile, topology};
+use super::{hock, legs};
 
 /// One bone of the skeleton to rig.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -127,7 +127,13 @@ pub fn rig_humanoid<T: Copy>(
             let frame = frame::measure(&tree, &rig, true);
             Found { rig, found_by: profile.name.clone(), frame, dropped }
         }
-        None => auto(&tree)?,
+        None => {
+            let mut found = auto(&tree)?;
+            if hock::lower_hocks(&tree, &mut found.rig, found.frame.up) {
+                found.frame = frame::measure(&tree, &found.rig, true);
+            }
+            found
+        }
     };
     if let Some(shoulders) = topology::four_legged(&tree, &rig) {
         return Err(RigError::FourLegged { carriers: [rig.pelvis, shoulders].map(|i| tree.names[i].clone()) });
