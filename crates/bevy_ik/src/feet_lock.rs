@@ -11,7 +11,7 @@
 use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::foot_lock::FootLockState;
-use ik_core::foot_placement::FootRig;
+use ik_core::foot_placement::{FootRig, leg_reaches};
 
 use crate::bones::{Hierarchy, world_of};
 use crate::fault::IkFault;
@@ -79,17 +79,6 @@ pub(crate) struct LockMemory<'a> {
     pub model: &'a [Xform],
 }
 
-/// Whether the leg of `rig` still reaches with its ankle moved as far as the toe is held from
-/// where the clip has it (`shift`, model space), without stretching: hip to ankle no longer
-/// than thigh and shin.
-fn reaches(rig: &FootRig, model: &[Xform], shift: Vec3) -> bool {
-    let joint = |i: usize| model.get(i).map(|x| x.translation);
-    let (Some(hip), Some(knee), Some(ankle)) = (joint(rig.leg.hip), joint(rig.leg.knee), joint(rig.leg.ankle)) else {
-        return false;
-    };
-    hip.distance(ankle + shift) <= hip.distance(knee) + knee.distance(ankle)
-}
-
 /// Foot locking: for each leg (its ball: the toe joint or the sole's ball point), decide contact and update its lock state from the
 /// animated toe; the horizontal distance from the animated toe to the lock's target becomes
 /// that foot's shift (model space), so placement probes and puts the foot where the lock holds
@@ -118,17 +107,17 @@ pub(crate) fn lock_toes(
             }
             ContactSource::Manual(flags) => flags.get(i).copied().unwrap_or(false),
         };
-        // A held toe the clip's toe has run far from is let go early only when the leg cannot
-        // reach it: a body starting from standing lags the stride's toe by 30 cm while its
-        // leg still reaches the planted foot.
-        let held_shift =
-            to_world.inverse_transform_point(Vec3::new(memory.position.x, animated_world.y, memory.position.z))
-                - animated;
-        let mut settings = lock.settings;
-        if memory.locked && reaches(&rigs[i], model, Vec3::new(held_shift.x, 0.0, held_shift.z)) {
-            settings.unlock_distance = f32::INFINITY;
-        }
-        let held = memory.update(flat, contact, 0.0, dt, &settings).map_err(IkFault::Solver)?;
+        // Whether the leg reaches the held toe, its ankle moved as far as the toe is held from
+        // where the clip has it: only a hold out of reach is let go before the contact ends.
+        let held_model =
+            to_world.inverse_transform_point(Vec3::new(memory.position.x, animated_world.y, memory.position.z));
+        let leg = &rigs[i].leg;
+        let reaches = model.get(leg.ankle).is_some_and(|ankle| {
+            let shift = held_model - animated;
+            leg_reaches(model, leg, ankle.translation + Vec3::new(shift.x, 0.0, shift.z))
+        });
+        let held =
+            memory.update_within_reach(flat, contact, 0.0, dt, &lock.settings, reaches).map_err(IkFault::Solver)?;
         let target_world = Vec3::new(held.x, animated_world.y, held.z);
         feet[i].contact = contact;
         feet[i].locked = memory.locked;

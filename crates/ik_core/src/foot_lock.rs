@@ -16,7 +16,8 @@
 //! within [`FootLockSettings::lock_distance`] of the animated toe (so a foot still moving fast
 //! waits until it slows down).
 //! Unlock when the label goes off, or the animated toe gets further than
-//! [`FootLockSettings::unlock_distance`] from the locked point (the leg could not reach).
+//! [`FootLockSettings::unlock_distance`] from the locked point (taken as the leg failing to
+//! reach, unless the caller says the leg does reach: [`FootLockState::update_within_reach`]).
 //!
 //! **Inputs**: the animated toe position in *world* space each frame, the contact label, the
 //! planted toe height, `dt`. **Output**: the toe target (and its velocity) in
@@ -138,7 +139,9 @@ impl FootLockState {
 
     /// Advances one frame: `toe` is the animated toe (world space), `contact` its label this
     /// frame, `planted_height` the height of a planted toe (floor height + toe joint height).
-    /// Returns the toe target (also in `self.position`).
+    /// Returns the toe target (also in `self.position`). Knowing nothing of the leg, it takes
+    /// the animated toe running past [`FootLockSettings::unlock_distance`] from the output as
+    /// the leg failing to reach; see [`Self::update_within_reach`].
     pub fn update(
         &mut self,
         toe: Vec3,
@@ -146,6 +149,38 @@ impl FootLockState {
         planted_height: f32,
         dt: f32,
         settings: &FootLockSettings,
+    ) -> Result<Vec3, IkError> {
+        self.update_within_reach(toe, contact, planted_height, dt, settings, false)
+    }
+
+    /// [`Self::update`] for a caller that knows whether the leg still reaches what the lock
+    /// holds (e.g. [`crate::foot_placement::leg_reaches`]): while `leg_reaches`, the unlock
+    /// distance does not let the toe go — a body starting from standing lags its stride's toe
+    /// far behind a planted foot its leg still reaches — and only the contact label ends the
+    /// hold.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use ik_core::foot_lock::{FootLockSettings, FootLockState};
+    ///
+    /// let settings = FootLockSettings { blend_time: 0.0, ..Default::default() };
+    /// let mut lock = FootLockState::new(Vec3::ZERO);
+    /// lock.update(Vec3::ZERO, true, 0.0, 1.0 / 60.0, &settings).unwrap();
+    /// // The clip's toe 40 cm away, past the 30 cm unlock distance.
+    /// let away = Vec3::new(0.0, 0.0, -0.4);
+    /// lock.update_within_reach(away, true, 0.0, 1.0 / 60.0, &settings, true).unwrap();
+    /// assert!(lock.locked, "the leg reaches: held");
+    /// lock.update_within_reach(away, true, 0.0, 1.0 / 60.0, &settings, false).unwrap();
+    /// assert!(!lock.locked, "out of reach: let go");
+    /// ```
+    pub fn update_within_reach(
+        &mut self,
+        toe: Vec3,
+        contact: bool,
+        planted_height: f32,
+        dt: f32,
+        settings: &FootLockSettings,
+        leg_reaches: bool,
     ) -> Result<Vec3, IkError> {
         let s = settings;
         if !toe.is_finite()
@@ -158,7 +193,7 @@ impl FootLockState {
         {
             return Err(IkError::NonFiniteInput);
         }
-        self.step(toe, contact, planted_height, dt.max(0.0), s);
+        self.step(toe, (contact, leg_reaches), planted_height, dt.max(0.0), s);
         if !self.is_finite() {
             // Finite but extreme input overflowed: start again on the animated toe.
             *self = FootLockState::new(toe);
@@ -166,7 +201,14 @@ impl FootLockState {
         Ok(self.position)
     }
 
-    fn step(&mut self, toe: Vec3, contact: bool, planted_height: f32, dt: f32, s: &FootLockSettings) {
+    fn step(
+        &mut self,
+        toe: Vec3,
+        (contact, leg_reaches): (bool, bool),
+        planted_height: f32,
+        dt: f32,
+        s: &FootLockSettings,
+    ) {
         // The blend in force is the one into the current source.
         let blend_time = if self.locked { s.lock_blend_time } else { s.blend_time }.max(0.0);
         let lock_blend_time = s.lock_blend_time.max(0.0);
@@ -201,7 +243,7 @@ impl FootLockState {
             self.contact_point = rest;
             self.locked = true;
             self.start_blend();
-        } else if self.locked && (!contact || self.position.distance(toe) > s.unlock_distance) {
+        } else if self.locked && (!contact || (!leg_reaches && self.position.distance(toe) > s.unlock_distance)) {
             self.locked = false;
             self.start_blend();
         }

@@ -211,6 +211,28 @@ pub(crate) fn pelvis_drop_to_reach(model: &[Xform], leg: &LegChain, target: Vec3
     ((start * start - horizontal).sqrt() - to_hip.y).min(0.0)
 }
 
+/// Whether `leg` reaches `ankle` (model space) from where `model` has its hip, without
+/// stretching and without the pelvis dropping: what a foot lock asks before it lets a held toe
+/// go. `false` for a leg whose bones are not in `model`.
+///
+/// ```
+/// use glam::Vec3;
+/// use ik_core::Xform;
+/// use ik_core::foot_placement::leg_reaches;
+/// use ik_core::leg::LegChain;
+///
+/// // Hip 0.8 m over the ankle, thigh and shin 0.42 m each: about 0.26 m of reach to the side.
+/// let at = |x, y, z| Xform::from_translation(Vec3::new(x, y, z));
+/// let model = [at(0.0, 0.88, 0.0), at(0.0, 0.48, 0.13), at(0.0, 0.08, 0.0)];
+/// let leg = LegChain { hip: 0, knee: 1, ankle: 2, toe: None, toe_end: None };
+/// assert!(leg_reaches(&model, &leg, Vec3::new(0.0, 0.08, -0.2)));
+/// assert!(!leg_reaches(&model, &leg, Vec3::new(0.0, 0.08, -0.3)));
+/// ```
+pub fn leg_reaches(model: &[Xform], leg: &LegChain, ankle: Vec3) -> bool {
+    let in_model = [leg.hip, leg.knee, leg.ankle].iter().all(|&i| i < model.len());
+    in_model && pelvis_drop_to_reach(model, leg, ankle, 0.0) == 0.0
+}
+
 /// The smoothstep-faded weight of a foot whose sole is `height` above the floor.
 fn planted_weight(height: f32, planted: f32, fade: f32) -> f32 {
     if fade <= 0.0 {

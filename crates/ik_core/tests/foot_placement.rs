@@ -9,7 +9,7 @@ use ik_core::foot_placement::{
     FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, FootRig, GroundHit, SwingFloor,
 };
 use ik_core::leg::LegChain;
-use ik_core::{IkError, Xform};
+use ik_core::{IkError, Skeleton, Xform};
 
 #[test]
 fn one_foot_on_a_15_cm_step_both_feet_within_5_mm_and_pelvis_15_cm_lower() {
@@ -122,6 +122,26 @@ fn foot_up(model: &[Xform], rig: &FootRig) -> Vec3 {
     model[rig.leg.ankle].rotation * rig.foot_up
 }
 
+/// 60 frames of placement of `animated` with foot `shifts` (a lock's) on the 20° slope rising
+/// forward ([`slope_ground`]): the last frame's model pose and reports.
+fn place_shifted(
+    skel: &Skeleton,
+    animated: &[Xform],
+    rigs: &[FootRig],
+    shifts: &[Vec3],
+) -> (Vec<Xform>, [FootReport; 2]) {
+    let job = FootPlacement { foot_shifts: shifts, ..placement_job(skel.parents(), rigs) };
+    let mut state = FootPlacementState::new(2);
+    let mut reports = [FootReport::default(); 2];
+    let (mut locals, mut model) = (animated.to_vec(), model_of(skel, animated));
+    for _ in 0..60 {
+        locals.copy_from_slice(animated);
+        model = model_of(skel, &locals);
+        job.run(&mut locals, &mut model, slope_ground, 1.0 / 60.0, &mut state, &mut reports).unwrap();
+    }
+    (model, reports)
+}
+
 #[test]
 fn a_shifted_foot_lands_its_toe_on_the_shifted_point_of_a_slope() {
     // A lock holding the left toe 10 cm behind and 3 cm outside its animated place, on a 20°
@@ -129,29 +149,20 @@ fn a_shifted_foot_lands_its_toe_on_the_shifted_point_of_a_slope() {
     let skel = biped();
     let animated = standing(&skel, 0.04);
     let rigs = biped_feet(&skel);
-    let normal = Quat::from_rotation_x(-20f32.to_radians()) * Vec3::Y;
-    let ground = |o: Vec3, d: Vec3, m: f32| plane_hit(o, d, m, Vec3::ZERO, normal);
     let shifts = [Vec3::new(0.03, 0.5, -0.10), Vec3::ZERO];
-    let job = FootPlacement { foot_shifts: &shifts, ..placement_job(skel.parents(), &rigs) };
-    let mut state = FootPlacementState::new(2);
-    let mut reports = [FootReport::default(); 2];
     let animated_toe = model_of(&skel, &animated)[LEFT.toe.unwrap()].translation;
-    let (mut locals, mut model) = (animated.clone(), model_of(&skel, &animated));
-    for _ in 0..60 {
-        locals.copy_from_slice(&animated);
-        model = model_of(&skel, &locals);
-        job.run(&mut locals, &mut model, ground, 1.0 / 60.0, &mut state, &mut reports).unwrap();
-    }
+    let (model, reports) = place_shifted(&skel, &animated, &rigs, &shifts);
     let toe = model[LEFT.toe.unwrap()].translation;
     let off = Vec3::new(toe.x - animated_toe.x - 0.03, 0.0, toe.z - animated_toe.z + 0.10).length();
     println!("shifted toe: {:.3} mm off its point, float {:.2} mm", off * 1e3, reports[0].float_after * 1e3);
     assert!(off < 1e-3, "the toe is {off} m from where the shift put it (the shift's y is ignored)");
     assert!(reports[0].float_after.abs() < 0.005, "float {}", reports[0].float_after);
     // A shift list of the wrong length is an error, the pose untouched.
-    let short = FootPlacement { foot_shifts: &shifts[..1], ..job };
+    let short = FootPlacement { foot_shifts: &shifts[..1], ..placement_job(skel.parents(), &rigs) };
+    let (mut state, mut reports) = (FootPlacementState::new(2), [FootReport::default(); 2]);
     let mut untouched = animated.clone();
     let mut untouched_model = model_of(&skel, &untouched);
-    let result = short.run(&mut untouched, &mut untouched_model, ground, 1.0 / 60.0, &mut state, &mut reports);
+    let result = short.run(&mut untouched, &mut untouched_model, slope_ground, 1.0 / 60.0, &mut state, &mut reports);
     assert!(matches!(result, Err(IkError::LengthMismatch { .. })));
     assert_eq!(untouched, animated);
 }
@@ -167,19 +178,8 @@ fn a_shifted_foot_without_a_toe_bone_tilts_about_its_sole_ball() {
     let rest = skel.rest_model();
     let toeless = [LEFT, RIGHT].map(|leg| LegChain { toe: None, toe_end: None, ..leg });
     let rigs = toeless.map(|leg| FootRig::from_flat_pose(&rest, leg).unwrap().with_estimated_sole(&rest));
-    let normal = Quat::from_rotation_x(-20f32.to_radians()) * Vec3::Y;
-    let ground = |o: Vec3, d: Vec3, m: f32| plane_hit(o, d, m, Vec3::ZERO, normal);
-    let shifts = [Vec3::new(0.03, 0.0, -0.10), Vec3::ZERO];
-    let job = FootPlacement { foot_shifts: &shifts, ..placement_job(skel.parents(), &rigs) };
-    let mut state = FootPlacementState::new(2);
-    let mut reports = [FootReport::default(); 2];
     let animated_ball = rigs[0].ball(&model_of(&skel, &animated)).unwrap();
-    let (mut locals, mut model) = (animated.clone(), model_of(&skel, &animated));
-    for _ in 0..60 {
-        locals.copy_from_slice(&animated);
-        model = model_of(&skel, &locals);
-        job.run(&mut locals, &mut model, ground, 1.0 / 60.0, &mut state, &mut reports).unwrap();
-    }
+    let (model, _) = place_shifted(&skel, &animated, &rigs, &[Vec3::new(0.03, 0.0, -0.10), Vec3::ZERO]);
     let ball = rigs[0].ball(&model).unwrap();
     let off = Vec3::new(ball.x - animated_ball.x - 0.03, 0.0, ball.z - animated_ball.z + 0.10).length();
     let up = model[LEFT.ankle].rotation * rigs[0].foot_up;

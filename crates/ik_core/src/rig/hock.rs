@@ -15,7 +15,7 @@ use super::tree::Tree;
 
 /// A person's ankle stands at about a tenth of the hip's height; a foot joint above this share
 /// is a hock.
-pub(crate) const HOCK_SHARE: f32 = 0.25;
+const HOCK_SHARE: f32 = 0.25;
 
 /// Lowers each hock-footed leg of `rig` one bone (see the module docs); `up` is the skeleton's
 /// up axis. Returns whether any leg was lowered.
