@@ -367,10 +367,15 @@ fn distance_to_the_viewer_chooses_levels_with_hysteresis() {
     assert!(unchanged && pelvis == Vec3::Y * PELVIS_Y, "an Off character keeps its animated pose");
 }
 
-/// Walkers on a line 3 m apart from the viewer, `budget` µs; returns the report after 40 frames
-/// and each walker's rate.
-fn run_budget(budget: f32) -> (IkBudgetReport, Vec<u8>, f32) {
+/// Walkers on a line 3 m apart from the viewer, `budget` µs, after `shift` empty entities (the
+/// budget staggers update frames by entity index: each shift is another stagger phase); returns
+/// the report after 100 frames, each walker's rate and the worst planted foot's distance from
+/// the ground over the last 40.
+fn run_budget(budget: f32, shift: usize) -> (IkBudgetReport, Vec<u8>, f32) {
     let mut app = slope_app();
+    for _ in 0..shift {
+        app.world_mut().spawn_empty();
+    }
     let walkers: Vec<Walker> =
         (0..12).map(|i| spawn_walker(app.world_mut(), 3.0 * i as f32, 0.0, 0.1 * i as f32)).collect();
     for w in &walkers {
@@ -395,10 +400,13 @@ fn run_budget(budget: f32) -> (IkBudgetReport, Vec<u8>, f32) {
 
 #[test]
 fn past_the_budget_the_farthest_update_every_4th_frame_and_the_nearest_every_frame() {
-    let (report, rates, worst) = run_budget(1.0);
+    let (report, rates, _) = run_budget(1.0, 0);
+    // Every stagger phase: a skipped frame keeps the IK, and a solve after skipped frames steps
+    // its springs by the time since the last (3.10 cm at the worst phase when it stepped one frame).
+    let worst = (0..4).map(|shift| run_budget(1.0, shift).2).fold(0.0, f32::max);
     println!(
         "1 µs budget: rates {rates:?}, at rate 1/2/4: {:?}, last IK window {:.0} µs, {:.1} µs per solve; planted \
-         feet within {:.2} cm of the ground",
+         feet within {:.2} cm of the ground at every stagger phase",
         report.at_rate,
         report.last_micros,
         report.micros_per_solve,
@@ -409,7 +417,7 @@ fn past_the_budget_the_farthest_update_every_4th_frame_and_the_nearest_every_fra
     assert_eq!(report.at_rate, [3, 0, 9]);
     assert!(report.last_micros > 0.0 && report.micros_per_solve > 0.0);
     assert!(worst <= 0.02, "a planted foot {:.2} cm off the ground", worst * 100.0);
-    let (report, rates, _) = run_budget(0.0);
+    let (report, rates, _) = run_budget(0.0, 0);
     assert_eq!(report.at_rate, [12, 0, 0], "no budget: every frame");
     assert!(rates.iter().all(|&r| r == 1));
 }

@@ -81,6 +81,7 @@ pub fn place_feet(
             let borrowed = warping.as_mut().map(|(w, s)| (*w, &mut **s));
             let prediction = prediction.as_mut().map(|(p, s)| (*p, &mut **s));
             let components = Components { placer, lock, prediction, fade, lod, warping: borrowed };
+            let dt = lod.map_or(dt, |lod| lod.time_step(dt));
             let outcome = solve_character(root, components, state, &hierarchy, &probe, dt);
             if outcome.is_err() {
                 state.inner.dirty = restore_after_fault(state.inner.bones.as_mut(), &outcome);

@@ -179,6 +179,7 @@ impl LookAtState {
             }
             _ => {}
         }
+        let dt = lod.map_or(dt, |lod| lod.time_step(dt));
         let outcome = self.try_solve(root, look, (fade, lod), hierarchy, dt);
         if outcome.is_err() {
             self.turned = 0.0;
