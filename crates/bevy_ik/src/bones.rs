@@ -3,8 +3,9 @@
 //! A `BoneSet` holds the bones one IK component needs (its key bones plus every ancestor up to
 //! a stop entity, or to the top of the hierarchy), parents first. Each frame `BoneSet::refresh`
 //! re-reads their local `Transform`s — this frame's animated pose — and runs forward kinematics,
-//! so solvers never see last frame's `GlobalTransform`. `BoneSet::write_back` writes only the
-//! locals that differ from what the `Transform` holds, so untouched bones keep their change ticks.
+//! so solvers never see last frame's `GlobalTransform`. Writing back is the crate's one
+//! write-back (`GatheredBones::write_back`): only the locals that differ from what the
+//! `Transform` holds are written, so untouched bones keep their change ticks.
 //!
 //! IK is a correction on top of the animation, never fed back into itself: a bone whose
 //! `Transform` still holds exactly what IK wrote last frame was not re-animated (a bone no clip
@@ -16,6 +17,7 @@ use ik_core::Xform;
 use ik_core::skeleton::forward_kinematics;
 
 use crate::fault::IkFault;
+use crate::write_back::GatheredBones;
 
 /// Read access to every entity's local transform and parent.
 pub type Hierarchy<'w, 's> = Query<'w, 's, (&'static Transform, Option<&'static ChildOf>)>;
@@ -95,42 +97,7 @@ pub(crate) fn chain_entities(
     Ok(joints)
 }
 
-/// The one gather/write-back protocol of every IK component's bones ([`BoneSet`] for any
-/// set, the inline two-bone `Limb`): each frame the locals are gathered fresh
-/// ([`animated_input`]), solved into an output, and only the bones whose output differs from
-/// what their `Transform` held are written; what was written is remembered, so a bone nothing
-/// re-animated next frame reads as last frame's input, not as IK's own output.
-pub(crate) trait GatheredBones {
-    /// How many bones may be written.
-    fn len(&self) -> usize;
-    /// The entity of bone `i`.
-    fn entity(&self, i: usize) -> Entity;
-    /// The local to write into bone `i`: `Some` when it differs from what its `Transform`
-    /// held when read this frame.
-    fn pending(&self, i: usize) -> Option<Xform>;
-    /// Remembers the output as what IK leaves in the `Transform`s, for callers that write
-    /// through [`GatheredBones::pending`] themselves (the marked parallel pass).
-    fn mark_written(&mut self);
-    /// Puts the animated pose back as the output (after a fault: the pose left as animated).
-    fn restore_animated(&mut self);
-    /// True when every changed local is finite (nothing non-finite may reach a `Transform`).
-    fn changes_are_finite(&self) -> bool;
-
-    /// Writes the pending locals (rotation and translation) and remembers them.
-    fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
-        for i in 0..self.len() {
-            if let Some(new) = self.pending(i)
-                && let Ok(mut transform) = transforms.get_mut(self.entity(i))
-            {
-                transform.rotation = new.rotation;
-                transform.translation = new.translation;
-            }
-        }
-        self.mark_written();
-    }
-}
-
-/// The gather rule of [`GatheredBones`]: a `Transform` holding exactly what IK wrote into it
+/// The gather rule of `GatheredBones`: a `Transform` holding exactly what IK wrote into it
 /// last frame was not re-animated, so its animated input is still last frame's (`None`: keep
 /// it); anything else is this frame's animation (`Some(current)`).
 #[inline]
@@ -154,7 +121,7 @@ pub(crate) struct BoneSet {
     pub keys: Vec<usize>,
     /// This frame's animated locals: the solver's input.
     pub read: Vec<Xform>,
-    /// Locals after solving: what `BoneSet::write_back` writes.
+    /// Locals after solving: what `GatheredBones::write_back` writes.
     pub locals: Vec<Xform>,
     /// What each `Transform` held when read this frame.
     current: Vec<Xform>,

@@ -11,14 +11,13 @@ use ik_core::fabrik::{ChainJob, ChainScratch, WarmStart};
 use ik_core::limits::JointLimit as CoreLimit;
 use ik_core::{TwoBoneJob, Xform};
 
-use crate::bones::{
-    BoneSet, GatheredBones, Hierarchy, StopCache, apply_correction, chain_entities, restore_after_fault,
-};
+use crate::bones::{BoneSet, Hierarchy, StopCache, apply_correction, chain_entities, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultLatch, FaultNotices, IkComponent, IkFault};
 pub(crate) use crate::limb::ChainOutput;
 use crate::limb::Limb;
 use crate::target::IkTarget;
+use crate::write_back::GatheredBones;
 
 /// Which solver an [`IkChain`] uses.
 #[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -6,7 +6,8 @@
 //! character root or a control bone) is an *external foot*: ik_core moves the foot with the
 //! shin's end and changes its local translation too ([`FootReport::ankle_translated`]); the
 //! bone set holds the foot's own parent chain (every ancestor of a key below the root), and
-//! `BoneSet::write_back` writes translations and rotations of every changed local.
+//! the crate's one write-back (`GatheredBones::write_back`) writes translations and rotations of
+//! every changed local.
 
 use bevy::prelude::*;
 use ik_core::foot_placement::{
@@ -18,7 +19,7 @@ use ik_core::sole::SolePoint;
 use ik_core::{IkError, Xform};
 
 use crate::IkSettings;
-use crate::bones::{BoneSet, GatheredBones, Hierarchy, restore_after_fault};
+use crate::bones::{BoneSet, Hierarchy, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultSender, IkComponent, IkFault};
 use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
@@ -27,6 +28,7 @@ use crate::footstep::{self, FootstepPrediction, FootstepPredictionState};
 use crate::ground::{GroundProbe, GroundRays};
 use crate::lod::{IkLevel, IkLodState};
 use crate::warping::{PoseWarping, PoseWarpingState, WarpGround, warp_pose};
+use crate::write_back::GatheredBones;
 use ik_core::warping::MAX_LEGS;
 
 /// A [`PoseWarping`] with its state, when the placer's root has one.

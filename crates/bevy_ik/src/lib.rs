@@ -69,6 +69,7 @@ pub mod root_motion;
 pub mod stairs;
 pub mod target;
 pub mod warping;
+mod write_back;
 
 use bevy::app::AnimationSystems;
 use bevy::prelude::*;

@@ -5,8 +5,9 @@
 use bevy::prelude::*;
 use ik_core::Xform;
 
-use crate::bones::{GatheredBones, Hierarchy, StopCache, animated_input, xform_of};
+use crate::bones::{Hierarchy, StopCache, animated_input, xform_of};
 use crate::fault::IkFault;
+use crate::write_back::GatheredBones;
 
 /// The three joints of a two-bone chain (root, middle, tip), held inline: what a
 /// [`BoneSet`](crate::bones::BoneSet) holds for longer chains, in one block of the chain's

@@ -9,11 +9,12 @@ use ik_core::Xform;
 use ik_core::look_at::{LookAtJob, LookAtTarget, field_of_view_weight, local_forward_axis};
 
 use crate::IkSettings;
-use crate::bones::{BoneSet, GatheredBones, Hierarchy, apply_correction, restore_after_fault};
+use crate::bones::{BoneSet, Hierarchy, apply_correction, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultLatch, FaultNotices, FaultSender, IkComponent, IkFault};
 use crate::lod::IkLodState;
 use crate::target::IkTarget;
+use crate::write_back::GatheredBones;
 
 /// One joint of a [`LookAtSpread`]: its bone, and its share of the turn and limit (ik_core's
 /// [`ik_core::look_at::LookAtJoint`]).

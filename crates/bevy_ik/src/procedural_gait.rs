@@ -50,6 +50,7 @@ use crate::chain::{ChainBone, ChainWorld, IkChain, IkChainState, IkSolver, Joint
 use crate::fault::{FaultLatch, FaultNotices, FaultSender, IkComponent, IkFault};
 use crate::ground::{GroundProbe, GroundRays};
 use crate::target::IkTarget;
+use crate::write_back::write_local;
 
 /// One leg of a [`ProceduralGait`]: a chain of bones from `hip` down to `foot`.
 #[derive(Reflect, MapEntities, Clone, Copy, Debug, PartialEq)]
@@ -361,10 +362,8 @@ impl Built {
 
     /// Writes the body bone's new local and the legs' changed locals.
     fn write(&mut self, transforms: &mut Query<&mut Transform>) {
-        if let Some(local) = self.pending_body.take()
-            && let Ok(mut transform) = transforms.get_mut(self.built_for.0)
-        {
-            (transform.translation, transform.rotation) = (local.translation, local.rotation);
+        if let Some(local) = self.pending_body.take() {
+            write_local(transforms, self.built_for.0, local);
         }
         for leg in &mut self.legs {
             if leg.chain.dirty {
