@@ -14,7 +14,6 @@ use ik_core::{TwoBoneJob, Xform};
 use crate::bones::{BoneSet, Hierarchy, StopCache, apply_correction, chain_entities, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultLatch, FaultNotices, IkComponent, IkFault};
-pub(crate) use crate::limb::ChainOutput;
 use crate::limb::Limb;
 use crate::target::IkTarget;
 use crate::write_back::GatheredBones;
@@ -48,7 +47,7 @@ pub enum IkSolver {
 /// ```
 #[derive(Component, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Component, Default)]
-#[require(IkChainState, ChainOutput)]
+#[require(IkChainState)]
 #[component(on_remove = chain_removed)]
 pub struct IkChain {
     /// Where the tip should go.
@@ -103,25 +102,15 @@ impl IkChain {
     }
 }
 
-/// An [`IkChain`] taken off takes its state, output and bone marks with it (unless a chain
-/// is put back on the same entity in the same batch of commands).
+/// An [`IkChain`] taken off takes its state with it (unless a chain is put back on the same
+/// entity in the same batch of commands).
 fn chain_removed(mut world: DeferredWorld, context: HookContext) {
     let tip = context.entity;
-    let bones: Vec<Entity> =
-        world.get::<IkChainState>(tip).map(|s| s.written_bones().map(|(_, bone)| bone).collect()).unwrap_or_default();
     world.commands().queue(move |world: &mut World| {
-        if world.get::<IkChain>(tip).is_some() {
-            return;
-        }
-        for bone in bones {
-            if world.get::<ChainBone>(bone).is_some_and(|mark| mark.owner == tip)
-                && let Ok(mut bone) = world.get_entity_mut(bone)
-            {
-                bone.remove::<ChainBone>();
-            }
-        }
-        if let Ok(mut entity) = world.get_entity_mut(tip) {
-            entity.remove::<(IkChainState, ChainOutput)>();
+        if world.get::<IkChain>(tip).is_none()
+            && let Ok(mut entity) = world.get_entity_mut(tip)
+        {
+            entity.remove::<IkChainState>();
         }
     });
 }
@@ -225,68 +214,13 @@ pub struct IkChainState {
     faults: FaultLatch,
     #[reflect(ignore)]
     pub(crate) dirty: bool,
-    #[reflect(ignore)]
-    pub(crate) ownership: Ownership,
-}
-
-/// Whether a chain's bones carry its `ChainBone` marks, so the parallel pass writes them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) enum Ownership {
-    /// Not checked since the bone set was (re)built or marks were last requested.
-    #[default]
-    Unknown,
-    /// Every bone is marked with this chain and its slot: written by the parallel pass.
-    Owned,
-    /// Some bone is not (yet) marked for this chain: written by the serial pass.
-    Serial,
-}
-
-/// On a bone an [`IkChain`] writes: the chain (its tip entity) and the bone's slot in the
-/// chain's bone set. `solve_chains` writes every marked bone in one pass over the marked
-/// bones (parallel from 6 000 chains), each pulling its new local from its chain's
-/// `ChainOutput` or state, instead of a serial pass over the chains. Inserted by a system in
-/// `First` (`mark_chain_bones`); a bone two chains write stays marked for the first, and the
-/// other chain's writes go through the serial pass.
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ChainBone {
-    pub(crate) owner: Entity,
-    pub(crate) slot: u32,
-}
-
-/// Marks `solve_chains` asked for, inserted by `mark_chain_bones` before the next frame's
-/// solve (so `solve_chains` itself defers nothing and needs no sync point).
-#[derive(Resource, Default, Debug)]
-pub(crate) struct PendingChainMarks(pub(crate) Vec<(Entity, ChainBone)>);
-
-/// Inserts the `ChainBone` marks asked for last frame (runs only when there are some).
-pub(crate) fn mark_chain_bones(mut pending: ResMut<PendingChainMarks>, mut commands: Commands) {
-    for (bone, mark) in pending.0.drain(..) {
-        if let Ok(mut entity) = commands.get_entity(bone) {
-            entity.try_insert(mark);
-        }
-    }
-}
-
-/// Whether there are `ChainBone` marks to insert.
-pub(crate) fn chain_marks_pending(pending: Res<PendingChainMarks>) -> bool {
-    !pending.0.is_empty()
 }
 
 /// What chains read besides their own components.
 pub(crate) struct ChainWorld<'a, 'w, 's> {
     pub(crate) hierarchy: &'a Hierarchy<'w, 's>,
     pub(crate) limits: &'a Query<'w, 's, &'static JointLimit>,
-    pub(crate) marks: &'a Query<'w, 's, &'static ChainBone>,
     pub(crate) notices: &'a FaultNotices,
-}
-
-/// Whether every bone the chain writes carries this chain's mark with its slot.
-pub(crate) fn owns_all(
-    tip: Entity,
-    mut written: impl Iterator<Item = (u32, Entity)>,
-    marks: &Query<&ChainBone>,
-) -> bool {
-    written.all(|(slot, bone)| marks.get(bone).is_ok_and(|m| *m == ChainBone { owner: tip, slot }))
 }
 
 impl IkChainState {
@@ -309,30 +243,8 @@ impl IkChainState {
         }
     }
 
-    /// Hands this frame's writes of a two-bone chain to its `ChainOutput`.
-    pub(crate) fn fill_output(&self, output: &mut ChainOutput) {
-        output.set(self.parts().0, self.dirty && self.ownership == Ownership::Owned);
-    }
-
-    /// The bone in `slot` of the chain's joints.
-    pub(crate) fn bone_at(&self, slot: usize) -> Option<Entity> {
-        match &self.joints {
-            ChainJoints::Unbuilt => None,
-            ChainJoints::Limb(limb) => limb.entities.get(slot).copied(),
-            ChainJoints::Iterative(chain) => chain.bones.entities.get(slot).copied(),
-        }
-    }
-
-    /// The new local of the bone in `slot`, when it differs from what its `Transform` holds.
-    pub(crate) fn pending(&self, slot: usize) -> Option<Xform> {
-        match &self.joints {
-            ChainJoints::Unbuilt => None,
-            ChainJoints::Limb(limb) => limb.pending(slot),
-            ChainJoints::Iterative(chain) => chain.bones.pending(slot),
-        }
-    }
-
-    /// Writes the changed locals (serial path) and remembers them as IK's output.
+    /// Writes the changed locals and remembers them as IK's output (after a solve left the
+    /// chain `dirty`).
     pub(crate) fn write_back(&mut self, transforms: &mut Query<&mut Transform>) {
         match &mut self.joints {
             ChainJoints::Unbuilt => {}
@@ -380,7 +292,6 @@ impl IkChainState {
             ChainJoints::Iterative(Box::new(IterativeChain { bones, joints, buffers: IterativeBuffers::default() }))
         };
         self.built_for = Some(key);
-        self.ownership = Ownership::Unknown;
         Ok(())
     }
 
@@ -402,39 +313,11 @@ impl IkChainState {
         if self.faults.report(tip, IkComponent::Chain, outcome.err(), world.notices) {
             self.warnings += 1;
         }
-        if !self.dirty {
-            return;
-        }
-        if let ChainJoints::Limb(limb) = &mut self.joints {
+        if self.dirty
+            && let ChainJoints::Limb(limb) = &mut self.joints
+        {
             limb.settle();
         }
-        if self.ownership == Ownership::Unknown {
-            self.ownership =
-                if owns_all(tip, self.written_bones(), world.marks) { Ownership::Owned } else { Ownership::Serial };
-        }
-        if self.ownership == Ownership::Owned {
-            // The parallel pass writes these locals; remember them as IK's output now.
-            match &mut self.joints {
-                ChainJoints::Unbuilt => {}
-                ChainJoints::Limb(limb) => limb.mark_written(),
-                ChainJoints::Iterative(chain) => chain.bones.mark_written(),
-            }
-        }
-    }
-
-    /// The bones this chain may write, with their slots: every joint, except a two-bone
-    /// chain's tip (only its root and middle joints turn).
-    pub(crate) fn written_bones(&self) -> impl Iterator<Item = (u32, Entity)> + '_ {
-        let (limb, iterative) = self.parts();
-        let limb = limb.into_iter().flat_map(|l| [(0, l.entities[0]), (1, l.entities[1])]);
-        let set =
-            iterative.into_iter().flat_map(|c| c.bones.entities.iter().enumerate().map(|(slot, &e)| (slot as u32, e)));
-        limb.chain(set)
-    }
-
-    /// Whether the chain holds `bone` in `slot` (a mark still naming this chain).
-    pub(crate) fn lists(&self, bone: Entity, slot: u32) -> bool {
-        self.bone_at(slot as usize) == Some(bone)
     }
 
     fn try_solve(

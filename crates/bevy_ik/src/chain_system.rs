@@ -1,68 +1,42 @@
 //! The `solve_chains` system: per [`IkChain`], gather its joints fresh from this frame's
 //! locals, run the chain's solver (two-bone, FABRIK or CCD) and write the changed local
-//! rotations back — in parallel over bones marked with their chain (`ChainBone`) where it can.
+//! rotations back through the crate's one write-back (`GatheredBones::write_back`).
 
 use bevy::prelude::*;
-use bevy::utils::Parallel;
 
 use crate::IkSettings;
 use crate::bones::{Hierarchy, StopCache};
 use crate::chain::*;
 use crate::fade::IkFade;
 use crate::fault::FaultSender;
-use crate::limb::ChainOutput;
 
 /// Fewer chains than this are solved on the system's own thread: waking the other threads
 /// (tens of µs on an idle virtual machine) costs more than it saves.
 const PARALLEL_MIN_CHAINS: usize = 256;
 
-/// Fewer chains than this write their marked bones on the system's own thread. Writing is
-/// cheap per bone (~10 ns while the bones stay in cache), so a second fork-join costs more than
-/// it saves until the bones no longer fit in cache. Measured with the legs benchmark on a
-/// 2-core VM: 4 000 chains write in 77 µs on one thread, 93 µs on two; 8 000 chains in 440 µs
-/// on one, 290 µs on two. (Unit tests lower it so both branches run under `cargo test`.)
-const PARALLEL_MIN_WRITES: usize = if cfg!(test) { PARALLEL_MIN_CHAINS } else { 6_000 };
-
-/// Solves every [`IkChain`] (in parallel when [`IkSettings::parallel`]) and writes the changed
-/// local rotations back: bones marked with their chain (`ChainBone`) in one parallel pass
-/// over the marked bones, the rest (a chain's first frame, bones two chains write) serially.
-/// With fewer than 256 chains everything runs on the system's own thread, and with fewer than
-/// 6 000 the marked bones are written there.
-#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+/// Solves every [`IkChain`] (in parallel when [`IkSettings::parallel`] and there are at least
+/// 256 of them), then writes the changed local rotations of the chains that solved, one chain
+/// after another.
+#[allow(clippy::type_complexity)]
 pub(crate) fn solve_chains(
     settings: Res<IkSettings>,
-    mut chains: ParamSet<(
-        Query<(Entity, &IkChain, Option<&Pole>, Option<&IkFade>, &mut IkChainState, &mut ChainOutput)>,
-        Query<(&IkChainState, &ChainOutput)>,
-    )>,
+    mut chains: Query<(Entity, &IkChain, Option<&Pole>, Option<&IkFade>, &mut IkChainState)>,
     limits: Query<&'static JointLimit>,
-    marks: Query<&'static ChainBone>,
-    mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>, Query<(Entity, &ChainBone, &mut Transform)>)>,
-    mut serial: Local<Parallel<Vec<Entity>>>,
-    mut serial_list: Local<Vec<Entity>>,
-    pending: Option<ResMut<PendingChainMarks>>,
+    mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>)>,
     mut faults: FaultSender,
 ) {
     if !settings.enabled {
         return;
     }
     // Below a few hundred chains, waking the other threads costs more than it saves.
-    let count = chains.p0().count();
-    let parallel = settings.parallel && count >= PARALLEL_MIN_CHAINS;
+    let parallel = settings.parallel && chains.count() >= PARALLEL_MIN_CHAINS;
     {
         let hierarchy = transforms.p0();
-        let world = ChainWorld { hierarchy: &hierarchy, limits: &limits, marks: &marks, notices: faults.notices() };
-        let serial = &*serial;
-        type Item<'a> =
-            (Entity, &'a IkChain, Option<&'a Pole>, Option<&'a IkFade>, Mut<'a, IkChainState>, Mut<'a, ChainOutput>);
-        let solve = |stops: &mut StopCache, (tip, chain, pole, fade, mut state, mut output): Item| {
+        let world = ChainWorld { hierarchy: &hierarchy, limits: &limits, notices: faults.notices() };
+        type Item<'a> = (Entity, &'a IkChain, Option<&'a Pole>, Option<&'a IkFade>, Mut<'a, IkChainState>);
+        let solve = |stops: &mut StopCache, (tip, chain, pole, fade, mut state): Item| {
             state.solve(tip, (chain, pole, fade), &world, stops);
-            state.fill_output(&mut output);
-            if state.dirty && state.ownership == Ownership::Serial {
-                serial.borrow_local_mut().push(tip);
-            }
         };
-        let mut chains = chains.p0();
         // Transforms do not change during this pass, so a stop's world transform found for one
         // chain holds for the next under the same stop (a character's two legs).
         if parallel {
@@ -72,70 +46,11 @@ pub(crate) fn solve_chains(
             chains.iter_mut().for_each(|item| solve(&mut stops, item));
         }
     }
-
     faults.send();
-
-    // Parallel pass: every marked bone pulls its new local from its chain.
-    {
-        let states = chains.p1();
-        let mut marked = transforms.p2();
-        let write = |(bone, mark, mut transform): (Entity, &ChainBone, Mut<Transform>)| {
-            let Ok((state, output)) = states.get(mark.owner) else { return };
-            let slot = mark.slot as usize;
-            // Two-bone chains: from their compact output, without touching the state.
-            if output.limb {
-                if let Some((rotation, translation)) = output.pending(slot, bone) {
-                    transform.rotation = rotation;
-                    transform.translation = translation;
-                }
-                return;
-            }
-            if !state.dirty || state.ownership != Ownership::Owned || state.bone_at(slot) != Some(bone) {
-                return;
-            }
-            if let Some(new) = state.pending(slot) {
-                transform.rotation = new.rotation;
-                transform.translation = new.translation;
-            }
-        };
-        if settings.parallel && count >= PARALLEL_MIN_WRITES {
-            marked.par_iter_mut().for_each(write);
-        } else {
-            marked.iter_mut().for_each(write);
-        }
-    }
-
-    // Serial pass: chains whose bones are not all marked for them; ask for the missing marks.
-    serial_list.clear();
-    serial.drain_into(&mut serial_list);
-    if serial_list.is_empty() {
-        return;
-    }
-    serial_list.sort_unstable();
-    let mut pending = pending;
-    for &tip in serial_list.iter() {
-        let mut asked = false;
-        let states = chains.p1();
-        if let (Some(pending), Ok((state, _))) = (pending.as_mut(), states.get(tip)) {
-            for (slot, bone) in state.written_bones() {
-                let free = match marks.get(bone) {
-                    Err(_) => true,
-                    Ok(m) if m.owner == tip => m.slot != slot,
-                    // Another chain's mark: free only when that chain no longer lists the bone.
-                    Ok(m) => !states.get(m.owner).is_ok_and(|(other, _)| other.lists(bone, m.slot)),
-                };
-                if free {
-                    pending.0.push((bone, ChainBone { owner: tip, slot }));
-                    asked = true;
-                }
-            }
-        }
-        let mut writer = transforms.p1();
-        if let Ok((.., mut state, _)) = chains.p0().get_mut(tip) {
-            let state = state.bypass_change_detection();
-            if asked {
-                state.ownership = Ownership::Unknown;
-            }
+    let mut writer = transforms.p1();
+    for (.., mut state) in &mut chains {
+        let state = state.bypass_change_detection();
+        if state.dirty {
             state.write_back(&mut writer);
         }
     }
@@ -180,8 +95,8 @@ mod tests {
     }
 
     #[test]
-    fn marked_bones_are_written_by_the_parallel_pass_in_and_below_the_serial_threshold() {
-        // 300 arms (above the serial threshold) and then 3 (below it), on and off `parallel`.
+    fn chains_reach_on_one_thread_and_in_parallel_and_leave_their_tips_alone() {
+        // 300 arms (solved in parallel) and then 3 (on the system's thread), on and off `parallel`.
         for (count, parallel) in [(300, true), (3, true), (3, false)] {
             let mut app = app(parallel);
             let mut arms = Vec::new();
@@ -199,15 +114,10 @@ mod tests {
                 for &(arm, target) in &arms {
                     let error = hand_error(&app, arm[3], target);
                     assert!(error < 1e-4, "{count} arms, frame {frame}: hand misses by {error} m");
+                    // Only the upper arm and the forearm turn: the hand's local is never written.
+                    let hand = app.world().get::<Transform>(arm[3]).unwrap();
+                    assert_eq!(*hand, Transform::from_xyz(0.0, -0.27, 0.0), "{count} arms, frame {frame}");
                 }
-            }
-            // After the first frame the upper arm and forearm carry their chain's marks (the
-            // hand, which never turns, does not), and the chain writes through them.
-            for &(arm, _) in &arms {
-                assert_eq!(app.world().get::<ChainBone>(arm[1]), Some(&ChainBone { owner: arm[3], slot: 0 }));
-                assert_eq!(app.world().get::<ChainBone>(arm[2]), Some(&ChainBone { owner: arm[3], slot: 1 }));
-                assert!(app.world().get::<ChainBone>(arm[3]).is_none());
-                assert_eq!(app.world().get::<IkChainState>(arm[3]).unwrap().ownership, Ownership::Owned);
             }
         }
     }
@@ -217,7 +127,7 @@ mod tests {
         // The second arm's chain reuses the stop's world transform found for the first (the
         // same shoulder root); it must still be this frame's, as the root moves every frame.
         // Nothing animates the arms, so each frame starts from what IK wrote the frame before
-        // (the marked pass must still see what the `Transform`s held).
+        // (the write-back must still see what the `Transform`s held).
         let mut app = app(false);
         let world = app.world_mut();
         let root = world.spawn(Transform::from_xyz(1.0, 0.0, 2.0).with_rotation(Quat::from_rotation_y(0.4))).id();
@@ -243,10 +153,12 @@ mod tests {
     }
 
     #[test]
-    fn a_bone_two_chains_write_is_marked_once_and_the_other_chain_writes_serially() {
+    fn two_chains_sharing_a_bone_both_write_and_stay_finite() {
         let mut app = app(true);
         let [_, upper, fore, hand] = spawn_arm(app.world_mut(), Vec3::ZERO);
         let finger = app.world_mut().spawn((Transform::from_xyz(0.0, -0.1, 0.0), ChildOf(hand))).id();
+        let animated = |app: &App, e: Entity| app.world().get::<Transform>(e).copied().unwrap();
+        let (upper_before, hand_before) = (animated(&app, upper), animated(&app, hand));
         // The hand chain turns upper arm and forearm; the finger chain turns forearm and hand.
         app.world_mut().entity_mut(hand).insert(IkChain::two_bone(IkTarget::Position(Vec3::new(0.3, 1.0, 0.3))));
         app.world_mut().entity_mut(finger).insert(IkChain::two_bone(IkTarget::Position(Vec3::new(0.25, 0.95, 0.35))));
@@ -255,13 +167,14 @@ mod tests {
             for e in [upper, fore, hand, finger] {
                 assert!(app.world().get::<Transform>(e).unwrap().is_finite());
             }
+            for tip in [hand, finger] {
+                assert!(app.world().get::<IkChainState>(tip).unwrap().fault().is_none());
+            }
         }
-        let owners: Vec<Entity> =
-            [upper, fore, hand].iter().filter_map(|&e| app.world().get::<ChainBone>(e)).map(|m| m.owner).collect();
-        assert_eq!(owners.len(), 3, "every written bone carries one mark");
-        let states: Vec<Ownership> =
-            [hand, finger].iter().map(|&e| app.world().get::<IkChainState>(e).unwrap().ownership).collect();
-        assert!(states.contains(&Ownership::Serial), "the chain that lost the shared bone writes serially: {states:?}");
-        // (Where the two chains end up is not defined: both solve from the animated pose.)
+        // Each chain wrote the bone only it turns (the shared forearm holds whichever chain
+        // wrote last: where the two chains end up is not defined, both solve from the animated
+        // pose).
+        assert_ne!(animated(&app, upper).rotation, upper_before.rotation, "the hand chain wrote its upper arm");
+        assert_ne!(animated(&app, hand).rotation, hand_before.rotation, "the finger chain wrote its hand");
     }
 }

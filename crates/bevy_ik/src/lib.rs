@@ -259,7 +259,6 @@ impl Plugin for IkPlugin {
         app.add_message::<fault::IkFaulted>().add_message::<fault::IkRecovered>().register_type::<fault::IkComponent>();
         app.add_systems(Last, fault::trigger_fault_events.run_if(fault::fault_messages_written));
 
-        app.init_resource::<chain::PendingChainMarks>();
         // Rigging in `PreUpdate` (before the frame's animation and IK); a rig whose bones are
         // gone is taken down in `PostUpdate` before the IK systems touch them.
         #[cfg(feature = "scene")]
@@ -274,7 +273,6 @@ impl Plugin for IkPlugin {
                 )
                     .before(AnimationSystems),
             );
-        app.add_systems(First, chain::mark_chain_bones.run_if(chain::chain_marks_pending));
         #[cfg(feature = "animation")]
         app.add_systems(PreUpdate, retarget::capture_rest_poses.run_if(any_with_component::<retarget::RetargetClips>))
             .add_systems(Update, retarget::retarget_clips.run_if(any_with_component::<retarget::RetargetClips>));

@@ -1,6 +1,5 @@
 //! The inline state of a two-bone [`IkChain`](crate::chain::IkChain) — its three joints, this
-//! frame's animated locals, the solved locals and what IK wrote last frame — and the compact
-//! `ChainOutput` the pass over the marked bones reads.
+//! frame's animated locals, the solved locals and what IK wrote last frame.
 
 use bevy::prelude::*;
 use ik_core::Xform;
@@ -35,7 +34,7 @@ pub(crate) struct Limb {
     fresh: [bool; 2],
     /// Whether the root's and middle's new locals differ from what their `Transform`s held
     /// (decided by [`Limb::settle`] after each solve, before `written` is updated).
-    pub(crate) changed: [bool; 2],
+    changed: [bool; 2],
     /// World transform of the root's parent this frame (identity without one).
     pub(crate) stop_world: Xform,
 }
@@ -140,62 +139,5 @@ impl GatheredBones for Limb {
 
     fn changes_are_finite(&self) -> bool {
         self.locals.iter().zip(&self.read).all(|(new, old)| new == old || new.is_finite())
-    }
-}
-
-/// What a two-bone chain writes this frame, kept next to its [`IkChainState`]: filled by the
-/// solve, read by the pass over the marked bones (`ChainBone`), which so reads ~100 bytes of
-/// the chain instead of its whole state (a random access per bone: at 10 000 characters, cache
-/// misses dominate that pass).
-///
-/// [`IkChainState`]: crate::chain::IkChainState
-/// `ChainBone`: crate::chain::ChainBone
-#[derive(Component, Clone, Debug)]
-pub(crate) struct ChainOutput {
-    /// Whether the chain is a two-bone chain (otherwise the pass reads its state).
-    pub(crate) limb: bool,
-    /// Whether the chain solved this frame and owns the bones it writes.
-    active: bool,
-    /// Root and middle joint.
-    bones: [Entity; 2],
-    /// Whether each has a new local to write.
-    write: [bool; 2],
-    rotations: [Quat; 2],
-    translations: [Vec3; 2],
-}
-
-impl Default for ChainOutput {
-    fn default() -> Self {
-        ChainOutput {
-            limb: false,
-            active: false,
-            bones: [Entity::PLACEHOLDER; 2],
-            write: [false; 2],
-            rotations: [Quat::IDENTITY; 2],
-            translations: [Vec3::ZERO; 2],
-        }
-    }
-}
-
-impl ChainOutput {
-    /// This frame's output of a two-bone chain (`limb`, settled), or of another kind (`None`).
-    /// `active`: the chain solved and its bones are written by the marked pass.
-    pub(crate) fn set(&mut self, limb: Option<&Limb>, active: bool) {
-        self.limb = limb.is_some();
-        self.active = false;
-        let Some(limb) = limb else { return };
-        self.active = active;
-        if active {
-            self.bones = [limb.entities[0], limb.entities[1]];
-            self.write = limb.changed;
-            self.rotations = limb.locals.map(|l| l.rotation);
-            self.translations = limb.locals.map(|l| l.translation);
-        }
-    }
-
-    /// The new local rotation and translation of `bone` in `slot`, if this output writes it.
-    pub(crate) fn pending(&self, slot: usize, bone: Entity) -> Option<(Quat, Vec3)> {
-        let write = self.active && *self.bones.get(slot)? == bone && self.write[slot];
-        write.then(|| (self.rotations[slot], self.translations[slot]))
     }
 }

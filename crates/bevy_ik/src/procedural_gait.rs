@@ -46,7 +46,7 @@ use ik_core::footstep::{FootprintGround, RootVelocity};
 
 use crate::IkSettings;
 use crate::bones::{Hierarchy, StopCache, chain_entities, world_of};
-use crate::chain::{ChainBone, ChainWorld, IkChain, IkChainState, IkSolver, JointLimit, Pole};
+use crate::chain::{ChainWorld, IkChain, IkChainState, IkSolver, JointLimit, Pole};
 use crate::fault::{FaultLatch, FaultNotices, FaultSender, IkComponent, IkFault};
 use crate::ground::{GroundProbe, GroundRays};
 use crate::target::IkTarget;
@@ -427,7 +427,6 @@ pub(crate) fn walk_creatures(
     ground: GroundRays,
     mut creatures: Query<(Entity, &ProceduralGait, &mut ProceduralGaitState)>,
     limits: Query<&'static JointLimit>,
-    marks: Query<&'static ChainBone>,
     mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>)>,
     mut faults: FaultSender,
 ) {
@@ -439,7 +438,7 @@ pub(crate) fn walk_creatures(
     {
         let hierarchy = transforms.p0();
         let notices: &FaultNotices = faults.notices();
-        let chains = ChainWorld { hierarchy: &hierarchy, limits: &limits, marks: &marks, notices };
+        let chains = ChainWorld { hierarchy: &hierarchy, limits: &limits, notices };
         let world = GaitWorld { chains, probe: &probe };
         let solve = |(root, gait, mut state): (Entity, &ProceduralGait, Mut<ProceduralGaitState>)| {
             state.run(root, gait, &world, dt);

@@ -4,8 +4,8 @@
 //! Each system solves its components (in parallel), then writes the dirty ones in one serial
 //! pass through [`GatheredBones::write_back`]: only the bones whose new local differs from
 //! what their `Transform` held are written (untouched bones keep their change ticks), each by
-//! [`write_local`], which never writes a non-finite value. (Chains whose bones carry their
-//! `ChainBone` marks are still written by `solve_chains`' own pass over the marked bones.)
+//! [`write_local`], the only place IK writes a bone's local, which never writes a non-finite
+//! value.
 
 use bevy::prelude::*;
 use ik_core::Xform;
@@ -23,8 +23,7 @@ pub(crate) trait GatheredBones {
     /// The local to write into bone `i`: `Some` when it differs from what its `Transform`
     /// held when read this frame.
     fn pending(&self, i: usize) -> Option<Xform>;
-    /// Remembers the output as what IK leaves in the `Transform`s, for callers that write
-    /// through [`GatheredBones::pending`] themselves (the chains' marked pass).
+    /// Remembers the output as what IK leaves in the `Transform`s (after each write-back).
     fn mark_written(&mut self);
     /// Puts the animated pose back as the output (after a fault: the pose left as animated).
     fn restore_animated(&mut self);
