@@ -210,40 +210,8 @@ pub struct IkPlugin {
 
 impl Plugin for IkPlugin {
     fn build(&self, app: &mut App) {
-        app.insert_resource(self.settings.clone())
-            .register_type::<IkSettings>()
-            .register_type::<target::IkTarget>()
-            .register_type::<chain::IkChain>()
-            .register_type::<chain::IkSolver>()
-            .register_type::<chain::Pole>()
-            .register_type::<chain::JointLimit>()
-            .register_type::<fade::IkFade>()
-            .register_type::<look_at::LookAtSpread>()
-            .register_type::<look_at::LookAtJoint>()
-            .register_type::<look_at::LookAtState>()
-            .register_type::<feet::FootPlacer>()
-            .register_type::<feet::LegBones>()
-            .register_type::<feet::LegRest>()
-            .register_type::<feet::FootLock>()
-            .register_type::<footstep::FootstepPrediction>()
-            .register_type::<feet::ContactSource>()
-            .register_type::<feet::FootPlacerState>()
-            .register_type::<feet::FootStatus>()
-            .register_type::<chain::IkChainState>()
-            .register_type::<creature::CreatureIk>()
-            .register_type::<creature::CreatureRigFailed>()
-            .register_type::<humanoid::HumanoidIk>()
-            .register_type::<humanoid::RigChoice>()
-            .register_type::<humanoid::RigFailed>()
-            .register_type::<warping::PoseWarping>()
-            .register_type::<warping::PoseWarpingState>()
-            .register_type::<warping::WarpVelocity>()
-            .register_type::<warping::WarpSpineJoint>()
-            .register_type::<stairs::StairFinder>()
-            .register_type::<stairs::StairsAhead>()
-            .register_type::<procedural_gait::ProceduralGait>()
-            .register_type::<procedural_gait::GaitLeg>()
-            .register_type::<procedural_gait::ProceduralGaitState>();
+        app.insert_resource(self.settings.clone());
+        register_types(app);
         ground::build(app);
 
         app.configure_sets(
@@ -258,87 +226,142 @@ impl Plugin for IkPlugin {
 
         app.add_message::<fault::IkFaulted>().add_message::<fault::IkRecovered>().register_type::<fault::IkComponent>();
         app.add_systems(Last, fault::trigger_fault_events.run_if(fault::fault_messages_written));
-
-        // Rigging in `PreUpdate` (before the frame's animation and IK); a rig whose bones are
-        // gone is taken down in `PostUpdate` before the IK systems touch them.
-        #[cfg(feature = "scene")]
-        app.add_observer(humanoid::rig_when_scene_ready);
-        app.add_systems(PreUpdate, creature::rig_creatures.run_if(any_with_component::<creature::CreatureIk>));
-        app.add_systems(PreUpdate, humanoid::rig_humanoids.run_if(any_with_component::<humanoid::RigPending>))
-            .add_systems(
-                PostUpdate,
-                (
-                    humanoid::watch_rigs.run_if(any_with_component::<humanoid::RiggedHumanoid>),
-                    creature::watch_creatures.run_if(any_with_component::<creature::RiggedCreature>),
-                )
-                    .before(AnimationSystems),
-            );
+        add_rigging(app);
         #[cfg(feature = "animation")]
-        app.add_systems(PreUpdate, retarget::capture_rest_poses.run_if(any_with_component::<retarget::RetargetClips>))
-            .add_systems(Update, retarget::retarget_clips.run_if(any_with_component::<retarget::RetargetClips>));
+        add_clip_tools(app);
+        add_ik_systems(app);
         #[cfg(feature = "animation")]
-        app.add_systems(
-            PreUpdate,
-            clip_contacts::capture_rest_poses.run_if(any_with_component::<clip_contacts::LabelClipContacts>),
-        )
-        .add_systems(
-            Update,
-            clip_contacts::label_clip_contacts.run_if(any_with_component::<clip_contacts::LabelClipContacts>),
-        );
-        // Each system runs only while a component it works on exists: a skipped system costs
-        // the executor a condition check instead of a task hand-off to a worker thread (a few
-        // µs per system per frame, whatever the number of characters).
-        app.add_systems(
-            PostUpdate,
-            fade::advance_fades.in_set(IkSystems::Prepare).run_if(any_with_component::<fade::IkFade>),
-        )
-        .add_systems(
-            PostUpdate,
-            stairs::find_stairs.in_set(IkSystems::Prepare).run_if(any_with_component::<stairs::StairFinder>),
-        )
-        .add_systems(
-            PostUpdate,
-            feet_system::place_feet.in_set(IkSystems::Feet).run_if(any_with_component::<feet::FootPlacer>),
-        )
-        .add_systems(
-            PostUpdate,
-            procedural_gait::walk_creatures
-                .in_set(IkSystems::Feet)
-                .run_if(any_with_component::<procedural_gait::ProceduralGait>),
-        )
-        .add_systems(
-            PostUpdate,
-            warping::report_missing_placer.in_set(IkSystems::Feet).run_if(any_with_component::<warping::PoseWarping>),
-        )
-        .add_systems(
-            PostUpdate,
-            look_at::solve_look_at.in_set(IkSystems::LookAt).run_if(any_with_component::<look_at::LookAtSpread>),
-        )
-        .add_systems(
-            PostUpdate,
-            chain_system::solve_chains.in_set(IkSystems::Chains).run_if(any_with_component::<chain::IkChain>),
-        );
-
-        #[cfg(feature = "animation")]
-        app.register_type::<root_motion::RootMotion>()
-            .register_type::<root_motion::RootMotionApply>()
-            .register_type::<root_motion::RootMotionRig>()
-            .register_type::<root_motion::RootMotionState>()
-            .add_systems(
-                PostUpdate,
-                root_motion::drive_root_motion
-                    .in_set(IkSystems::RootMotion)
-                    .run_if(any_with_component::<root_motion::RootMotion>),
-            )
-            .add_systems(
-                PostUpdate,
-                root_motion::note_poses
-                    .in_set(IkSystems::Chains)
-                    .after(chain_system::solve_chains)
-                    .run_if(any_with_component::<root_motion::RootMotionState>),
-            );
+        add_root_motion(app);
 
         #[cfg(feature = "gizmos")]
         app.add_plugins(gizmos::IkGizmosPlugin);
     }
+}
+
+/// Registers the reflected types of bevy_ik's components (root motion's: `add_root_motion`).
+fn register_types(app: &mut App) {
+    app.register_type::<IkSettings>()
+        .register_type::<target::IkTarget>()
+        .register_type::<chain::IkChain>()
+        .register_type::<chain::IkSolver>()
+        .register_type::<chain::Pole>()
+        .register_type::<chain::JointLimit>()
+        .register_type::<fade::IkFade>()
+        .register_type::<look_at::LookAtSpread>()
+        .register_type::<look_at::LookAtJoint>()
+        .register_type::<look_at::LookAtState>()
+        .register_type::<feet::FootPlacer>()
+        .register_type::<feet::LegBones>()
+        .register_type::<feet::LegRest>()
+        .register_type::<feet::FootLock>()
+        .register_type::<footstep::FootstepPrediction>()
+        .register_type::<feet::ContactSource>()
+        .register_type::<feet::FootPlacerState>()
+        .register_type::<feet::FootStatus>()
+        .register_type::<chain::IkChainState>()
+        .register_type::<creature::CreatureIk>()
+        .register_type::<creature::CreatureRigFailed>()
+        .register_type::<humanoid::HumanoidIk>()
+        .register_type::<humanoid::RigChoice>()
+        .register_type::<humanoid::RigFailed>()
+        .register_type::<warping::PoseWarping>()
+        .register_type::<warping::PoseWarpingState>()
+        .register_type::<warping::WarpVelocity>()
+        .register_type::<warping::WarpSpineJoint>()
+        .register_type::<stairs::StairFinder>()
+        .register_type::<stairs::StairsAhead>()
+        .register_type::<procedural_gait::ProceduralGait>()
+        .register_type::<procedural_gait::GaitLeg>()
+        .register_type::<procedural_gait::ProceduralGaitState>();
+}
+
+/// Rigging: humanoids and creatures rigged in `PreUpdate`, their rigs watched in `PostUpdate`.
+fn add_rigging(app: &mut App) {
+    // Rigging in `PreUpdate` (before the frame's animation and IK); a rig whose bones are
+    // gone is taken down in `PostUpdate` before the IK systems touch them.
+    #[cfg(feature = "scene")]
+    app.add_observer(humanoid::rig_when_scene_ready);
+    app.add_systems(PreUpdate, creature::rig_creatures.run_if(any_with_component::<creature::CreatureIk>));
+    app.add_systems(PreUpdate, humanoid::rig_humanoids.run_if(any_with_component::<humanoid::RigPending>)).add_systems(
+        PostUpdate,
+        (
+            humanoid::watch_rigs.run_if(any_with_component::<humanoid::RiggedHumanoid>),
+            creature::watch_creatures.run_if(any_with_component::<creature::RiggedCreature>),
+        )
+            .before(AnimationSystems),
+    );
+}
+
+/// Clip retargeting and contact labelling (feature `animation`), in `PreUpdate` and `Update`.
+#[cfg(feature = "animation")]
+fn add_clip_tools(app: &mut App) {
+    app.add_systems(PreUpdate, retarget::capture_rest_poses.run_if(any_with_component::<retarget::RetargetClips>))
+        .add_systems(Update, retarget::retarget_clips.run_if(any_with_component::<retarget::RetargetClips>));
+    app.add_systems(
+        PreUpdate,
+        clip_contacts::capture_rest_poses.run_if(any_with_component::<clip_contacts::LabelClipContacts>),
+    )
+    .add_systems(
+        Update,
+        clip_contacts::label_clip_contacts.run_if(any_with_component::<clip_contacts::LabelClipContacts>),
+    );
+}
+
+/// The IK systems, each in its [`IkSystems`] set.
+fn add_ik_systems(app: &mut App) {
+    // Each system runs only while a component it works on exists: a skipped system costs
+    // the executor a condition check instead of a task hand-off to a worker thread (a few
+    // µs per system per frame, whatever the number of characters).
+    app.add_systems(
+        PostUpdate,
+        fade::advance_fades.in_set(IkSystems::Prepare).run_if(any_with_component::<fade::IkFade>),
+    )
+    .add_systems(
+        PostUpdate,
+        stairs::find_stairs.in_set(IkSystems::Prepare).run_if(any_with_component::<stairs::StairFinder>),
+    )
+    .add_systems(
+        PostUpdate,
+        feet_system::place_feet.in_set(IkSystems::Feet).run_if(any_with_component::<feet::FootPlacer>),
+    )
+    .add_systems(
+        PostUpdate,
+        procedural_gait::walk_creatures
+            .in_set(IkSystems::Feet)
+            .run_if(any_with_component::<procedural_gait::ProceduralGait>),
+    )
+    .add_systems(
+        PostUpdate,
+        warping::report_missing_placer.in_set(IkSystems::Feet).run_if(any_with_component::<warping::PoseWarping>),
+    )
+    .add_systems(
+        PostUpdate,
+        look_at::solve_look_at.in_set(IkSystems::LookAt).run_if(any_with_component::<look_at::LookAtSpread>),
+    )
+    .add_systems(
+        PostUpdate,
+        chain_system::solve_chains.in_set(IkSystems::Chains).run_if(any_with_component::<chain::IkChain>),
+    );
+}
+
+/// Root motion (feature `animation`): its types and systems.
+#[cfg(feature = "animation")]
+fn add_root_motion(app: &mut App) {
+    app.register_type::<root_motion::RootMotion>()
+        .register_type::<root_motion::RootMotionApply>()
+        .register_type::<root_motion::RootMotionRig>()
+        .register_type::<root_motion::RootMotionState>()
+        .add_systems(
+            PostUpdate,
+            root_motion::drive_root_motion
+                .in_set(IkSystems::RootMotion)
+                .run_if(any_with_component::<root_motion::RootMotion>),
+        )
+        .add_systems(
+            PostUpdate,
+            root_motion::note_poses
+                .in_set(IkSystems::Chains)
+                .after(chain_system::solve_chains)
+                .run_if(any_with_component::<root_motion::RootMotionState>),
+        );
 }
