@@ -82,6 +82,39 @@ const NORMAL_NUDGE: f32 = 0.005;
 /// keeps half.
 const BLOCKED_SHARE: f32 = 0.33;
 
+/// After a frame blocked at a wall, the least horizontal step asked of the controller, as a
+/// share of its capsule's radius plus skin offset (see [`step_reach`]).
+const STEP_REACH: f32 = 0.35;
+
+/// Whether the controller's last move `o` was blocked at a wall: it kept less than
+/// [`BLOCKED_SHARE`] of the horizontal move asked (or went back), grounded, and hit something
+/// steeper than it climbs (`max_climb`, radians) facing the move. `carried`: what a platform
+/// added to the move.
+fn blocked_at_wall(o: &KinematicCharacterControllerOutput, carried: Vec3, max_climb: f32) -> bool {
+    let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
+    let asked = flat(o.desired_translation - carried);
+    let Some(dir) = asked.try_normalize() else { return false };
+    let wall = |n: Vec3| n.y < max_climb.cos() && n.y > -1e-3 && flat(n).dot(dir) < 0.0;
+    o.grounded
+        && flat(o.effective_translation - carried).dot(dir) < BLOCKED_SHARE * asked.length()
+        && o.collisions.iter().any(|c| c.hit.details.is_some_and(|d| wall(d.normal1)))
+}
+
+/// The least horizontal step, m, that carries the controller's capsule onto a step it autosteps:
+/// rapier's autostep lifts the capsule by the step's height but moves it on only by the rest of
+/// the frame's move, then takes the lift back off that move; unless the capsule's round bottom is
+/// then far enough over the edge that the edge is no steeper than it climbs (45°: at most 29 % of
+/// its radius plus skin beyond where it touched), it slides back off. A slow or small character
+/// (1.2 cm a frame against a 14 cm radius) never got there.
+fn step_reach(kcc: &KinematicCharacterController) -> f32 {
+    let radius = kcc.custom_shape.as_ref().and_then(|(c, _, _)| c.as_capsule()).map_or(0.0, |c| c.radius());
+    let skin = match kcc.offset {
+        CharacterLength::Absolute(skin) => skin,
+        CharacterLength::Relative(_) => 0.0,
+    };
+    STEP_REACH * (radius + skin)
+}
+
 /// The kinematic controller used for a character `height` metres tall: a capsule as tall as the
 /// character (radius a sixth of it: 0.3 m for the 1.8 m mannequin), steps up to 30 cm, slopes up
 /// to 45°, snapping down steps of up to 35 cm; it walks stairs on their invisible ramps (see
@@ -241,6 +274,13 @@ pub fn move_characters(
         transform.rotation = Quat::from_rotation_y(motion.yaw);
         let travel = motion.avatar.filter(|_| clip_drives).and_then(|a| travels.get(a).ok());
         motion.requested = pace(travel, speed) * motion.gain * dt;
+        // Blocked at a wall last frame: ask for enough to get onto it if it is a step (a wall
+        // stops the body where it is; along a wall met at a slant it slides that much further).
+        if motion.requested > 0.0
+            && output.is_some_and(|o| blocked_at_wall(o, motion.carried, kcc.max_slope_climb_angle))
+        {
+            motion.requested = motion.requested.max(step_reach(&kcc));
+        }
         let press = if grounded { ground_press(motion.requested, dt) } else { 0.0 };
         kcc.translation = Some(forward * motion.requested + Vec3::Y * (motion.vertical * dt - press));
         if let Some(mut loco) = motion.avatar.and_then(|a| spaces.get_mut(a).ok()) {
@@ -271,6 +311,48 @@ mod tests {
         assert_eq!(pace(None, 0.5), 0.5, "root motion not driving");
         let broken = with(Vec3::NAN);
         assert_eq!(pace(Some(&broken), 0.5), 0.5);
+    }
+
+    /// Where a body `height` m tall (its [`controller`]) is after walking toward +X at `speed`
+    /// m/s for 2 s at 60 fps from x = 0, toward a box `rise` m high, 4 m long, whose edge is at x = 0.5.
+    fn walk_toward_a_box(height: f32, speed: f32, rise: f32) -> Vec3 {
+        use bevy::time::TimeUpdateStrategy;
+        let dt = 1.0 / 60.0;
+        let mut app = App::new();
+        app.add_plugins((MinimalPlugins, TransformPlugin, RapierPhysicsPlugin::<NoUserData>::default()))
+            .insert_resource(TimeUpdateStrategy::ManualDuration(std::time::Duration::from_secs_f32(dt)))
+            .insert_resource(TimestepMode::Fixed { dt, substeps: 1 })
+            .add_systems(Update, move_characters);
+        let world = app.world_mut();
+        world.spawn((Collider::cuboid(10.0, 0.5, 10.0), Transform::from_xyz(0.0, -0.5, 0.0)));
+        world.spawn((Collider::cuboid(2.0, rise * 0.5, 2.0), Transform::from_xyz(2.5, rise * 0.5, 0.0)));
+        let intent = MoveIntent { direction: Vec2::X, speed: Some(speed), ..default() };
+        let motion = Motion::new(std::f32::consts::FRAC_PI_2);
+        let kinematic = RigidBody::KinematicPositionBased;
+        let body = world.spawn((Player, intent, motion, Transform::default(), kinematic, controller(height))).id();
+        for _ in 0..120 {
+            app.update();
+        }
+        app.world().get::<Transform>(body).unwrap().translation
+    }
+
+    #[test]
+    fn slow_and_small_bodies_step_onto_a_kerb_but_not_up_a_wall() {
+        // A 1.2 m KayKit knight's capsule (0.82 m: 2.15 legs) at its 0.7 m/s walk, the
+        // root-motion kaiju's (1.27 m) at 0.5 m/s, the mannequin's at 1.4 m/s: each stood for
+        // good at the edge of a 13 cm kerb (the first two) before a blocked frame asked for
+        // enough to get onto it.
+        for (height, speed) in [(0.82, 0.7), (1.27, 0.5), (1.8, 1.4)] {
+            let at = walk_toward_a_box(height, speed, 0.13);
+            println!("{height} m at {speed} m/s toward a 13 cm kerb: at x {:.3}, y {:.3}", at.x, at.y);
+            assert!(at.y > 0.12 && at.x > 0.6, "{height} m at {speed} m/s: at {at}");
+        }
+        // A 40 cm box is a wall: the body stays on the floor before it.
+        for (height, speed) in [(0.82, 0.7), (1.8, 1.4)] {
+            let at = walk_toward_a_box(height, speed, 0.4);
+            println!("{height} m at {speed} m/s toward a 40 cm wall: at x {:.3}, y {:.3}", at.x, at.y);
+            assert!(at.y < 0.05 && at.x < 0.5 - height / 6.0 + 0.01, "{height} m at {speed} m/s: at {at}");
+        }
     }
 
     #[test]
