@@ -25,7 +25,9 @@ use bevy_rapier3d::prelude::*;
 use crate::autopilot::{Autopilot, record_final_pose, run_autopilot};
 use crate::character::{CharacterSource, finish_character, read_rig_map, spawn_character, spawn_scene};
 use crate::cli::{Args, RetargetMode};
-use crate::clip_setup::{label_clips, retarget_missing};
+use crate::clip_setup::{
+    clips_labelled, clips_retargeted, label_clips, labelling_failed, retarget_failed, retarget_missing,
+};
 use crate::course::CourseLayout;
 use crate::course_spawn::spawn_course;
 use crate::game::{choose_focus, collect_gems, size_gems, spawn_gems};
@@ -79,6 +81,10 @@ impl Plugin for DemoCore {
             )
             .add_observer(on_rigged)
             .add_observer(on_rig_failed)
+            .add_observer(clips_labelled)
+            .add_observer(labelling_failed)
+            .add_observer(clips_retargeted)
+            .add_observer(retarget_failed)
             .add_systems(
                 Update,
                 (

@@ -6,12 +6,14 @@
 //! (names from `named_animations`) with the sidecar's labels, or without a sidecar asks the
 //! plugin for them ([`LabelClipContacts`] on the scene holder: ground speed from the planted
 //! feet for in-place clips, hysteresis contact labels, as `ik_tool contacts` makes them), and
-//! puts [`CharacterClips`] on the avatar. [`retarget_missing`] then chooses clips as
+//! puts [`CharacterClips`] on the avatar when the plugin's [`ClipContactsLabelled`] (or
+//! [`ClipContactsFailed`]) says it is done. [`retarget_missing`] then chooses clips as
 //! [`crate::character::finish_character`] will ([`crate::clips::choose`]: names, measured
 //! speeds, `--clips`). When no clip plays the walk (`--retarget auto`, a `--character`), it
 //! spawns the mannequin's scene, hidden and never animated, as the source of a
 //! [`RetargetClips`] for the roles still open (`Walk`, and `Idle` / `Jog` when the file has
-//! none) and adds the clips made, labelled by the plugin on this character as its own clips are
+//! none) and, on [`ClipsRetargeted`], adds the clips made, labelled by the plugin on this
+//! character as its own clips are
 //! (the mannequin's sidecar labels, speeds × [`RetargetedClips::scale`], only when that fails).
 //! Then [`ClipsReady`].
 //! Inputs: [`CharacterSource`], the loaded `Gltf`, the spawned scene. Outputs: the avatar's
@@ -59,49 +61,107 @@ pub fn clip_names(gltf: &Gltf) -> Vec<String> {
         .collect()
 }
 
-/// The holder's labelling state: asked, labelled, failed.
-type LabelState<'a> = (Has<LabelClipContacts>, Option<&'a ClipContactLabels>, Option<&'a ClipContactsFailed>);
-
-/// Once the scene is ready: the file's clips with the sidecar's labels, or labelled by the
-/// plugin (see the module docs).
+/// Once the scene is ready: the file's clips with the sidecar's labels, or with none to label;
+/// otherwise asks the plugin to label them (answered in [`clips_labelled`] or
+/// [`labelling_failed`]).
 pub fn label_clips(
     mut commands: Commands,
     mut source: ResMut<CharacterSource>,
     gltf_handle: Option<Res<CharacterGltf>>,
     gltfs: Res<Assets<Gltf>>,
     avatars: Query<(Entity, &Avatar), Without<CharacterClips>>,
-    holders: Query<LabelState, With<SceneReady>>,
+    holders: Query<Has<LabelClipContacts>, With<SceneReady>>,
 ) {
     let Some(gltf) = gltf_handle.and_then(|h| gltfs.get(&h.0)) else { return };
     for (entity, avatar) in &avatars {
-        let Ok((asked, labels, failed)) = holders.get(avatar.holder) else { continue };
-        let names = clip_names(gltf);
-        let table = if source.sidecar.is_some() {
-            source.sidecar.clone()
+        let Ok(asked) = holders.get(avatar.holder) else { continue };
+        if source.sidecar.is_some() {
+            let table = source.sidecar.clone();
+            commands.entity(entity).insert(own_clips(&source, gltf, table));
         } else if gltf.animations.is_empty() {
             source.labels_from = "not labelled (no clips)".into();
-            None
-        } else if let Some(labels) = labels {
-            Some(ClipTable::from_labels(&names, labels))
-        } else if let Some(failed) = failed {
-            eprintln!("warning: {}; no float or slide figures", failed.message);
-            source.labels_from = "not labelled".into();
-            None
-        } else {
-            if !asked {
-                let request = LabelClipContacts { clips: gltf.animations.clone(), profile: source.rig_choice() };
-                commands.entity(avatar.holder).insert(request);
-            }
-            continue;
-        };
-        if let Some(table) = &table {
-            info!(
-                "clip labels {}: {}",
-                source.labels_from,
-                table.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
-            );
+            commands.entity(entity).insert(own_clips(&source, gltf, None));
+        } else if !asked {
+            let request = LabelClipContacts { clips: gltf.animations.clone(), profile: source.rig_choice() };
+            commands.entity(avatar.holder).insert(request);
         }
-        commands.entity(entity).insert(CharacterClips { names, handles: gltf.animations.clone(), table, ..default() });
+    }
+}
+
+/// The file's clips with `table`.
+fn own_clips(source: &CharacterSource, gltf: &Gltf, table: Option<ClipTable>) -> CharacterClips {
+    if let Some(table) = &table {
+        let names: Vec<&str> = table.clips.iter().map(|c| c.name.as_str()).collect();
+        info!("clip labels {}: {}", source.labels_from, names.join(", "));
+    }
+    CharacterClips { names: clip_names(gltf), handles: gltf.animations.clone(), table, ..default() }
+}
+
+/// What a labelling's answer is for: the avatar of the holder it was asked on, its clips so far,
+/// whether its retargeted clips were being labelled, and the roles retargeted.
+type Asker<'a> =
+    (Entity, &'a Avatar, Option<&'a mut CharacterClips>, Has<LabellingRetargeted>, Option<&'a RetargetRoles>);
+
+/// The plugin's labels for the clips asked of it: the file's own (the avatar's clips), or
+/// the retargeted ones (added to them, the clips then ready).
+pub fn clips_labelled(
+    labelled: On<ClipContactsLabelled>,
+    mut commands: Commands,
+    mut source: ResMut<CharacterSource>,
+    gltf_handle: Option<Res<CharacterGltf>>,
+    gltfs: Res<Assets<Gltf>>,
+    mut avatars: Query<Asker>,
+    holders: Query<(&ClipContactLabels, Option<&RetargetedClips>)>,
+) {
+    let Ok((labels, done)) = holders.get(labelled.entity) else { return };
+    let gltf = gltf_handle.and_then(|h| gltfs.get(&h.0));
+    labels_answered(&mut commands, &mut source, gltf, &mut avatars, labelled.entity, (Some(labels), done));
+}
+
+/// The plugin could not label the clips asked of it: they play unlabelled (the file's own), or
+/// the retargeted ones take the mannequin's labels.
+pub fn labelling_failed(
+    failed: On<ClipContactsFailed>,
+    mut commands: Commands,
+    mut source: ResMut<CharacterSource>,
+    gltf_handle: Option<Res<CharacterGltf>>,
+    gltfs: Res<Assets<Gltf>>,
+    mut avatars: Query<Asker>,
+    done: Query<&RetargetedClips>,
+) {
+    eprintln!("warning: {}; no float or slide figures", failed.message);
+    let gltf = gltf_handle.and_then(|h| gltfs.get(&h.0));
+    let done = done.get(failed.entity).ok();
+    labels_answered(&mut commands, &mut source, gltf, &mut avatars, failed.entity, (None, done));
+}
+
+/// A labelling answered on `holder`: `labels`, or none when it failed.
+fn labels_answered(
+    commands: &mut Commands,
+    source: &mut CharacterSource,
+    gltf: Option<&Gltf>,
+    avatars: &mut Query<Asker>,
+    holder: Entity,
+    (labels, done): (Option<&ClipContactLabels>, Option<&RetargetedClips>),
+) {
+    let Some((entity, _, clips, retargeted, roles)) = avatars.iter_mut().find(|(_, a, ..)| a.holder == holder) else {
+        return;
+    };
+    match (clips, retargeted, roles, done) {
+        (None, _, _, _) => {
+            let Some(gltf) = gltf else { return };
+            let names = clip_names(gltf);
+            let table = labels.map(|l| ClipTable::from_labels(&names, l));
+            if table.is_none() {
+                source.labels_from = "not labelled".into();
+            }
+            commands.entity(entity).insert(own_clips(source, gltf, table));
+        }
+        (Some(mut clips), true, Some(roles), Some(done)) => {
+            add_retargeted(source, &mut clips, &roles.0, done, labels);
+            commands.entity(entity).insert(ClipsReady);
+        }
+        _ => {}
     }
 }
 
@@ -124,74 +184,64 @@ fn missing_roles(
     }
 }
 
-/// The holder's retargeting state: asked, done, failed; and its labelling's, labelled or failed.
-type RetargetState<'a> = (
-    Has<RetargetClips>,
-    Option<&'a RetargetedClips>,
-    Option<&'a RetargetClipsFailed>,
-    Option<&'a ClipContactLabels>,
-    Has<ClipContactsFailed>,
-);
-
 /// On the avatar while the retargeted clips are being labelled.
 #[derive(Component)]
 pub struct LabellingRetargeted;
 
-/// With the clips labelled: retargets the mannequin's clips for the roles no clip fills, then
-/// marks the clips ready (see the module docs).
+/// With the clips labelled: asks the plugin to retarget the mannequin's clips for the roles no
+/// clip fills ([`clips_retargeted`] takes the answer), or marks the clips ready when none is
+/// open (see the module docs).
 #[allow(clippy::too_many_arguments)]
 pub fn retarget_missing(
     mut commands: Commands,
-    mut source: ResMut<CharacterSource>,
+    source: Res<CharacterSource>,
     mut mannequin: Local<RetargetSource>,
     assets: Res<AssetServer>,
     gltfs: Res<Assets<Gltf>>,
-    mut avatars: Query<
-        (Entity, &Avatar, &mut CharacterClips, Option<&RetargetRoles>, Has<LabellingRetargeted>),
-        Without<ClipsReady>,
-    >,
-    holders: Query<RetargetState>,
+    avatars: Query<(Entity, &Avatar, &CharacterClips), (Without<ClipsReady>, Without<RetargetRoles>)>,
     bones: HumanoidBones,
     error: Option<Res<CharacterError>>,
 ) {
     if error.is_some() {
         return; // said once; the character is not used
     }
-    for (entity, avatar, mut clips, roles, labelling) in &mut avatars {
-        let Ok((asked, done, failed, labels, unlabelled)) = holders.get(avatar.holder) else { continue };
-        match (roles, done, failed) {
-            // Labelled on this character, as its own clips are (the timing and speed of the
-            // clips as retargeted, not the mannequin's).
-            (Some(_), Some(done), _) if !labelling => {
-                let request = LabelClipContacts { clips: done.clips.clone(), profile: source.rig_choice() };
-                commands.entity(avatar.holder).remove::<(ClipContactLabels, ClipContactsFailed)>().insert(request);
-                commands.entity(entity).insert(LabellingRetargeted);
+    for (entity, avatar, clips) in &avatars {
+        let roles = missing_roles(&source, clips, &bones, avatar.holder);
+        if roles.is_empty() {
+            commands.entity(entity).insert(ClipsReady);
+            continue;
+        }
+        match ask_mannequin(&mut commands, &mut mannequin, &assets, &gltfs, &roles) {
+            Ok(Some(request)) => {
+                let request = RetargetClips { profile: source.rig_choice(), ..request };
+                commands.entity(avatar.holder).insert(request);
+                commands.entity(entity).insert(RetargetRoles(roles));
             }
-            (Some(roles), Some(done), _) if labels.is_some() || unlabelled => {
-                add_retargeted(&mut source, &mut clips, &roles.0, done, labels);
-                commands.entity(entity).insert(ClipsReady);
-            }
-            (Some(_), Some(_), _) => {} // labelling
-            (_, _, Some(failed)) => give_up(&mut commands, &source, &failed.message),
-            _ if asked => {} // retargeting
-            _ => {
-                let roles = missing_roles(&source, &clips, &bones, avatar.holder);
-                if roles.is_empty() {
-                    commands.entity(entity).insert(ClipsReady);
-                    continue;
-                }
-                match ask_mannequin(&mut commands, &mut mannequin, &assets, &gltfs, &roles) {
-                    Ok(Some(request)) => {
-                        let request = RetargetClips { profile: source.rig_choice(), ..request };
-                        commands.entity(avatar.holder).insert(request);
-                        commands.entity(entity).insert(RetargetRoles(roles));
-                    }
-                    Ok(None) => {} // the mannequin is loading
-                    Err(e) => give_up(&mut commands, &source, &e),
-                }
-            }
+            Ok(None) => {} // the mannequin is loading
+            Err(e) => give_up(&mut commands, &source, &e),
         }
     }
+}
+
+/// The mannequin's clips retargeted onto a character: labelled on it, as its own clips are
+/// (the timing and speed of the clips as retargeted, not the mannequin's).
+pub fn clips_retargeted(
+    retargeted: On<ClipsRetargeted>,
+    mut commands: Commands,
+    source: Res<CharacterSource>,
+    avatars: Query<(Entity, &Avatar), With<RetargetRoles>>,
+    done: Query<&RetargetedClips>,
+) {
+    let Ok(done) = done.get(retargeted.entity) else { return };
+    let Some((entity, _)) = avatars.iter().find(|(_, a)| a.holder == retargeted.entity) else { return };
+    let request = LabelClipContacts { clips: done.clips.clone(), profile: source.rig_choice() };
+    commands.entity(retargeted.entity).remove::<(ClipContactLabels, ClipContactsFailed)>().insert(request);
+    commands.entity(entity).insert(LabellingRetargeted);
+}
+
+/// The mannequin's clips could not be retargeted: the character is not used.
+pub fn retarget_failed(failed: On<RetargetClipsFailed>, mut commands: Commands, source: Res<CharacterSource>) {
+    give_up(&mut commands, &source, &failed.message);
 }
 
 /// The request for `roles` from the mannequin, its scene spawned hidden the first time; `None`
