@@ -115,6 +115,38 @@ fn step_reach(kcc: &KinematicCharacterController) -> f32 {
     STEP_REACH * (radius + skin)
 }
 
+/// Turns `motion` toward where `intent` faces, or else toward `wanted`, by at most
+/// [`TURN_RATE`]; returns the share of the speed kept: less while facing far from the wanted
+/// direction (turning on the spot), all of it when a facing is given (strafing).
+fn turn(motion: &mut Motion, intent: &MoveIntent, wanted: Vec2, dt: f32) -> f32 {
+    let mut kept = 1.0;
+    let face = intent.facing.filter(|f| f.length() > 1e-3).or((wanted.length() > 1e-3).then_some(wanted));
+    if let Some(face) = face {
+        let target_yaw = face.x.atan2(face.y);
+        let diff =
+            (target_yaw - motion.yaw + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI;
+        motion.yaw += diff.clamp(-TURN_RATE * dt, TURN_RATE * dt);
+        if intent.facing.is_none() {
+            kept = ((diff.cos() + 0.3) / 1.3).clamp(0.0, 1.0);
+        }
+    }
+    motion.yaw = if motion.yaw.is_finite() { motion.yaw.rem_euclid(std::f32::consts::TAU) } else { 0.0 };
+    kept
+}
+
+/// The gain on the horizontal step asked of the controller that keeps the ground speed what was
+/// wanted on slopes, from last frame's step kept (`effective`, m) against last frame's request
+/// (`requested`, m) at `speed` (m/s): up slopes the controller keeps only part of a step, so
+/// more is asked (bounded, only while moving); down slopes the ground press slides it further
+/// than asked (0.82 m/s for 0.61 down the stairs), so less. Accelerating (where the smoothed
+/// speed lags) never reads as a slope; a blocked step asks for nothing more.
+fn slope_gain(effective: Option<f32>, speed: f32, requested: f32) -> f32 {
+    match effective {
+        Some(e) if speed > 0.2 && requested > 1e-4 && e > BLOCKED_SHARE * requested => (requested / e).clamp(0.5, 3.0),
+        _ => 1.0,
+    }
+}
+
 /// The kinematic controller used for a character `height` metres tall: a capsule as tall as the
 /// character (radius a sixth of it: 0.3 m for the 1.8 m mannequin), steps up to 30 cm, slopes up
 /// to 45°, snapping down steps of up to 35 cm; it walks stairs on their invisible ramps (see
@@ -230,19 +262,7 @@ pub fn move_characters(
         let output = if std::mem::take(&mut motion.teleported) { None } else { output };
         let wanted = intent.direction.clamp_length_max(1.0);
         let nominal = intent.speed.unwrap_or(if intent.jog { motion.speeds.1 } else { motion.speeds.0 });
-        let mut goal = nominal * wanted.length();
-        let face = intent.facing.filter(|f| f.length() > 1e-3).or((wanted.length() > 1e-3).then_some(wanted));
-        if let Some(face) = face {
-            let target_yaw = face.x.atan2(face.y);
-            let diff = (target_yaw - motion.yaw + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
-                - std::f32::consts::PI;
-            motion.yaw += diff.clamp(-TURN_RATE * dt, TURN_RATE * dt);
-            if intent.facing.is_none() {
-                // Slow down while facing far from the wanted direction (turning on the spot).
-                goal *= ((diff.cos() + 0.3) / 1.3).clamp(0.0, 1.0);
-            }
-        }
-        motion.yaw = if motion.yaw.is_finite() { motion.yaw.rem_euclid(std::f32::consts::TAU) } else { 0.0 };
+        let goal = nominal * wanted.length() * turn(&mut motion, intent, wanted, dt);
         let speed = motion.speed.update(goal, 0.12, dt).max(0.0);
         let grounded = output.is_none_or(|o| o.grounded);
         // What the controller achieved last frame: the ground speed the feet must match (over
@@ -250,20 +270,7 @@ pub fn move_characters(
         let own = |o: &KinematicCharacterControllerOutput| o.effective_translation - motion.carried;
         let effective = output.map(|o| Vec2::new(own(o).x, own(o).z).length());
         let achieved = motion.achieved.update(effective.map_or(speed, |e| e / dt), 0.05, dt).max(0.0);
-        // Up slopes the controller keeps only part of a horizontal step; ask for more so the
-        // ground speed stays what was wanted (bounded, and only while moving). Down slopes the
-        // ground press slides it further than asked (0.82 m/s for 0.61 down the stairs); ask
-        // for less. The part kept
-        // is last frame's step against last frame's request, so accelerating (where the
-        // smoothed speed lags) never reads as a slope and never overshoots; a blocked step
-        // asks for nothing more.
-        let wanted_gain = match effective {
-            Some(e) if speed > 0.2 && motion.requested > 1e-4 && e > BLOCKED_SHARE * motion.requested => {
-                (motion.requested / e).clamp(0.5, 3.0)
-            }
-            _ => 1.0,
-        };
-        motion.gain += (wanted_gain - motion.gain) * (dt / 0.1).min(1.0);
+        motion.gain += (slope_gain(effective, speed, motion.requested) - motion.gain) * (dt / 0.1).min(1.0);
         motion.vertical = if grounded { 0.0 } else { (motion.vertical - 9.81 * dt).max(-30.0) };
         // Strafing travels where the keys steer; otherwise along the facing.
         let forward = Vec3::new(motion.yaw.sin(), 0.0, motion.yaw.cos());
