@@ -1,5 +1,5 @@
-//! Components that hold entities remap them (scenes, clones), and components taken off take
-//! their state with them.
+//! Components that hold entities remap them (scenes, clones), components taken off take
+//! their state with them, and the systems that work on them run in one order.
 
 use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
@@ -114,4 +114,20 @@ fn feet_and_look_at_taken_off_take_their_state() {
     app.update();
     assert!(app.world().get::<FootPlacerState>(biped.root).is_none());
     assert!(app.world().get::<LookAtState>(biped.root).is_none());
+}
+
+#[test]
+fn the_plugins_systems_have_one_order_whatever_the_executor_picks() {
+    // Bevy refuses to build a schedule with ambiguity detection at `Error` when two systems
+    // that touch the same data have no order: the feet systems (`place_feet`,
+    // `walk_creatures`, `report_missing_placer`) write the same `Transform`s and fault
+    // messages and had none, so a run's outcome could depend on the order picked.
+    use bevy::ecs::schedule::{LogLevel, ScheduleBuildSettings};
+    let mut app = headless_app();
+    app.add_plugins(IkLodPlugin);
+    app.edit_schedule(PostUpdate, |schedule| {
+        schedule.set_build_settings(ScheduleBuildSettings { ambiguity_detection: LogLevel::Error, ..default() });
+    });
+    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| app.update()));
+    assert!(built.is_ok(), "PostUpdate has systems with no order between them (see the log above)");
 }

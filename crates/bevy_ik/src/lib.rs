@@ -320,19 +320,17 @@ fn add_ik_systems(app: &mut App) {
         PostUpdate,
         stairs::find_stairs.in_set(IkSystems::Prepare).run_if(any_with_component::<stairs::StairFinder>),
     )
+    // The feet systems write the same `Transform`s and fault messages: one fixed order, so
+    // a run is the same whatever order the executor would pick (no schedule ambiguity).
     .add_systems(
         PostUpdate,
-        feet_system::place_feet.in_set(IkSystems::Feet).run_if(any_with_component::<feet::FootPlacer>),
-    )
-    .add_systems(
-        PostUpdate,
-        procedural_gait::walk_creatures
-            .in_set(IkSystems::Feet)
-            .run_if(any_with_component::<procedural_gait::ProceduralGait>),
-    )
-    .add_systems(
-        PostUpdate,
-        warping::report_missing_placer.in_set(IkSystems::Feet).run_if(any_with_component::<warping::PoseWarping>),
+        (
+            feet_system::place_feet.run_if(any_with_component::<feet::FootPlacer>),
+            procedural_gait::walk_creatures.run_if(any_with_component::<procedural_gait::ProceduralGait>),
+            warping::report_missing_placer.run_if(any_with_component::<warping::PoseWarping>),
+        )
+            .chain()
+            .in_set(IkSystems::Feet),
     )
     .add_systems(
         PostUpdate,
