@@ -21,6 +21,7 @@
 //! Invariants: nothing is written to disk; labels that cannot be made are one warning (the
 //! clips play unlabelled); clips that cannot be retargeted are one [`CharacterError`].
 
+use bevy::ecs::system::SystemParam;
 use bevy::gltf::Gltf;
 use bevy::prelude::*;
 use bevy_ik::prelude::*;
@@ -102,66 +103,61 @@ fn own_clips(source: &CharacterSource, gltf: &Gltf, table: Option<ClipTable>) ->
 type Asker<'a> =
     (Entity, &'a Avatar, Option<&'a mut CharacterClips>, Has<LabellingRetargeted>, Option<&'a RetargetRoles>);
 
+/// What taking a labelling's answer needs (both observers of it).
+#[derive(SystemParam)]
+pub struct LabelAnswer<'w, 's> {
+    commands: Commands<'w, 's>,
+    source: ResMut<'w, CharacterSource>,
+    gltf_handle: Option<Res<'w, CharacterGltf>>,
+    gltfs: Res<'w, Assets<Gltf>>,
+    avatars: Query<'w, 's, Asker<'static>>,
+    done: Query<'w, 's, &'static RetargetedClips>,
+}
+
 /// The plugin's labels for the clips asked of it: the file's own (the avatar's clips), or
 /// the retargeted ones (added to them, the clips then ready).
-pub fn clips_labelled(
-    labelled: On<ClipContactsLabelled>,
-    mut commands: Commands,
-    mut source: ResMut<CharacterSource>,
-    gltf_handle: Option<Res<CharacterGltf>>,
-    gltfs: Res<Assets<Gltf>>,
-    mut avatars: Query<Asker>,
-    holders: Query<(&ClipContactLabels, Option<&RetargetedClips>)>,
-) {
-    let Ok((labels, done)) = holders.get(labelled.entity) else { return };
-    let gltf = gltf_handle.and_then(|h| gltfs.get(&h.0));
-    labels_answered(&mut commands, &mut source, gltf, &mut avatars, labelled.entity, (Some(labels), done));
+pub fn clips_labelled(labelled: On<ClipContactsLabelled>, mut answer: LabelAnswer, labels: Query<&ClipContactLabels>) {
+    if let Ok(labels) = labels.get(labelled.entity) {
+        answer.take(labelled.entity, Some(labels));
+    }
 }
 
 /// The plugin could not label the clips asked of it: they play unlabelled (the file's own), or
 /// the retargeted ones take the mannequin's labels.
-pub fn labelling_failed(
-    failed: On<ClipContactsFailed>,
-    mut commands: Commands,
-    mut source: ResMut<CharacterSource>,
-    gltf_handle: Option<Res<CharacterGltf>>,
-    gltfs: Res<Assets<Gltf>>,
-    mut avatars: Query<Asker>,
-    done: Query<&RetargetedClips>,
-) {
+pub fn labelling_failed(failed: On<ClipContactsFailed>, mut answer: LabelAnswer) {
     eprintln!("warning: {}; no float or slide figures", failed.message);
-    let gltf = gltf_handle.and_then(|h| gltfs.get(&h.0));
-    let done = done.get(failed.entity).ok();
-    labels_answered(&mut commands, &mut source, gltf, &mut avatars, failed.entity, (None, done));
+    answer.take(failed.entity, None);
 }
 
-/// A labelling answered on `holder`: `labels`, or none when it failed.
-fn labels_answered(
-    commands: &mut Commands,
-    source: &mut CharacterSource,
-    gltf: Option<&Gltf>,
-    avatars: &mut Query<Asker>,
-    holder: Entity,
-    (labels, done): (Option<&ClipContactLabels>, Option<&RetargetedClips>),
-) {
-    let Some((entity, _, clips, retargeted, roles)) = avatars.iter_mut().find(|(_, a, ..)| a.holder == holder) else {
-        return;
-    };
-    match (clips, retargeted, roles, done) {
-        (None, _, _, _) => {
-            let Some(gltf) = gltf else { return };
-            let names = clip_names(gltf);
-            let table = labels.map(|l| ClipTable::from_labels(&names, l));
-            if table.is_none() {
-                source.labels_from = "not labelled".into();
+impl LabelAnswer<'_, '_> {
+    /// A labelling answered on `holder`: `labels`, or none when it failed.
+    fn take(&mut self, holder: Entity, labels: Option<&ClipContactLabels>) {
+        let done = self.done.get(holder).ok();
+        let gltf = self.gltf_handle.as_ref().and_then(|h| self.gltfs.get(&h.0));
+        let Some((entity, _, clips, retargeted, roles)) = self.avatars.iter_mut().find(|(_, a, ..)| a.holder == holder)
+        else {
+            return;
+        };
+        let source = &mut *self.source;
+        match (clips, retargeted, roles, done) {
+            (None, _, _, _) => {
+                let Some(gltf) = gltf else {
+                    warn!("the character's file was unloaded before its clips were labelled");
+                    return;
+                };
+                let names = clip_names(gltf);
+                let table = labels.map(|l| ClipTable::from_labels(&names, l));
+                if table.is_none() {
+                    source.labels_from = "not labelled".into();
+                }
+                self.commands.entity(entity).insert(own_clips(source, gltf, table));
             }
-            commands.entity(entity).insert(own_clips(source, gltf, table));
+            (Some(mut clips), true, Some(roles), Some(done)) => {
+                add_retargeted(source, &mut clips, &roles.0, done, labels);
+                self.commands.entity(entity).insert(ClipsReady);
+            }
+            _ => {}
         }
-        (Some(mut clips), true, Some(roles), Some(done)) => {
-            add_retargeted(source, &mut clips, &roles.0, done, labels);
-            commands.entity(entity).insert(ClipsReady);
-        }
-        _ => {}
     }
 }
 
