@@ -23,7 +23,10 @@ pub const LANE_D: f32 = 16.0;
 pub const PLATFORM_TOP: f32 = 0.05;
 /// The sliding platform's speed, m/s.
 pub const SLIDE_SPEED: f32 = 1.0;
-/// The disc's turning rate, degrees per second.
+/// The disc's turning rate, degrees per second, clockwise seen from above: on the lane's line,
+/// 0.5 m beside its centre, its surface carries a walker along the lane (toward −Z). Turning
+/// the other way it moved against the walker, and one walking no faster than the surface under
+/// it (0.26–0.6 m/s where the route crosses) stood still on it until the route's time ran out.
 pub const TURN_RATE_DEG: f32 = 30.0;
 /// How far the sliding platform reaches past the lane's centre line on either side at every
 /// phase, m.
@@ -159,7 +162,7 @@ pub fn lane_d(boxes: &mut Vec<BoxPiece>) -> (Vec<PlatformPiece>, (Vec2, Vec2)) {
             kind: PlatformKind::Turning,
             center: Vec3::new(LANE_D + 0.5, half_top, 13.7),
             shape: PlatformShape::Disc { radius: 2.0, half_height: half_top },
-            motion: PlatformMotion::Turn { rate: TURN_RATE_DEG.to_radians() },
+            motion: PlatformMotion::Turn { rate: -TURN_RATE_DEG.to_radians() },
         },
     ];
     let (under, top) = OVERHANG_SPAN;
@@ -302,11 +305,15 @@ mod tests {
             for dx in [-SLIDE_MARGIN + 0.01, 0.0, SLIDE_MARGIN - 0.01] {
                 assert!(slide.covers(Vec2::new(LANE_D + dx, 18.5), t), "lane uncovered at {dx} m, {t} s");
             }
-            // The disc turns in place: its footprint is the same, its rotation 30°/s.
+            // The disc turns in place: its footprint is the same, its rotation 30°/s clockwise.
             assert!(disc.covers(Vec2::new(LANE_D, 12.0), t) && !disc.covers(Vec2::new(LANE_D, 11.5), t));
         }
         let (_, turned) = disc.pose_at(1.0);
-        assert!((turned.to_euler(EulerRot::YXZ).0.to_degrees() - 30.0).abs() < 1e-3);
+        assert!((turned.to_euler(EulerRot::YXZ).0.to_degrees() + 30.0).abs() < 1e-3);
+        // Where the route crosses it (the lane's line), its surface moves with the walker (−Z).
+        let (centre, _) = disc.pose_at(0.0);
+        let on_line = Vec3::new(LANE_D, PLATFORM_TOP, 13.7) - centre;
+        assert!((turned * on_line - on_line).z < 0.0);
         assert!((slide.top() - PLATFORM_TOP).abs() < 1e-6 && (disc.top() - PLATFORM_TOP).abs() < 1e-6);
         // The board is over the lane, between its underside and top, and its posts beyond it.
         let board = boxes.iter().find(|b| b.solidity == Solidity::Overhang).unwrap();

@@ -13,8 +13,9 @@ use std::time::Instant;
 use bevy::app::AppExit;
 use bevy::prelude::*;
 
-/// Safety limit: 4 passes' worth of the longest allowed pass at 60 Hz.
-pub const MAX_FRAMES: usize = 60 * 60 * 16;
+/// Safety limit: 4 passes' worth of the longest allowed pass at 60 Hz, so the autopilot gives a
+/// pass up (saying where and why) before this does.
+pub const MAX_FRAMES: usize = 60 * 4 * crate::autopilot::headway::PASS_LIMIT_CEILING as usize;
 
 /// Runs the app headless; returns the exit code.
 pub fn run(mut app: App) -> ExitCode {

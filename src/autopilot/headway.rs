@@ -6,10 +6,13 @@
 use bevy::prelude::Vec2;
 
 /// A pass may take this many times the route's length walked at the character's walking speed,
-/// and never less than [`PASS_LIMIT_FLOOR`] seconds.
+/// never less than [`PASS_LIMIT_FLOOR`] and never more than [`PASS_LIMIT_CEILING`] seconds.
 const PASS_LIMIT_FACTOR: f32 = 3.0;
 /// The shortest pass limit, s.
 const PASS_LIMIT_FLOOR: f32 = 120.0;
+/// The longest pass limit, s: a walk measured at a crawl still gets a reason, not the
+/// headless run's safety limit ([`crate::headless::MAX_FRAMES`]).
+pub const PASS_LIMIT_CEILING: f32 = 900.0;
 /// A pass whose body has not moved [`STALL_DISTANCE`] m in this many seconds has stopped.
 const STALL_SECONDS: f32 = 20.0;
 /// How far the body must move to count as making headway, m.
@@ -54,7 +57,7 @@ impl Headway {
             ));
         }
         let length: f32 = route.windows(2).map(|w| w[0].distance(w[1])).sum();
-        let limit = (PASS_LIMIT_FACTOR * length / walk_speed.max(0.05)).max(PASS_LIMIT_FLOOR);
+        let limit = (PASS_LIMIT_FACTOR * length / walk_speed.max(0.05)).clamp(PASS_LIMIT_FLOOR, PASS_LIMIT_CEILING);
         (time > limit).then(|| {
             format!(
                 "ran out of time at ({:.2}, {:.2}) on {} after {time:.0} s (limit {limit:.0} s: {PASS_LIMIT_FACTOR} × \
@@ -97,5 +100,7 @@ mod tests {
         };
         assert!(walking(1.4, 210.0).is_none() && walking(1.4, 220.0).is_some_and(|w| w.contains("limit 214 s")));
         assert!(walking(0.5, 590.0).is_none() && walking(0.5, 610.0).is_some());
+        // A crawl (0.1 m/s: 3 000 s) is given up at the ceiling.
+        assert!(walking(0.1, 890.0).is_none() && walking(0.1, 910.0).is_some_and(|w| w.contains("limit 900 s")));
     }
 }

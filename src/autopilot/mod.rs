@@ -28,7 +28,7 @@ use crate::metrics::{FootMetrics, IkTimer};
 use crate::toggles::DemoIk;
 
 mod figures;
-mod headway;
+pub(crate) mod headway;
 mod lanes;
 mod report;
 mod swings;
