@@ -125,6 +125,7 @@ fn spawn_walker(world: &mut World, x: f32, z: f32, phase: f32) -> Walker {
             ankle_height: ANKLE_HEIGHT,
             toe_height: 0.0,
             foot_up: Vec3::Y,
+            toe_up: Vec3::Y,
             heel: Some(Vec3::new(0.0, -ANKLE_HEIGHT, -0.05)),
             toe_tip: Some(Vec3::new(0.0, 0.0, 0.06)),
         };

@@ -187,6 +187,7 @@ fn paw_rest(ankle: &Xform, toe: Option<&Xform>, frame: &CreatureFrame) -> LegRes
         ankle_height: measured.ankle_height,
         toe_height: measured.toe_height,
         foot_up: measured.foot_up,
+        toe_up: measured.toe_up,
         heel: Some(ankle.inverse_transform_point(heel)),
         toe_tip: Some(front.inverse_transform_point(tip)),
     }

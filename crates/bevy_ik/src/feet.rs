@@ -53,6 +53,8 @@ pub struct LegRest {
     pub toe_height: f32,
     /// The ankle bone's local axis that points up when the foot is flat.
     pub foot_up: Vec3,
+    /// The toe bone's local axis that points up when the foot is flat (`Y` without a toe).
+    pub toe_up: Vec3,
     /// A point at the back of the heel, in the ankle bone's frame, also probed for ground.
     pub heel: Option<Vec3>,
     /// A point at the tip of the toes, in the toe bone's frame (the ankle's without a toe),
@@ -150,8 +152,8 @@ impl Default for ContactSource {
     }
 }
 
-/// Put next to a [`FootPlacer`]: during a contact each foot's ball (its toe joint, or the sole's
-/// ball point on a foot without a toe bone) stays on a fixed
+/// Put next to a [`FootPlacer`]: during a contact each foot's ball (the sole under its toe joint, or the
+/// sole's ball point on a foot without a toe bone) stays on a fixed
 /// floor point, otherwise it follows the animation; switching is blended by cubic
 /// inertialization, so position and velocity stay continuous. The tuning is ik_core's
 /// [`FootLockSettings`]. The hold is horizontal: heights stay [`FootPlacer`]'s business, and
@@ -209,7 +211,7 @@ pub struct FootStatus {
     pub contact: bool,
     /// Locked to a floor point this frame.
     pub locked: bool,
-    /// The ball written this frame (world): the toe joint, or the sole's ball point on a foot
+    /// The ball written this frame (world): the sole under the toe joint, or the sole's ball point on a foot
     /// without a toe bone ([`ik_core::foot_placement::FootRig::ball`]).
     pub toe_world: Vec3,
     /// The ray's start (world), for gizmos.

@@ -79,7 +79,7 @@ pub(crate) struct LockMemory<'a> {
     pub model: &'a [Xform],
 }
 
-/// Foot locking: for each leg (its ball: the toe joint or the sole's ball point), decide contact and update its lock state from the
+/// Foot locking: for each leg (its ball: the sole under the toe joint, or the sole's ball point), decide contact and update its lock state from the
 /// animated toe; the horizontal distance from the animated toe to the lock's target becomes
 /// that foot's shift (model space), so placement probes and puts the foot where the lock holds
 /// it, at the height the ground there asks for.
@@ -102,9 +102,7 @@ pub(crate) fn lock_toes(
         let flat = Vec3::new(animated_world.x, 0.0, animated_world.z);
         let memory = locks[i].get_or_insert_with(|| FootLockState::new(flat));
         let contact = match &lock.contacts {
-            ContactSource::Heuristic(heuristic) => {
-                heuristic.in_contact(animated.y - rigs[i].toe_height, memory.toe_speed(flat, dt))
-            }
+            ContactSource::Heuristic(heuristic) => heuristic.in_contact(animated.y, memory.toe_speed(flat, dt)),
             ContactSource::Manual(flags) => flags.get(i).copied().unwrap_or(false),
         };
         // Whether the leg reaches the held toe, its ankle moved as far as the toe is held from

@@ -280,6 +280,7 @@ fn foot_rigs(placer: &FootPlacer, chains: &[LegChain], model: &[Xform]) -> Resul
             ankle_height: rest.ankle_height,
             toe_height: rest.toe_height,
             foot_up: rest.foot_up,
+            toe_up: rest.toe_up,
             heel: rest.heel.map(|local| SolePoint { bone: chain.ankle, local, rest_height: 0.0 }),
             tip: rest.toe_tip.map(|local| SolePoint {
                 bone: chain.toe.unwrap_or(chain.ankle),

@@ -471,6 +471,7 @@ fn leg_rest(
         ankle_height: measured.ankle_height - floor,
         toe_height: measured.toe_height - if toe.is_some() { floor } else { 0.0 },
         foot_up: measured.foot_up,
+        toe_up: measured.toe_up,
         heel: Some(heel),
         toe_tip: Some(tip),
     };

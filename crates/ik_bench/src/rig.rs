@@ -166,6 +166,7 @@ pub fn add_full_ik(world: &mut World, c: &Character) {
                 ankle_height: ANKLE_HEIGHT,
                 toe_height: 0.0,
                 foot_up: Vec3::Y,
+                toe_up: Vec3::Y,
                 heel: Some(Vec3::new(0.0, -ANKLE_HEIGHT, -0.45 * BALL_AHEAD)),
                 toe_tip: Some(Vec3::new(0.0, 0.0, 0.55 * BALL_AHEAD)),
             }),

@@ -10,7 +10,7 @@
 //! nosings, kerbs and crests ([`crate::sole::find_edges`]). The foot keeps its animated
 //! orientation turned by the (tilt-limited, smoothed) ground normal, about its ankle — or,
 //! when [`FootPlacement::foot_shifts`] are given (foot locking; even all zero), about its
-//! ball ([`FootRig::ball`]: the toe joint, else the sole's ball point), so a locked foot stays
+//! ball ([`FootRig::ball`]: the sole under the toe joint, else the sole's ball point), so a locked foot stays
 //! put as the tilt changes. Its
 //! vertical correction, limited to `[−max_step_down, max_step_up]` and faded by the foot's
 //! *planted weight* (1 while the animated sole is within `planted_height` of the floor, fading
@@ -409,7 +409,7 @@ impl FootPlacement<'_> {
                 .then(|| model[foot.leg.knee].inverse_transform_point(model[foot.leg.ankle].translation));
             let points = foot.sole_points(model).map(|p| p.map(|(at, rest)| (at + shift, rest)));
             // The foot tilts about its ankle, or, when shifts are given (locking), about the
-            // ball the lock holds (its toe joint, else its sole's ball point), so tilting to the
+            // ball the lock holds (the sole under its toe joint, else its sole's ball point), so tilting to the
             // slope does not drag a locked foot along.
             let ball = foot.ball(model).filter(|_| !self.foot_shifts.is_empty());
             let pivot = ball.map_or(ankle.translation, |b| b + shift);

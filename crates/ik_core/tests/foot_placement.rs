@@ -144,15 +144,16 @@ fn place_shifted(
 
 #[test]
 fn a_shifted_foot_lands_its_toe_on_the_shifted_point_of_a_slope() {
-    // A lock holding the left toe 10 cm behind and 3 cm outside its animated place, on a 20°
-    // slope rising forward: the foot is probed and placed there, tilted about the toe.
+    // A lock holding the left toe's ball (the sole under its joint) 10 cm behind and 3 cm
+    // outside its animated place, on a 20° slope rising forward: the foot is probed and placed
+    // there, tilted about the ball.
     let skel = biped();
     let animated = standing(&skel, 0.04);
     let rigs = biped_feet(&skel);
     let shifts = [Vec3::new(0.03, 0.5, -0.10), Vec3::ZERO];
-    let animated_toe = model_of(&skel, &animated)[LEFT.toe.unwrap()].translation;
+    let animated_toe = rigs[0].ball(&model_of(&skel, &animated)).unwrap();
     let (model, reports) = place_shifted(&skel, &animated, &rigs, &shifts);
-    let toe = model[LEFT.toe.unwrap()].translation;
+    let toe = rigs[0].ball(&model).unwrap();
     let off = Vec3::new(toe.x - animated_toe.x - 0.03, 0.0, toe.z - animated_toe.z + 0.10).length();
     println!("shifted toe: {:.3} mm off its point, float {:.2} mm", off * 1e3, reports[0].float_after * 1e3);
     assert!(off < 1e-3, "the toe is {off} m from where the shift put it (the shift's y is ignored)");

@@ -20,6 +20,9 @@ pub struct FootRig {
     pub toe_height: f32,
     /// The axis, in the ankle bone's local space, that points up when the foot stands flat.
     pub foot_up: Vec3,
+    /// The axis, in the toe bone's local space, that points up when the foot stands flat
+    /// (`Y` without a toe): [`Self::ball`] is the sole that far below the toe joint.
+    pub toe_up: Vec3,
     /// A point at the back of the heel, probed too (see [`crate::sole::heel_and_tip`]).
     pub heel: Option<SolePoint>,
     /// A point at the tip of the toes, probed too: catches stair risers and slopes ahead.
@@ -83,6 +86,8 @@ pub struct FootRest {
     pub toe_height: f32,
     /// The floor's up axis in the ankle's frame.
     pub foot_up: Vec3,
+    /// The floor's up axis in the toe's frame (`Y` without a toe).
+    pub toe_up: Vec3,
 }
 
 impl FootRest {
@@ -92,6 +97,7 @@ impl FootRest {
             ankle_height: ankle.translation.y,
             toe_height: toe.map_or(0.0, |t| t.translation.y),
             foot_up: (ankle.rotation.inverse() * Vec3::Y).normalize_or(Vec3::Y),
+            toe_up: toe.map_or(Vec3::Y, |t| (t.rotation.inverse() * Vec3::Y).normalize_or(Vec3::Y)),
         }
     }
 }
@@ -122,7 +128,10 @@ impl FootRig {
         ]
     }
 
-    /// The point the foot plants by and rolls over (model space): the toe joint, or for a foot
+    /// The point the foot plants by and rolls over (model space): the sole under the toe joint,
+    /// carried by the toe bone (the joint moved down the toe's [`Self::toe_up`] by
+    /// [`Self::toe_height`]: the toe's contact with the ground, which stays put while the toe
+    /// bone turns under a rolling foot, where the joint above it moves), or for a foot
     /// without a toe bone the sole [`BALL_SHARE`] of the way from its heel point to its toe tip
     /// (on the ankle bone, at flat height 0, as [`Self::toe_height`] is then), or without those
     /// points the sole under the ankle. Locking and footstep prediction hold and steer this
@@ -146,10 +155,22 @@ impl FootRig {
     /// // Without sole points: under the ankle, still held by a lock.
     /// let bare = FootRig::from_flat_pose(&pose, leg).unwrap().ball(&pose).unwrap();
     /// assert!((bare - Vec3::ZERO).length() < 1e-5, "{bare}");
+    ///
+    /// // With a toe joint 3 cm over the floor: the sole under it, carried by the toe bone. A toe
+    /// // bone turned 20° (the foot rolling over it) keeps its contact where the joint moves.
+    /// use glam::Quat;
+    /// let mut pose = pose.to_vec();
+    /// pose.push(Xform::from_translation(Vec3::new(0.0, 0.03, 0.15)));
+    /// let leg = LegChain { toe: Some(3), ..leg };
+    /// let rig = FootRig::from_flat_pose(&pose, leg).unwrap();
+    /// assert!((rig.ball(&pose).unwrap() - Vec3::new(0.0, 0.0, 0.15)).length() < 1e-6);
+    /// pose[3].rotation = Quat::from_rotation_x(20f32.to_radians());
+    /// let turned = rig.ball(&pose).unwrap();
+    /// assert!((turned.z - (0.15 - 0.03 * 20f32.to_radians().sin())).abs() < 1e-6, "{turned}");
     /// ```
     pub fn ball(&self, model: &[Xform]) -> Option<Vec3> {
         if let Some(toe) = self.leg.toe {
-            return model.get(toe).map(|t| t.translation);
+            return model.get(toe).map(|t| t.translation - t.rotation * self.toe_up * self.toe_height);
         }
         match (self.heel, self.tip) {
             (Some(heel), Some(tip)) if heel.bone == tip.bone => {
@@ -173,6 +194,7 @@ impl FootRig {
             ankle_height: rest.ankle_height,
             toe_height: rest.toe_height,
             foot_up: rest.foot_up,
+            toe_up: rest.toe_up,
             heel: None,
             tip: None,
             knee_forward: knee_bend_direction(flat_model, &leg),
