@@ -287,8 +287,8 @@ impl StepGround for Stairs {
 }
 
 /// One leg walking up [`Stairs`], stance and swing 0.5 s each (a 50 cm stride as animated),
-/// the root `root_z(t)` along +Z: per touch-down, the predicted landing (world ball) one frame
-/// before it and its shift; and the frames with a shift but no steering.
+/// the root `root_z(t)` along +Z: per touch-down, where the ball lands (world, steered) and its
+/// shift; and the frames with a shift but no steering.
 fn walk_up_stairs(steps: usize, root_z: impl Fn(f32) -> f32) -> (Vec<(Vec3, f32)>, usize) {
     let (dt, settings) = (1.0 / 60.0, FootstepSettings::default());
     let leg = crate::leg::LegChain { hip: 0, knee: 1, ankle: 2, toe: Some(3), toe_end: None };
@@ -298,10 +298,12 @@ fn walk_up_stairs(steps: usize, root_z: impl Fn(f32) -> f32) -> (Vec<(Vec3, f32)
     };
     let rig = FootRig::from_flat_pose(&pose(Vec3::ZERO), leg).unwrap();
     let (mut root, mut legs, mut out) = (RootVelocity::default(), Vec::new(), [FootstepOutput::default()]);
-    let (mut foot, mut landings, mut last_landing) = (FootstepFoot::default(), Vec::new(), None);
+    let (mut foot, mut landings) = (FootstepFoot::default(), Vec::new());
     let mut unsteered = 0;
     for frame in 0..(steps as f32 / dt) as usize {
         let t = frame as f32 * dt;
+        // The root climbs with the stairs' pitch line.
+        let z = root_z(t);
         let phase = t % 1.0;
         let contact = phase < 0.5;
         // Stance: the toe moves back under the root; swing: forward again, eased.
@@ -311,8 +313,6 @@ fn walk_up_stairs(steps: usize, root_z: impl Fn(f32) -> f32) -> (Vec<(Vec3, f32)
             -0.25 + 0.5 * (1.0 - (std::f32::consts::PI * (phase - 0.5) * 2.0).cos()) * 0.5
         };
         let toe = Vec3::new(0.1, 0.0, s);
-        // The root climbs with the stairs' pitch line.
-        let z = root_z(t);
         let to_world = Xform::from_translation(Vec3::new(0.0, z.max(0.0) * RISE / TREAD, z));
         root.update(to_world, dt);
         let model = pose(toe);
@@ -326,15 +326,16 @@ fn walk_up_stairs(steps: usize, root_z: impl Fn(f32) -> f32) -> (Vec<(Vec3, f32)
             floor_heights: &[],
             ray: (0.5, 1.5),
         };
-        if let (true, false, true, Some(landing)) = (contact, foot.contact, t > 2.5, last_landing) {
-            landings.push(landing);
-        }
+        let touch_down = contact && !foot.contact && t > 2.5;
         foot.contact = contact;
         let ball = to_world.transform_point(toe);
         (foot.ground, foot.ball_height) = (Some(Vec3::new(ball.x, Stairs::height(ball.z), ball.z)), ball.y);
         job.run(&settings, &mut legs, &[foot], &mut Stairs, dt, &mut out);
         assert!(out[0].steer.is_finite() && out[0].floor.height.is_finite() && out[0].shift.is_finite());
-        last_landing = out[0].landing.map(|l| (l, out[0].shift));
+        if touch_down {
+            // Where the ball lands: the animated one moved by the steering it landed with.
+            landings.push((to_world.transform_point(toe + out[0].steer), out[0].shift));
+        }
         unsteered += usize::from(out[0].shift != 0.0 && out[0].steer.length() < 0.5 * out[0].shift.abs());
     }
     (landings, unsteered)
