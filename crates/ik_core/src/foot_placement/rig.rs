@@ -113,8 +113,9 @@ impl FootRig {
 
     /// Model-space positions and flat heights of a foot's probe points for a pose: `[ankle, toe,
     /// heel, tip]`, `None` where the rig has no such point. The ankle and toe points are the sole
-    /// under those joints (the joint moved down the foot's up axis by its flat height), so every
-    /// point lies on the sole, with flat height 0, however the foot is pitched.
+    /// under those joints (each joint moved down its own bone's up axis by its flat height: the
+    /// toe point is [`Self::ball`]'s), so every point lies on the sole, with flat height 0,
+    /// however the foot is pitched and the toes bent.
     pub fn sole_points(&self, model: &[Xform]) -> [Option<(Vec3, f32)>; SOLE_PROBES] {
         let on =
             |p: Option<SolePoint>| p.and_then(|p| Some((model.get(p.bone)?.transform_point(p.local), p.rest_height)));
@@ -122,7 +123,7 @@ impl FootRig {
         let up = ankle.rotation * self.foot_up;
         [
             Some((ankle.translation - up * self.ankle_height, 0.0)),
-            self.leg.toe.map(|t| (model[t].translation - up * self.toe_height, 0.0)),
+            self.leg.toe.and_then(|t| Some((self.toe_sole(model.get(t)?), 0.0))),
             on(self.heel),
             on(self.tip),
         ]
@@ -170,7 +171,7 @@ impl FootRig {
     /// ```
     pub fn ball(&self, model: &[Xform]) -> Option<Vec3> {
         if let Some(toe) = self.leg.toe {
-            return model.get(toe).map(|t| t.translation - t.rotation * self.toe_up * self.toe_height);
+            return model.get(toe).map(|t| self.toe_sole(t));
         }
         match (self.heel, self.tip) {
             (Some(heel), Some(tip)) if heel.bone == tip.bone => {
@@ -179,6 +180,11 @@ impl FootRig {
             // No sole points to place it between: the sole under the ankle.
             _ => model.get(self.leg.ankle).map(|a| a.translation - a.rotation * self.foot_up * self.ankle_height),
         }
+    }
+
+    /// The sole under the toe joint whose model transform is `toe`, carried by the toe bone.
+    fn toe_sole(&self, toe: &Xform) -> Vec3 {
+        toe.translation - toe.rotation * self.toe_up * self.toe_height
     }
 
     /// A rig from a pose standing flat on the floor (usually the model-space rest pose).
