@@ -23,6 +23,7 @@
 
 use bevy::animation::graph::AnimationNodeIndex;
 use bevy::prelude::*;
+use bevy_ik::prelude::FootstepPrediction;
 
 use crate::sidecar::ClipInfo;
 
@@ -149,6 +150,13 @@ impl Locomotion {
         if stride <= 1e-4 || v <= 1e-4 { 0.0 } else { v / stride }
     }
 
+    /// How fast the slowest moving clip plays, clip seconds per second (1: as authored), for
+    /// bevy_ik's `FootstepPrediction::pace`; 0 with no moving clip.
+    pub fn walk_pace(&self) -> f32 {
+        let walk = self.clips.iter().find(|c| c.info.nominal_speed > 1e-3);
+        walk.map_or(0.0, |w| self.phase_rate() * w.info.duration)
+    }
+
     /// Total weight of the moving clips.
     pub fn moving_weight(&self) -> f32 {
         self.weights.iter().skip(usize::from(self.has_idle())).sum()
@@ -209,12 +217,15 @@ const START_WEIGHT: f32 = 0.01;
 /// Advances every blend space and writes weights and seek times into its `AnimationPlayer`.
 pub fn drive_blend_spaces(
     time: Res<Time>,
-    mut spaces: Query<&mut Locomotion>,
+    mut spaces: Query<(&mut Locomotion, Option<&mut FootstepPrediction>)>,
     mut players: Query<&mut AnimationPlayer>,
 ) {
     let dt = time.delta_secs();
-    for mut loco in &mut spaces {
+    for (mut loco, prediction) in &mut spaces {
         loco.advance(dt);
+        if let Some(mut prediction) = prediction {
+            prediction.pace = loco.walk_pace();
+        }
         let Ok(mut player) = players.get_mut(loco.player) else { continue };
         for (index, (clip, &w)) in loco.clips.iter().zip(&loco.weights).enumerate() {
             if w <= 0.0 {

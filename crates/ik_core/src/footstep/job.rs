@@ -187,6 +187,7 @@ const AHEAD: [f32; 4] = [0.125, 0.25, 0.5, 0.75];
 ///     planted_now: None,
 ///     floor_heights: &[],
 ///     ray: (0.5, 1.5),
+///     pace: 1.0,
 /// };
 /// let (mut legs, mut out) = (Vec::new(), [FootstepOutput::default()]);
 /// let feet = [FootstepFoot { contact: true, ..Default::default() }];
@@ -214,6 +215,9 @@ pub struct FootstepJob<'a> {
     pub floor_heights: &'a [f32],
     /// Foot placement's ray: start above the point and length, world units.
     pub ray: (f32, f32),
+    /// How fast the animation plays, clip seconds per second (1: as authored; see
+    /// [`FootstepState::update_paced`]).
+    pub pace: f32,
 }
 
 impl FootstepJob<'_> {
@@ -240,11 +244,11 @@ impl FootstepJob<'_> {
             }
             let cleared = leg.cleared.filter(|_| !foot.contact).and_then(ClearSole::aged);
             let mut sole = SoleGround { ground: &mut *ground, up, ray: self.ray, cleared };
-            let predicted = leg.step.update(foot.contact, toe, dt, settings);
+            let predicted = leg.step.update_paced(foot.contact, toe, dt, self.pace, settings);
             let mut goal = f32::NAN;
-            if let (Some(next), Some(_)) = (predicted, self.root.forward()) {
+            if let (Some(next), Some(heading)) = (predicted, self.root.heading()) {
                 let print = footprint(&self.rigs[i], self.model, toe, self.to_world.scale.y.abs());
-                let (at, forward, shift) = self.fit_landing(leg, &next, print, &mut sole, settings);
+                let (at, forward, shift) = self.fit_landing(leg, (&next, heading), print, &mut sole, settings);
                 goal = shift;
                 out.landing = Some(at);
                 let swing = (&next, at, forward, print.1);
@@ -266,18 +270,21 @@ impl FootstepJob<'_> {
 
     /// Where a leg's swing lands (world), the stride's direction then, and the shift along it
     /// asked for: kept between searches while it fits, else searched ([`choose_landing`]).
-    /// `footprint`: how far the heel lies behind the ball and the toe tip ahead (world).
+    /// `footprint`: how far the heel lies behind the ball and the toe tip ahead (world);
+    /// `heading`: the line the body travels or last travelled ([`RootVelocity::heading`]).
     fn fit_landing<G: StepGround + ?Sized>(
         &self,
         leg: &mut FootstepLeg,
-        next: &Footstep,
+        (next, heading): (&Footstep, Vec3),
         footprint: (f32, f32),
         sole: &mut SoleGround<G>,
         settings: &FootstepSettings,
     ) -> (Vec3, Vec3, f32) {
         let root = self.root;
-        // Where and along which line the foot lands, the body's turning included.
+        // Where and along which line the foot lands, the body's turning included; a body
+        // crawling slower than a walk (up a flight) strides along the line it came on.
         let (landing, forward) = next.landing_turning(self.to_world, root.velocity, root.yaw_rate);
+        let forward = if root.forward().is_some() { forward } else { heading };
         let step = &mut leg.step;
         let current = step.target_shift();
         // Between searches that found no landing with room to spare, keep the shift while it
