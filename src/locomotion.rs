@@ -23,7 +23,6 @@
 
 use bevy::animation::graph::AnimationNodeIndex;
 use bevy::prelude::*;
-use bevy_ik::prelude::FootstepPrediction;
 
 use crate::sidecar::ClipInfo;
 
@@ -150,13 +149,6 @@ impl Locomotion {
         if stride <= 1e-4 || v <= 1e-4 { 0.0 } else { v / stride }
     }
 
-    /// How fast the slowest moving clip plays, clip seconds per second (1: as authored), for
-    /// bevy_ik's `FootstepPrediction::pace`; 0 with no moving clip.
-    pub fn walk_pace(&self) -> f32 {
-        let walk = self.clips.iter().find(|c| c.info.nominal_speed > 1e-3);
-        walk.map_or(0.0, |w| self.phase_rate() * w.info.duration)
-    }
-
     /// Total weight of the moving clips.
     pub fn moving_weight(&self) -> f32 {
         self.weights.iter().skip(usize::from(self.has_idle())).sum()
@@ -217,15 +209,12 @@ const START_WEIGHT: f32 = 0.01;
 /// Advances every blend space and writes weights and seek times into its `AnimationPlayer`.
 pub fn drive_blend_spaces(
     time: Res<Time>,
-    mut spaces: Query<(&mut Locomotion, Option<&mut FootstepPrediction>)>,
+    mut spaces: Query<&mut Locomotion>,
     mut players: Query<&mut AnimationPlayer>,
 ) {
     let dt = time.delta_secs();
-    for (mut loco, prediction) in &mut spaces {
+    for mut loco in &mut spaces {
         loco.advance(dt);
-        if let Some(mut prediction) = prediction {
-            prediction.pace = loco.walk_pace();
-        }
         let Ok(mut player) = players.get_mut(loco.player) else { continue };
         for (index, (clip, &w)) in loco.clips.iter().zip(&loco.weights).enumerate() {
             if w <= 0.0 {

@@ -349,7 +349,7 @@ fn predict(
     };
     let legs =
         footstep::Legs { toes: &s.animated_toes, rigs: &s.rigs, model: &bones.model, planted_now, floor_heights };
-    let settings = (prediction, &mut *memory);
+    let settings = (&prediction.settings, &mut *memory);
     footstep::predict_steps(settings, (to_world, &s.motion), legs, feet, (probe, root, ray), dt);
     for (i, out) in memory.outputs.iter().enumerate() {
         let floor = SwingFloor { weight: out.floor.weight * weight, ..out.floor };

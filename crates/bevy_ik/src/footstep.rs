@@ -33,23 +33,12 @@ use crate::ground::GroundProbe;
 /// commands.entity(character).insert(prediction);
 /// # }
 /// ```
-#[derive(Component, Reflect, Clone, Debug, PartialEq)]
+#[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
 #[reflect(Component, Default)]
 #[require(FootstepPredictionState)]
 pub struct FootstepPrediction {
     /// Search limits and learning.
     pub settings: FootstepSettings,
-    /// How fast the walk's animation plays, clip seconds per second: 1 as authored. A game
-    /// that slows or speeds its walk with the body (a blend space's phase rate times the walk's
-    /// length) writes it each frame before [`crate::IkSystems::Feet`], so swings learned at one
-    /// pace are timed right at another. Default 1.
-    pub pace: f32,
-}
-
-impl Default for FootstepPrediction {
-    fn default() -> Self {
-        FootstepPrediction { settings: FootstepSettings::default(), pace: 1.0 }
-    }
 }
 
 /// What a [`FootstepPrediction`] learned and decided (required by it; not reflected).
@@ -81,7 +70,7 @@ pub(crate) struct Legs<'a> {
 /// shift in `feet` (whose contact labels, last frame's, it reads). `ray` is foot placement's
 /// (start above, length) in world units; `root` has this frame's root transform.
 pub(crate) fn predict_steps(
-    (prediction, state): (&FootstepPrediction, &mut FootstepPredictionState),
+    (settings, state): (&FootstepSettings, &mut FootstepPredictionState),
     (to_world, root): (Xform, &RootVelocity),
     legs: Legs,
     feet: &mut [FootStatus],
@@ -106,10 +95,9 @@ pub(crate) fn predict_steps(
         planted_now: legs.planted_now,
         floor_heights: legs.floor_heights,
         ray,
-        pace: prediction.pace,
     };
     let mut ground = BevyGround { probe, character };
-    job.run(&prediction.settings, &mut state.legs, &state.feet, &mut ground, dt, &mut state.outputs);
+    job.run(settings, &mut state.legs, &state.feet, &mut ground, dt, &mut state.outputs);
     for (foot, out) in feet.iter_mut().zip(&state.outputs) {
         foot.landing = out.landing;
         foot.landing_shift = out.shift;

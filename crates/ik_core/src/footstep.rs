@@ -3,11 +3,9 @@
 //! not across its edge).
 //!
 //! **Method.** [`FootstepState::update`] follows one foot's contact label and its animated toe
-//! in the character's frame (root space). At each touch-down it learns the swing's length (the
-//! clip's time since lift-off: real time times the animation's pace,
-//! [`FootstepState::update_paced`]), where, relative to the root, the toe landed, and the
-//! swing's path (at each eighth of it, the toe's travel left to that landing), each blended into
-//! what it knew by
+//! in the character's frame (root space). At each touch-down it learns the swing's length (time
+//! since lift-off), where, relative to the root, the toe landed, and the swing's path (at each
+//! eighth of it, the toe's travel left to that landing), each blended into what it knew by
 //! [`FootstepSettings::learning_rate`]. While the foot swings it predicts the time left and the
 //! share of the swing done ([`Footstep`]), and the landing relative to the root: the learned one
 //! at lift-off, then more and more (in proportion to the share done) the toe's own position now
@@ -225,10 +223,6 @@ impl Footstep {
     }
 }
 
-/// The slowest pace [`FootstepState::prediction`] counts the time left at (clip seconds per
-/// second): a clip held still still lands some time.
-const MIN_PACE: f32 = 0.05;
-
 /// How many points of a swing's path [`FootstepState`] learns (the travel left to the landing
 /// at each eighth of the swing).
 const PATH_POINTS: usize = 8;
@@ -265,14 +259,11 @@ pub struct FootstepState {
     applied: f32,
     /// The swing's progress at its last search that found nothing.
     failed_search: Option<f32>,
-    /// How fast the animation plays, clip seconds per second (set by every update).
-    pace: f32,
 }
 
 impl FootstepState {
     /// Advances one frame: `contact` is the foot's label, `toe_in_root` its animated toe in root
     /// space. Returns the prediction while the foot swings (once a whole step was learned).
-    /// The animation is taken to play as authored ([`FootstepState::update_paced`] with pace 1).
     pub fn update(
         &mut self,
         contact: bool,
@@ -280,45 +271,10 @@ impl FootstepState {
         dt: f32,
         settings: &FootstepSettings,
     ) -> Option<Footstep> {
-        self.update_paced(contact, toe_in_root, dt, 1.0, settings)
-    }
-
-    /// [`FootstepState::update`] for an animation playing at `pace` clip seconds per second (a
-    /// walk slowed or sped up with the body: a blend space's phase rate times the walk's
-    /// length). Swings are learned and followed in the clip's time, so a swing learned at one
-    /// pace predicts the right time left at another; [`Footstep::remaining`] is in real
-    /// seconds. A pace ≤ 0 (the clip held still) advances nothing; non-finite is taken as 1.
-    ///
-    /// ```
-    /// use glam::Vec3;
-    /// use ik_core::footstep::{FootstepSettings, FootstepState};
-    ///
-    /// // A 0.4 s swing learned as authored, then the clip played at half speed: 0.1 s after
-    /// // the next lift-off (0.05 s of the clip), 0.7 s of it are left, not 0.3.
-    /// let (settings, mut foot) = (FootstepSettings::default(), FootstepState::default());
-    /// foot.update(true, Vec3::ZERO, 0.1, &settings);
-    /// for _ in 0..4 {
-    ///     foot.update(false, Vec3::ZERO, 0.1, &settings);
-    /// }
-    /// foot.update(true, Vec3::Z, 0.1, &settings);
-    /// foot.update_paced(false, Vec3::ZERO, 0.1, 0.5, &settings); // lift-off
-    /// let step = foot.update_paced(false, Vec3::ZERO, 0.1, 0.5, &settings).unwrap();
-    /// assert!((step.remaining - 0.7).abs() < 1e-5, "{}", step.remaining);
-    /// ```
-    pub fn update_paced(
-        &mut self,
-        contact: bool,
-        toe_in_root: Vec3,
-        dt: f32,
-        pace: f32,
-        settings: &FootstepSettings,
-    ) -> Option<Footstep> {
-        self.pace = if pace.is_finite() { pace.max(0.0) } else { 1.0 };
         if !toe_in_root.is_finite() || !dt.is_finite() {
             return self.prediction();
         }
-        // From here on, time is the clip's.
-        let dt = dt.max(0.0) * self.pace;
+        let dt = dt.max(0.0);
         let rate = settings.learning_rate.clamp(0.0, 1.0);
         if !self.in_contact {
             // Time since the lift-off frame.
@@ -417,9 +373,7 @@ impl FootstepState {
         }
         let progress = (self.swinging_for / swing).clamp(0.0, 1.0);
         let landing_in_root = self.refined.unwrap_or(landing);
-        // Clip seconds left, in real ones (a held clip: as slow as MIN_PACE).
-        let remaining = (swing - self.swinging_for).max(0.0) / self.pace.max(MIN_PACE);
-        Some(Footstep { remaining, progress, landing_in_root })
+        Some(Footstep { remaining: (swing - self.swinging_for).max(0.0), progress, landing_in_root })
     }
 
     /// The landing relative to the root with the toe (root space) at `toe` now: early in the

@@ -187,7 +187,6 @@ const AHEAD: [f32; 4] = [0.125, 0.25, 0.5, 0.75];
 ///     planted_now: None,
 ///     floor_heights: &[],
 ///     ray: (0.5, 1.5),
-///     pace: 1.0,
 /// };
 /// let (mut legs, mut out) = (Vec::new(), [FootstepOutput::default()]);
 /// let feet = [FootstepFoot { contact: true, ..Default::default() }];
@@ -215,9 +214,6 @@ pub struct FootstepJob<'a> {
     pub floor_heights: &'a [f32],
     /// Foot placement's ray: start above the point and length, world units.
     pub ray: (f32, f32),
-    /// How fast the animation plays, clip seconds per second (1: as authored; see
-    /// [`FootstepState::update_paced`]).
-    pub pace: f32,
 }
 
 impl FootstepJob<'_> {
@@ -244,7 +240,7 @@ impl FootstepJob<'_> {
             }
             let cleared = leg.cleared.filter(|_| !foot.contact).and_then(ClearSole::aged);
             let mut sole = SoleGround { ground: &mut *ground, up, ray: self.ray, cleared };
-            let predicted = leg.step.update_paced(foot.contact, toe, dt, self.pace, settings);
+            let predicted = leg.step.update(foot.contact, toe, dt, settings);
             let mut goal = f32::NAN;
             if let (Some(next), Some(heading)) = (predicted, self.root.heading()) {
                 let print = footprint(&self.rigs[i], self.model, toe, self.to_world.scale.y.abs());

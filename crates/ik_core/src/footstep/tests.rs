@@ -325,7 +325,6 @@ fn walk_up_stairs(steps: usize, root_z: impl Fn(f32) -> f32) -> (Vec<(Vec3, f32)
             planted_now: None,
             floor_heights: &[],
             ray: (0.5, 1.5),
-            pace: 1.0,
         };
         let touch_down = contact && !foot.contact && t > 2.5;
         foot.contact = contact;
@@ -392,46 +391,4 @@ fn a_body_crawling_up_a_flight_still_lands_on_whole_treads() {
     eprintln!("{} landings crawling: {naive} fixable ones would straddle a riser as animated", crawling.len());
     assert!(naive >= 2, "the crawl must give the job edges to avoid");
     assert!(steered.is_empty(), "landed across a riser though a shift would have fitted: {steered:?}");
-}
-
-/// Per frame of the swings after the pace changed: (predicted seconds left, true seconds left),
-/// for a walk whose clip (1 s cycles, half of each a swing) plays at pace 1 for three cycles,
-/// then at `slow`. `paced`: the pace is given to the state.
-fn time_left_after_a_pace_change(slow: f32, paced: bool) -> Vec<(f32, f32)> {
-    let (settings, mut foot, dt) = (FootstepSettings::default(), FootstepState::default(), 1.0 / 60.0);
-    let (mut phase, mut frames) = (0.0f32, Vec::new());
-    let mut out = Vec::new();
-    while phase < 6.0 {
-        let pace = if phase < 3.0 { 1.0 } else { slow };
-        let cycle = phase % 1.0;
-        let toe = Vec3::Z * if cycle < 0.5 { 0.25 - cycle } else { cycle - 0.75 };
-        let step = if paced {
-            foot.update_paced(cycle < 0.5, toe, dt, pace, &settings)
-        } else {
-            foot.update(cycle < 0.5, toe, dt, &settings)
-        };
-        frames.push((phase, step.map(|s| s.remaining)));
-        phase += dt * pace;
-    }
-    for (at, remaining) in frames {
-        let cycle = at % 1.0;
-        if let (Some(left), true) = (remaining, at > 3.6 && cycle >= 0.5) {
-            out.push((left, (1.0 - cycle) / slow));
-        }
-    }
-    out
-}
-
-#[test]
-fn a_swing_learned_at_one_pace_is_timed_at_another() {
-    // A walk played at half its pace (a body slowing on stairs, its walk slowed with it): the
-    // swing learned at the old pace still says when the foot lands, once the pace is given.
-    let paced = time_left_after_a_pace_change(0.5, true);
-    assert!(paced.len() > 50, "{}", paced.len());
-    let worst = paced.iter().map(|(p, t)| (p - t).abs()).fold(0.0, f32::max);
-    assert!(worst < 0.05, "time left off by {worst} s");
-    // Without it, the swing is taken to last what it lasted before: half the time it takes.
-    let unpaced = time_left_after_a_pace_change(0.5, false);
-    let worst = unpaced.iter().map(|(p, t)| (p - t).abs()).fold(0.0, f32::max);
-    assert!(worst > 0.2, "the test must tell the two apart: {worst}");
 }
