@@ -286,6 +286,19 @@ impl StepGround for Stairs {
     }
 }
 
+/// Where the heel and the toe tip of [`walk_up_stairs`]'s foot are with its ball at `ball` (along
+/// +Z): from the flat foot, the heel 1.5 ankle-to-ball lengths behind, the tip 0.5 ahead.
+fn footprint(ball: f32) -> (f32, f32) {
+    let ankle = Vec3::new(0.0, 0.1, -0.12).length();
+    (ball - 1.5 * ankle, ball + 0.5 * ankle)
+}
+
+/// Whether [`walk_up_stairs`]'s foot, its ball at `ball`, stands across a riser of [`Stairs`].
+fn straddles(ball: f32) -> bool {
+    let (heel, tip) = footprint(ball);
+    Stairs::height(heel) != Stairs::height(tip)
+}
+
 /// One leg walking up [`Stairs`], stance and swing 0.5 s each (a 50 cm stride as animated),
 /// the root `root_z(t)` along +Z: per touch-down, where the ball lands (world, steered) and its
 /// shift; and the frames with a shift but no steering.
@@ -346,9 +359,6 @@ fn the_job_lands_a_foot_walking_up_stairs_on_whole_treads() {
     let (landings, unsteered) = walk_up_stairs(12, |t| t - 1.5);
     assert_eq!(unsteered, 0);
     assert!(landings.len() >= 8, "{}", landings.len());
-    // Footprint from the flat foot: heel 1.5 ankle-to-ball lengths behind, tip 0.5 ahead.
-    let ankle = Vec3::new(0.0, 0.1, -0.12).length();
-    let straddles = |ball: f32| Stairs::height(ball - 1.5 * ankle) != Stairs::height(ball + 0.5 * ankle);
     let naive = landings.iter().filter(|(at, shift)| straddles(at.z - shift)).count();
     let steered = landings.iter().filter(|(at, _)| straddles(at.z)).count();
     eprintln!("{} landings: {naive} would straddle a riser as animated, {steered} as steered", landings.len());
@@ -377,13 +387,10 @@ fn a_body_crawling_up_a_flight_still_lands_on_whole_treads() {
     let (landings, _) = walk_up_stairs(14, crawl);
     assert!(landings.len() >= 10, "{}", landings.len());
     let crawling = &landings[landings.len() - 7..];
-    let ankle = Vec3::new(0.0, 0.1, -0.12).length();
-    let (heel, tip) = (1.5 * ankle, 0.5 * ankle);
-    let straddles = |ball: f32| Stairs::height(ball - heel) != Stairs::height(ball + tip);
-    let settings = FootstepSettings::default();
+    let margin = FootstepSettings::default().edge_margin;
     let roomy = |ball: f32| {
-        let (back, front) = (ball - heel - settings.edge_margin, ball + tip + settings.edge_margin);
-        Stairs::height(back) == Stairs::height(front)
+        let (heel, tip) = footprint(ball);
+        Stairs::height(heel - margin) == Stairs::height(tip + margin)
     };
     let fixable = |ball: f32| (-12..=12).any(|k| roomy(ball + 0.01 * k as f32));
     let naive = crawling.iter().filter(|(at, shift)| straddles(at.z - shift) && fixable(at.z - shift)).count();
