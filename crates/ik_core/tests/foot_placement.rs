@@ -501,12 +501,12 @@ fn a_planted_foot_a_swing_floor_carries_still_reads_as_planted_by_the_clip() {
 }
 
 #[test]
-fn a_foot_folded_against_its_hip_keeps_its_sole_above_the_ground_under_it() {
+fn a_foot_folded_against_its_hip_keeps_its_sole_above_a_slope_under_it() {
     // A leg cannot bring its ankle nearer its hip than the difference of its thigh and shin
-    // (4 cm here). The left foot swings folded 5 cm below its hip over ground that rises to
-    // 3 cm above its lowest sole point (a short-legged character's trailing foot on a steep
-    // ramp): the lift it needs asks for an ankle 2 cm below the hip, which the leg cannot
-    // reach. The ankle goes out level, at the height asked for, not 2 cm lower.
+    // (4 cm here). The left foot swings folded 5 cm below its hip over a 30° slope that reaches
+    // 3 cm above its sole (a short-legged character's trailing foot on a steep ramp): the lift
+    // it needs asks for an ankle nearer the hip than the leg folds. The ankle goes out level,
+    // downhill, at the height asked for, not straight away from the hip into the slope.
     let skel = biped();
     let mut animated = standing(&skel, 0.04);
     let model = model_of(&skel, &animated);
@@ -514,22 +514,26 @@ fn a_foot_folded_against_its_hip_keeps_its_sole_above_the_ground_under_it() {
     let below_hip = hip.y - model[LEFT.ankle].translation.y - 0.05;
     lift_foot(&skel, &mut animated, &LEFT, below_hip, 0.0);
     let rigs = biped_feet(&skel);
-    let lowest = |model: &[Xform]| {
-        rigs[0].sole_points(model).iter().flatten().map(|(p, rest)| p.y - rest).fold(f32::INFINITY, f32::min)
+    let normal = Quat::from_rotation_x(30f32.to_radians()) * Vec3::Y;
+    let ankle = model_of(&skel, &animated)[LEFT.ankle].translation;
+    // How deep the slope through `at` reaches into the sole (its deepest point).
+    let depth = |model: &[Xform], at: Vec3| {
+        let points = rigs[0].sole_points(model);
+        let under = |p: Vec3| at.y - (normal.x * (p.x - at.x) + normal.z * (p.z - at.z)) / normal.y;
+        points.iter().flatten().map(|(p, rest)| under(*p) - (p.y - rest)).fold(f32::NEG_INFINITY, f32::max)
     };
-    let ground_height = lowest(&model_of(&skel, &animated)) + 0.03;
+    let slope_at = Vec3::new(ankle.x, 0.0, ankle.z);
+    let slope_at = slope_at + Vec3::Y * (0.03 - depth(&model_of(&skel, &animated), slope_at));
     let ground = |o: Vec3, d: Vec3, m: f32| {
-        let h = if o.x > 0.0 { ground_height } else { 0.0 };
-        plane_hit(o, d, m, Vec3::Y * h, Vec3::Y)
+        if o.x > 0.0 { plane_hit(o, d, m, slope_at, normal) } else { plane_hit(o, d, m, Vec3::ZERO, Vec3::Y) }
     };
     let out = run(&skel, &animated, Xform::IDENTITY, FootPlacementSettings::default(), 60, 1.0 / 60.0, ground);
-    let ankle = out.model[LEFT.ankle].translation;
-    let depth = ground_height - lowest(&out.model);
+    let into = depth(&out.model, slope_at);
     println!(
-        "folded foot over ground 3 cm above its sole: ankle {:.1} cm from the hip, sole {:.2} cm into the ground",
-        ankle.distance(out.model[LEFT.hip].translation) * 100.0,
-        depth * 100.0
+        "folded foot over a 30° slope 3 cm into its sole: ankle {:.1} cm from the hip, sole {:.2} cm into the slope",
+        out.model[LEFT.ankle].translation.distance(out.model[LEFT.hip].translation) * 100.0,
+        into * 100.0
     );
     assert_eq!(out.reports[0].planted, 0.0, "the folded foot is in the air");
-    assert!(depth < 1e-3, "the folded foot's sole is {depth} m into its ground");
+    assert!(into < 1e-3, "the folded foot's sole is {into} m into the slope");
 }

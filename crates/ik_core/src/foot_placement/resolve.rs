@@ -1,6 +1,6 @@
-//! Step 4 of placing a foot: its leg re-solved to the ankle target with two-bone IK (a target
-//! nearer the hip than the leg folds met at its height), the foot tilted to the ground (pitched
-//! by any heel lift, the toes turned back), its float reported.
+//! Step 4 of placing a foot: its leg re-solved to the ankle target with two-bone IK (on a slope,
+//! a target nearer the hip than the leg folds met at its height), the foot tilted to the ground
+//! (pitched by any heel lift, the toes turned back), its float reported.
 
 use glam::{Quat, Vec3};
 
@@ -62,7 +62,10 @@ impl FootPlacement<'_> {
             attach(model);
             let [hip, knee, ankle] = [leg.hip, leg.knee, leg.ankle].map(|b| model[b].translation);
             let fold = (hip.distance(knee) - knee.distance(ankle)).abs();
-            let target = within_fold(hip, report.ankle_target, fold, (normal, forward));
+            // The ground's slope under the foot (its first probe's hit), not the foot's tilt, which
+            // a foot in the air does not take.
+            let ground = st.probes.iter().flatten().next().map_or(Vec3::Y, |(_, n)| *n);
+            let target = within_fold(hip, report.ankle_target, fold, ground);
             if let Some(mut job) = TwoBoneJob::from_model(model, [leg.hip, leg.knee, leg.ankle], target, pole) {
                 // Soften only past the animated extension (or past the configured soft
                 // zone, whichever is longer), so an animated leg is never pulled short.
@@ -109,24 +112,17 @@ impl FootPlacement<'_> {
 }
 
 /// Where a leg folded as far as it can (its ankle `fold` from its hip: the difference of its
-/// thigh and shin) meets `target`: a target nearer the hip than that is pushed out level, at its
-/// own height, downhill (along the ground `normal`'s lean; on level ground away from the hip,
-/// or along `forward` when straight below it), not straight away from the hip, which would put
-/// a foot lifted near its hip (a short leg's trailing foot on a ramp) below its ground.
-fn within_fold(hip: Vec3, target: Vec3, fold: f32, (normal, forward): (Vec3, Vec3)) -> Vec3 {
+/// thigh and shin) meets `target` over a slope (`normal` leaning): a target nearer the hip than
+/// that is pushed out level, at its own height, downhill, not straight away from the hip, which
+/// would put a foot lifted near its hip (a short leg's trailing foot on a ramp) below its
+/// ground. Over level ground the target is left to the solver: a level push has no side to
+/// choose there that stays put while the foot passes under the hip.
+fn within_fold(hip: Vec3, target: Vec3, fold: f32, normal: Vec3) -> Vec3 {
     let rise = target.y - hip.y;
-    if !(hip.distance(target) < fold && rise.abs() < fold) {
+    let downhill = Vec3::new(normal.x, 0.0, normal.z);
+    if !(hip.distance(target) < fold && rise.abs() < fold) || downhill.length() <= 0.05 {
         return target;
     }
-    let level = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
-    let away = level(target - hip);
-    let away = if level(normal).length() > 0.05 {
-        level(normal).normalize()
-    } else if away.length() > 0.1 * fold {
-        away.normalize()
-    } else {
-        level(forward).try_normalize().unwrap_or(Vec3::Z)
-    };
     let out = (fold * fold - rise * rise).sqrt();
-    Vec3::new(hip.x, target.y, hip.z) + away * out
+    Vec3::new(hip.x, target.y, hip.z) + downhill.normalize() * out
 }
