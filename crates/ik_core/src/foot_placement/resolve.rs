@@ -38,20 +38,21 @@ impl FootPlacement<'_> {
         if needs_leg {
             attach(model);
         }
-        let reach = (model[leg.knee].translation - model[leg.hip].translation).length()
-            + (model[leg.ankle].translation - model[leg.knee].translation).length();
+        let [hip, knee, ankle] = [leg.hip, leg.knee, leg.ankle].map(|b| model[b].translation);
+        let (thigh, shin) = (hip.distance(knee), knee.distance(ankle));
+        let reach = thigh + shin;
         let soft_start = soft_zone_start(model, &leg, soften);
         let knee_toward = match s.knee_pole {
             KneePole::Forward(dir) => dir.try_normalize(),
             KneePole::RestBend => foot.knee_forward.try_normalize(),
             KneePole::CurrentPlane => None,
         };
-        let pole = knee_toward.map(|d| model[leg.hip].translation + d * reach);
+        let pole = knee_toward.map(|d| hip + d * reach);
         if needs_leg {
             // A straight leg has no bend plane: pre-bend it toward the pole (or the rest
             // bend, for a leg keeping its current plane).
             let forward = knee_toward.unwrap_or(foot.knee_forward);
-            let down = model[leg.ankle].translation - model[leg.hip].translation;
+            let down = ankle - hip;
             unstraighten(
                 self.parents,
                 locals,
@@ -60,12 +61,10 @@ impl FootPlacement<'_> {
                 forward.cross(down).try_normalize(),
             );
             attach(model);
-            let [hip, knee, ankle] = [leg.hip, leg.knee, leg.ankle].map(|b| model[b].translation);
-            let fold = (hip.distance(knee) - knee.distance(ankle)).abs();
-            // The ground's slope under the foot (its first probe's hit), not the foot's tilt, which
-            // a foot in the air does not take.
-            let ground = st.probes.iter().flatten().next().map_or(Vec3::Y, |(_, n)| *n);
-            let target = within_fold(hip, report.ankle_target, fold, ground);
+            // Over the ground's slope (the normal placement reported), not the foot's tilt,
+            // which a foot in the air does not take. Unstraightening turns the leg about its
+            // hip: the hip and the bone lengths stay.
+            let target = within_fold(hip, report.ankle_target, (thigh - shin).abs(), report.ground_normal);
             if let Some(mut job) = TwoBoneJob::from_model(model, [leg.hip, leg.knee, leg.ankle], target, pole) {
                 // Soften only past the animated extension (or past the configured soft
                 // zone, whichever is longer), so an animated leg is never pulled short.
