@@ -117,11 +117,13 @@ impl FootPlacement<'_> {
 /// ground. Over level ground the target is left to the solver: a level push has no side to
 /// choose there that stays put while the foot passes under the hip.
 fn within_fold(hip: Vec3, target: Vec3, fold: f32, normal: Vec3) -> Vec3 {
-    let rise = target.y - hip.y;
     let downhill = Vec3::new(normal.x, 0.0, normal.z);
-    if !(hip.distance(target) < fold && rise.abs() < fold) || downhill.length() <= 0.05 {
+    // False for a non-finite distance, which leaves the target alone; `|rise| < fold` follows.
+    let nearer = hip.distance(target) < fold;
+    if !nearer || downhill.length() <= 0.05 {
         return target;
     }
+    let rise = target.y - hip.y;
     let out = (fold * fold - rise * rise).sqrt();
     Vec3::new(hip.x, target.y, hip.z) + downhill.normalize() * out
 }
