@@ -2,13 +2,14 @@
 //! drops as far as the lowest foot needs, and each planted foot tilts to the ground's slope.
 //!
 //! **Method.** Each foot is probed at points on its sole (under the ankle and toe joints, the
-//! back of the heel, the toe tip; see [`crate::sole`]): a ray straight down (model −Y) from
-//! `ray_start_height` above each, through a caller-supplied ground query (world space;
+//! back of the heel, the toe tip; see [`crate::sole`]), each where the foot's last tilt puts
+//! it: a ray straight down (model −Y) from `ray_start_height` above each, through a caller-supplied ground query (world space;
 //! `model_to_world` converts rays and hits); where that ray starts above something hanging over
 //! the foot (a log, a table), a ray up from the point finds its underside and the ground is
 //! looked for under it instead ([`OVERHANG_LIFT`]). Between neighbouring points an edge search finds
 //! nosings, kerbs and crests ([`crate::sole::find_edges`]). The foot keeps its animated
-//! orientation turned by the (tilt-limited, smoothed) ground normal, about its ankle — or,
+//! orientation turned to the (tilt-limited, smoothed) slope under its sole ([`sole_slope`]:
+//! the chord from heel to toe tip along the foot, the mean normal across it), about its ankle — or,
 //! when [`FootPlacement::foot_shifts`] are given (foot locking; even all zero), about its
 //! ball ([`FootRig::ball`]: the sole under the toe joint, else the sole's ball point), so a locked foot stays
 //! put as the tilt changes. Its
@@ -59,16 +60,20 @@ use crate::spring::Spring;
 use crate::{IkError, TwoBoneJob, Xform};
 
 mod external;
+mod lifts;
 mod probe;
 mod report;
 mod resolve;
 mod rig;
 mod settings;
+mod slope;
 mod support;
+use lifts::{ALL_PROBES, SoleLifts};
 pub use probe::{OVERHANG_LIFT, OVERHANG_THICKNESS, ground_under};
 pub use report::FootReport;
 pub use rig::{FootRest, FootRig, knee_bend_direction};
 pub use settings::{FootPlacementSettings, KneePole, SoleProbes};
+pub use slope::sole_slope;
 use support::SupportVote;
 pub use support::{PelvisSupport, heel_lift_angle, heel_lift_rotation};
 
@@ -428,10 +433,14 @@ impl FootPlacement<'_> {
             // anything hanging over the foot.
             let mut cast = |point: Vec3| rays.under(&mut ground, point);
             let ends = points[2].is_some() || points[3].is_some();
+            // Each point is probed where last frame's tilt puts it: a foot pitched down a slope
+            // about its ball brings its heel forward, past the crest it stood behind.
+            let last_turn = Quat::from_rotation_arc(Vec3::Y, st.normal.value.normalize_or(Vec3::Y));
+            let tilted = points.map(|p| p.map(|(at, rest)| (about_pivot(last_turn, at), rest)));
             let cast_hits: [_; SOLE_PROBES] =
-                core::array::from_fn(|k| points[k].filter(|_| s.probes.probes(k, ends)).and_then(|(at, _)| cast(at)));
+                core::array::from_fn(|k| tilted[k].filter(|_| s.probes.probes(k, ends)).and_then(|(at, _)| cast(at)));
             // Points left unprobed take the ground of their nearest probed neighbour's plane.
-            let hits = probe::fill_unprobed(&points, cast_hits, |k| s.probes.probes(k, ends));
+            let hits = probe::fill_unprobed(&tilted, cast_hits, |k| s.probes.probes(k, ends));
             st.probes = hits;
             st.target = None;
             st.toes_down = 0.0;
@@ -444,14 +453,11 @@ impl FootPlacement<'_> {
                 ..Default::default()
             };
             let any_hit = hits.iter().any(Option::is_some);
-            // The ground's slope (tilt-limited, the mean of the normals found) as far as the clip
+            // The ground's slope under the sole (tilt-limited; [`sole_slope`]) as far as the clip
             // plants the foot, smoothed first, so heights below use the tilt actually applied.
-            let goal_normal = if any_hit {
-                let normal_sum: Vec3 = hits.iter().flatten().map(|h| h.1.normalize_or(Vec3::Y)).sum();
-                let tilted = tilt_limit(normal_sum);
-                Vec3::Y.lerp(tilted, animated_planted).normalize_or(Vec3::Y)
-            } else {
-                Vec3::Y
+            let goal_normal = match slope::sole_slope(&hits) {
+                Some(normal) => Vec3::Y.lerp(tilt_limit(normal), animated_planted).normalize_or(Vec3::Y),
+                None => Vec3::Y,
             };
             if fresh {
                 st.normal.snap(goal_normal);
@@ -469,7 +475,7 @@ impl FootPlacement<'_> {
                     Some((about_pivot(turn, at), at.y - floor, rest, hit))
                 });
                 let edges = if s.edge_search { find_edges(&placed, &mut cast) } else { [None; SOLE_EDGES] };
-                let probes: [Option<Probe>; SOLE_PROBES + SOLE_EDGES] =
+                let probes: [Option<Probe>; ALL_PROBES] =
                     core::array::from_fn(|i| if i < SOLE_PROBES { placed[i] } else { edges[i - SOLE_PROBES] });
                 // The lift that puts a point `height` above its (tilt-limited) ground plane.
                 // Any foot, planted or swinging, is lifted at least so that no point ends below
@@ -478,37 +484,9 @@ impl FootPlacement<'_> {
                     let n = tilt_limit(n);
                     (height - (point - hit).dot(n)) / n.y.max(0.1)
                 };
-                let highest = |lifts: &mut dyn Iterator<Item = f32>| lifts.fold(f32::NEG_INFINITY, f32::max);
-                // The animation's contact points (those at the lowest animated height above
-                // their flat height) carry the foot: a rolling foot pivots on its ball over a
-                // lower tread instead of hovering at the heel's level. Points raised in the
-                // animation only keep clear of their ground; the weight blends the two over
-                // CONTACT_BAND so the lift stays continuous as a heel rises.
-                // A planted foot's lowest point goes onto the ground: the animation's small
-                // hover over its floor is taken out (in proportion to the planted weight), the
-                // other points keep their height relative to it.
-                let lowest =
-                    probes.iter().flatten().map(|&(_, keep, rest, _)| keep - rest).fold(f32::INFINITY, f32::min);
-                let squash = lowest.max(0.0) * planted;
-                let needs = probes.map(|probe| {
-                    let (p, keep, rest, hit) = probe?;
-                    let w = (1.0 - (keep - rest - lowest) / CONTACT_BAND).clamp(0.0, 1.0);
-                    let keep = keep - squash;
-                    Some(w * lift_to(p, keep, hit) + (1.0 - w) * lift_to(p, rest.min(keep), hit))
-                });
-                let planted_lift = highest(&mut needs.iter().flatten().copied());
-                let clearance = highest(&mut probes.iter().flatten().map(|&(p, _, rest, hit)| lift_to(p, rest, hit)));
-                // How much the toes carry the foot (1 when the ball or the tip is among the
-                // animation's contact points and ends on its ground): a heel lifts about the
-                // toes only when they are down, not at a heel strike or with the toes over a
-                // lower tread.
-                let down = |k: usize| {
-                    let ((_, keep, rest, _), need) = (probes[k]?, needs[k]?);
-                    let animated = 1.0 - (keep - rest - lowest) / CONTACT_BAND;
-                    Some(animated.min(1.0 - (planted_lift - need) / CONTACT_BAND))
-                };
-                st.toes_down =
-                    [down(1), down(3)].map(|d| d.unwrap_or(0.0)).into_iter().fold(0.0, f32::max).clamp(0.0, 1.0);
+                let lifts = SoleLifts::measure(&probes, planted, lift_to);
+                let (planted_lift, clearance) = (lifts.planted, lifts.clearance);
+                st.toes_down = lifts.toes_down();
                 // The foot rests on its ground as far as the clip plants it, raised by its swing
                 // floor's weight to keep its animated height above that floor (never lowered by
                 // it). The pelvis hears the planted part; a foot the floor raises counts that much

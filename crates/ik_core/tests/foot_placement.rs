@@ -537,3 +537,53 @@ fn a_foot_folded_against_its_hip_keeps_its_sole_above_a_slope_under_it() {
     assert_eq!(out.reports[0].planted, 0.0, "the folded foot is in the air");
     assert!(into < 1e-3, "the folded foot's sole is {into} m into the slope");
 }
+
+#[test]
+fn a_locked_foot_across_a_crest_lies_on_the_ramp_beyond_it() {
+    // The left foot planted across the crest where level ground meets a 30° ramp going down
+    // ahead, held at its ball (a lock: zero shifts), flat or with its heel rising. Tilted to
+    // the slope about its ball, its heel comes forward: each point is probed where it ends, so
+    // a heel that starts just behind the crest does not hold the foot up off the ramp. The
+    // lowest sole point (every 2 mm, heel to tip) ends within 5 mm of the ground, and none more
+    // than 2 mm inside it.
+    let skel = biped();
+    let rest = skel.rest_model();
+    let rigs = foot_rigs_with_heel_and_tip(&rest, [LEFT, RIGHT]);
+    let shifts = [Vec3::ZERO; 2];
+    let job = FootPlacement { foot_shifts: &shifts, ..placement_job(skel.parents(), &rigs) };
+    let (heel, tip) = (rigs[0].heel.unwrap(), rigs[0].tip.unwrap());
+    let heel_z = rest[heel.bone].transform_point(heel.local).z;
+    let slope = 30f32.to_radians();
+    let mut worst: (f32, f32) = (0.0, 0.0);
+    for behind in [0.005, 0.01, 0.015, 0.02] {
+        let edge = heel_z + behind;
+        let shape = move |z: f32| if z > edge { -(z - edge) * slope.tan() } else { 0.0 };
+        let ground = move |o: Vec3, d: Vec3, m: f32| {
+            let h = if o.x > 0.0 { shape(o.z) } else { 0.0 };
+            let n = if o.x > 0.0 && o.z > edge { Quat::from_rotation_x(slope) * Vec3::Y } else { Vec3::Y };
+            let t = o.y - h;
+            (t >= 0.0 && t <= m && d.y < 0.0).then(|| GroundHit { point: Vec3::new(o.x, h, o.z), normal: n })
+        };
+        for heel_pitch in [0f32, 3.0] {
+            let mut animated = standing(&skel, 0.04);
+            animated[LEFT.ankle].rotation =
+                (animated[LEFT.ankle].rotation * Quat::from_rotation_x(heel_pitch.to_radians())).normalize();
+            let mut state = FootPlacementState::new(2);
+            let mut reports = [FootReport::default(); 2];
+            let (mut locals, mut model) = (animated.clone(), model_of(&skel, &animated));
+            for _ in 0..60 {
+                locals.copy_from_slice(&animated);
+                model = model_of(&skel, &locals);
+                job.run(&mut locals, &mut model, ground, 1.0 / 60.0, &mut state, &mut reports).unwrap();
+            }
+            let (a, b) = (model[heel.bone].transform_point(heel.local), model[tip.bone].transform_point(tip.local));
+            let gaps = (0..=100).map(|s| a.lerp(b, s as f32 / 100.0)).map(|p| p.y - shape(p.z));
+            let (float, inside) = gaps.fold((f32::INFINITY, 0f32), |(lo, deep), g| (lo.min(g), deep.max(-g)));
+            worst = (worst.0.max(float), worst.1.max(inside));
+            let case = format!("crest {behind} m ahead of the heel, heel pitched {heel_pitch}°");
+            assert!(float < 0.005, "{case}: the sole floats {float} m over the ramp");
+            assert!(inside < 0.002, "{case}: the sole is {inside} m inside the ground");
+        }
+    }
+    println!("locked foot across a crest: float {:.2} mm, inside {:.2} mm at worst", worst.0 * 1e3, worst.1 * 1e3);
+}
