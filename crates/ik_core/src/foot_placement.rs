@@ -486,13 +486,13 @@ impl FootPlacement<'_> {
                 };
                 let lifts = SoleLifts::measure(&probes, planted, lift_to);
                 let (planted_lift, clearance) = (lifts.planted, lifts.clearance);
-                st.toes_down = lifts.toes_down();
                 // The foot rests on its ground as far as the clip plants it, raised by its swing
                 // floor's weight to keep its animated height above that floor (never lowered by
                 // it). The pelvis hears the planted part; a foot the floor raises counts that much
                 // less planted (eased over CONTACT_BAND of raise), one it does not raise counts.
                 let lift = planted_lift.clamp(-max_down, max_up);
                 let offset = (lift * animated_planted).max(clearance.min(max_up));
+                st.toes_down = lifts.toes_down(offset);
                 let raise = ((swing.height - floor).min(max_up) - offset).max(0.0);
                 let voting = animated_planted * (1.0 - swinging * (raise / CONTACT_BAND).min(1.0));
                 let planted_offset = (lift * voting).max(clearance.min(max_up));
