@@ -171,9 +171,11 @@ mod tests {
         let walk = table.clips.iter().find(|c| c.name == "Walk").unwrap();
         assert!((walk.nominal_speed - 1.4).abs() < 1e-4);
         assert!((walk.duration - 1.05).abs() < 1e-4);
-        // Left foot lands at phase 0, right at 0.5 (the sidecar's landing phases); at 0.75 the
-        // left foot is in the air and the right one planted.
-        assert!(walk.contact_at(0, 0.0) && walk.contact_at(1, 0.5));
+        // Left foot lands at phase 0, right at 0.5, heel first: their balls are planted once the
+        // feet have rolled flat, 15 % of the stance (0.09 of the cycle) later; at 0.75 the left
+        // foot is in the air and the right one planted.
+        assert!(!walk.contact_at(0, 0.0) && !walk.contact_at(1, 0.5));
+        assert!(walk.contact_at(0, 0.1) && walk.contact_at(1, 0.6));
         assert!(!walk.contact_at(0, 0.75) && walk.contact_at(1, 0.75));
         assert!((walk.stride() - 1.47).abs() < 1e-3);
         // Mid-stance of the left foot: planted a while either side, the right foot swinging.

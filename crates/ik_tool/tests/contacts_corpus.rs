@@ -61,16 +61,16 @@ const CLIPS: [HandLabels; 5] = [
         plot: "RobotExpressive_Running.png",
         spans: [&[(17, 20)], &[(48, 50)]],
     },
-    // The mannequin's Walk (64 frames, looping: cycle frames 0–62, 1.4 m/s). Left: 4 mm at
-    // 0.89 × at frame 62 (9 mm at 1.44 × at 61), 0 mm at exactly the ground speed from 63 (= 0)
-    // to 37, 9 mm at 0.61 × at 38, 22 mm at 39 (its swing dips to 11 mm at 54–57, at 2–3 ×).
-    // Right: 5 mm at 0.72 × at 31 (12 mm at 1.27 × at 30), 0 mm to 6, 8 mm at 0.71 × at 7,
-    // 20 mm at 8.
+    // The mannequin's Walk (64 frames, looping: cycle frames 0–62, 1.4 m/s), heel first: the
+    // ball comes down as the foot rolls off its heel. Left: 21.5 mm at frame 4, 9.5 mm at
+    // 0.02 × at 5, 0 mm at exactly the ground speed from 6 to 37, 10.8 mm at 0.60 × at 38,
+    // 27 mm at 39. Right: 26.5 mm at 35, 15.9 mm at 0.04 × at 36, 0 mm to 6, 10.3 mm at 0.72 ×
+    // at 7, 24.9 mm at 8.
     HandLabels {
         file: "assets/mannequin.glb",
         clip: "Walk",
         plot: "mannequin_Walk.png",
-        spans: [&[(62, 38)], &[(31, 7)]],
+        spans: [&[(5, 38)], &[(36, 7)]],
     },
     // The mannequin's Jog (45 frames, looping: cycle frames 0–43, 3.2 m/s). Left: 11 mm at
     // 0.42 × at frame 43 (25 mm at 42), 0 mm at the ground speed to 16, 2 mm at 0.24 × at 17,

@@ -203,12 +203,15 @@ fn check_locomotion(name: &str, nominal: f32) -> (f32, f32, f32) {
         let contacts: Vec<bool> =
             clip.meta["contacts"][key].as_array().unwrap().iter().map(|v| v.as_bool().unwrap()).collect();
         assert_eq!(contacts.len(), n);
-        // Phase alignment: the left foot lands at phase 0, the right at 0.5 (the first key at
+        // Phase alignment: the left foot lands at phase 0, the right at 0.5; its ball is
+        // planted from then, or once a heel strike has rolled the foot flat (the first key at
         // or after that phase is the first planted one).
         let intervals = n - 1;
         let landing = (0..intervals).find(|&f| contacts[f] && !contacts[(f + intervals - 1) % intervals]).unwrap();
         let phase = landing as f32 / intervals as f32;
-        let expected = [0.0, 0.5][foot];
+        let spec = mannequin::clips::clip_specs().into_iter().find(|spec| spec.name == name).unwrap();
+        let rolling = spec.legs.heel_strike.map_or(0.0, |strike| strike.flat_at * spec.gait.stance_fraction);
+        let expected = [0.0, 0.5][foot] + rolling;
         assert!(phase >= expected && phase < expected + 1.0 / intervals as f32, "{name} {key} lands at phase {phase}");
         let rest_height = rest_model[balls[foot]].translation.y;
         for f in 0..n {

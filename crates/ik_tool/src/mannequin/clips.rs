@@ -15,13 +15,15 @@
 //!    then takes its orientation and the toes (ball bone) stay flat on the floor during contact.
 //!    The lifts are found for every key first and then eased
 //!    ([`LegStyle::lift_ease_per_key`]) so the heel never drops back in one key.
-//! 4. The walk's knee is planned ([`super::legs`]): kept bent at landing and in the pre-swing
-//!    by lifting the heel, and bent and straightened evenly through the swing, so no joint of
-//!    the walk turns more than 6° from key to key (a leg that only follows its foot's path
-//!    turns its knee 9.5° a key where it straightens before landing).
+//! 4. The walk lands heel first ([`super::heel_walk`]): its pelvis height is planned per key
+//!    from the knee bend the leg that landed last should have (nearly straight at heel strike
+//!    and mid-stance, a little loading flexion, bending toward toe-off), the foot rolls about
+//!    its heel until flat, its heel then rises as the trailing leg's reach needs (easing in),
+//!    and its swing is planned ([`super::legs`]): the knee, the thigh and the foot bent and
+//!    straightened evenly, so no joint of the walk turns more than 6° from key to key.
 //!
 //! Outputs: per keyframe, the pelvis translation and every non-root bone's local rotation, and
-//! per-foot contact labels. The root bone never moves: clips are in place, the ground moves
+//! per-foot contact labels (the ball planted). The root bone never moves: clips are in place, the ground moves
 //! under a planted ball backward at exactly the clip's nominal speed.
 //!
 //! Invariants: `N = round(cycle · 60)` intervals of exactly 1/60 s (the cycle is rounded to
@@ -35,6 +37,7 @@ use glam::{Quat, Vec3};
 use ik_core::gait::{GaitFoot, GaitParams, LANDING_PHASE, sample_gait};
 use ik_core::{IkError, TwoBoneJob, Xform};
 
+use super::heel_walk::{self, HEEL_TO_BALL, HeelStrike, on_heel};
 pub use super::legs::LegStyle;
 use super::legs::{self, LegPose};
 use super::skeleton::{ANKLE_L, BALL_L, Rig, forearm_dir_l};
@@ -45,6 +48,9 @@ pub const SAMPLE_RATE: f32 = 60.0;
 /// The ankle is kept within this fraction of the leg's full reach (the knee never locks
 /// straight: at this reach it still bends about 9°).
 pub const REACH_FRACTION: f32 = 0.997;
+/// How fast a heel-strike walk's heel eases into its rise: the rate per key it may add each
+/// key, as a share of its largest rate ([`ease_lifts`]).
+const LIFT_EASE_IN: f32 = 0.15;
 /// Largest heel lift the reach rule may use, radians.
 const MAX_HEEL_LIFT: f32 = 1.4;
 
@@ -91,10 +97,10 @@ pub struct ClipSpec {
 // How much lower than the gait's `pelvis_height` this rig carries its pelvis, per clip, m.
 // The gait is tuned for a pelvis at 0.98 m with straight legs; this rig's is at 0.96 m. The
 // values were chosen so that a planted ball stays reachable with the knee bent ≥ 9° (idle:
-// knees 9–18°; walk: planted knee 9–35°, heel lift ≤ 42° at toe-off, landing near flat; jog:
-// planted knee 9–51°, forefoot landing ~9°, heel lift ≤ 53°).
+// knees 9–18°; jog:
+// planted knee 9–51°, forefoot landing ~9°, heel lift ≤ 53°). The walk plans its own
+// (`strike_pelvis`).
 const IDLE_DROP: f32 = -0.004;
-const WALK_DROP: f32 = 0.01;
 const JOG_DROP: f32 = 0.01;
 
 /// The three clips, in file order: `Idle` (0 m/s), `Walk` (1.4 m/s), `Jog` (3.2 m/s).
@@ -125,8 +131,10 @@ pub fn clip_specs() -> [ClipSpec; 3] {
             // The ball's path lifts 7 cm (the gait's 9 less): the planned knee (legs::KneePlan::WALK,
             // tuned with it) already lifts the foot clear, and a lower path turns the swing's
             // thigh less.
-            gait: adjust(GaitParams { step_height: 0.07, ..GaitParams::walk() }, WALK_DROP),
-            ball_forward: 0.0,
+            // The pelvis height is planned for the heel strike (`strike_pelvis`); the balls sit
+            // 8 cm further forward, so the leading heel lands 31 cm ahead of the hip.
+            gait: GaitParams { step_height: 0.07, ..GaitParams::walk() },
+            ball_forward: 0.08,
             style: Style {
                 pelvis_yaw: 0.10,
                 pelvis_roll: 0.05,
@@ -177,7 +185,8 @@ pub struct Clip {
     pub pelvis_translation: Vec<Vec3>,
     /// Local rotation per bone (skeleton order) per key; the root's stays identity.
     pub rotations: Vec<Vec<Quat>>,
-    /// Per-key contact labels, `[foot_l, foot_r]`.
+    /// Per-key contact labels, `[foot_l, foot_r]`: the ball planted (a heel strike's foot is
+    /// labelled once it has rolled flat, when its ball meets the floor).
     pub contacts: [Vec<bool>; 2],
     /// Largest distance between a planted ball and its gait target over the clip, m.
     pub max_planted_error: f32,
@@ -249,21 +258,28 @@ pub fn build_clip(rig: &Rig, spec: &ClipSpec) -> Result<Clip, IkError> {
     };
     let mut locals = vec![Xform::IDENTITY; count];
     let mut model = vec![Xform::IDENTITY; count];
-    // First pass: the lift each key needs on its own; then eased so the heel never snaps.
-    // With a planned knee only the stances are eased, each on its own (a swing key is free:
-    // the toe-off's lift is not carried on into the landing).
-    let free = [LegPlan { lift_floor: f32::NEG_INFINITY, swing: None }; 2];
+    // First the pelvis a heel strike leaves; then the lift each key needs on its own, eased so
+    // the heel never snaps. With a planned knee only the stances are eased, each on its own (a
+    // swing key is free: the toe-off's lift is not carried on into the landing).
+    let pelvis: Vec<Option<f32>> = match spec.legs.heel_strike {
+        Some(strike) => strike_pelvis(rig, &bones, spec, strike)?.into_iter().map(Some).collect(),
+        None => vec![None; n],
+    };
+    let free = LegPlan { lift_floor: f32::NEG_INFINITY, swing: None };
+    let mut plans: Vec<KeyPlan> =
+        pelvis.iter().map(|&pelvis_height| KeyPlan { legs: [free; 2], pelvis_height }).collect();
     let planned = spec.legs.knees;
     let needed = (0..n)
         .map(|i| {
-            let key = pose_at(rig, &bones, spec, i as f32 / n as f32, free, &mut locals, &mut model)?;
+            let key = pose_at(rig, &bones, spec, i as f32 / n as f32, plans[i], &mut locals, &mut model)?;
             let free_swing = |side: usize| planned.is_some() && !key.contacts[side];
             Ok([0, 1].map(|side| if free_swing(side) { f32::NEG_INFINITY } else { key.legs[side].lift }))
         })
         .collect::<Result<Vec<_>, IkError>>()?;
-    let floors = ease_lifts(&needed, spec.legs.lift_ease_per_key);
-    let mut plans: Vec<[LegPlan; 2]> =
-        floors.iter().map(|f| f.map(|lift_floor| LegPlan { lift_floor, swing: None })).collect();
+    let floors = ease_lifts(&needed, spec.legs.lift_ease_per_key, spec.legs.heel_strike.is_some());
+    for (plan, floors) in plans.iter_mut().zip(floors) {
+        plan.legs = floors.map(|lift_floor| LegPlan { lift_floor, swing: None });
+    }
     if let Some(knees) = planned {
         // Second pass: each ankle's distance from its hip and each foot's lift as planted; the
         // swings are then planned from toe-off to landing.
@@ -273,14 +289,14 @@ pub fn build_clip(rig: &Rig, spec: &ClipSpec) -> Result<Clip, IkError> {
         for (side, leg) in bones.leg.into_iter().enumerate() {
             let planted: Vec<(bool, LegPose)> = keys.iter().map(|k| (k.contacts[side], k.legs[side])).collect();
             for (plan, swing) in plans.iter_mut().zip(legs::plan_swings(&knees, &planted, leg_lengths(rig, leg))) {
-                plan[side].swing = swing;
+                plan.legs[side].swing = swing;
             }
         }
     }
     for i in 0..=n {
         let phase = (i % n) as f32 / n as f32;
         let key = pose_at(rig, &bones, spec, phase, plans[i % n], &mut locals, &mut model)?;
-        let (contacts, error) = (key.contacts, key.planted_error);
+        let (contacts, error) = (key.ball_down, key.planted_error);
         clip.max_planted_error = clip.max_planted_error.max(error);
         clip.pelvis_translation.push(locals[bones.pelvis].translation);
         for (b, keys) in clip.rotations.iter_mut().enumerate() {
@@ -297,11 +313,91 @@ pub fn build_clip(rig: &Rig, spec: &ClipSpec) -> Result<Clip, IkError> {
     Ok(clip)
 }
 
-/// One posed key: contact flags, the planted balls' largest error, each leg's pose.
+/// One posed key: which feet are in their stance and which have their ball on the floor, the
+/// planted balls' largest error, each leg's pose.
 struct KeyPose {
     contacts: [bool; 2],
+    ball_down: [bool; 2],
     planted_error: f32,
     legs: [LegPose; 2],
+}
+
+/// How one key is posed: its legs, and the pelvis height where the clip plans it.
+#[derive(Clone, Copy, Debug)]
+struct KeyPlan {
+    legs: [LegPlan; 2],
+    /// The pelvis's height; `None`: the gait's.
+    pelvis_height: Option<f32>,
+}
+
+/// Per key, the pelvis height at which the leg that landed last has the knee bend `strike`
+/// plans ([`super::heel_walk`]): through its heel strike and mid-stance with its sole as the
+/// gait has it, then with its heel rising from `strike.heel_off` to the lift that puts the
+/// pelvis where the next landing needs it (if the flat foot already lets it down there, the
+/// pelvis is eased down to it instead).
+fn strike_pelvis(rig: &Rig, bones: &Bones, spec: &ClipSpec, strike: HeelStrike) -> Result<Vec<f32>, IkError> {
+    let n = ((spec.gait.cycle_duration * SAMPLE_RATE).round() as usize).max(2);
+    let stance = spec.gait.stance_fraction;
+    let mut legs = StrikeLegs { rig, bones, spec, strike, locals: rig.skeleton.rest().to_vec(), model: Vec::new() };
+    legs.model = legs.locals.clone();
+    let next_landing = legs.pelvis_height(LANDING_PHASE[1], 1, None)?;
+    let handover = (LANDING_PHASE[1] - LANDING_PHASE[0]) / stance;
+    let (mut low, mut high) = (0.0f32, MAX_HEEL_LIFT);
+    if legs.pelvis_height(LANDING_PHASE[1], 0, Some(0.0))? >= next_landing {
+        high = 0.0;
+    }
+    for _ in 0..24 {
+        let mid = 0.5 * (low + high);
+        if legs.pelvis_height(LANDING_PHASE[1], 0, Some(mid))? < next_landing { low = mid } else { high = mid }
+    }
+    let handover_lift = high;
+    let bound = (0..n)
+        .map(|i| {
+            let phase = i as f32 / n as f32;
+            let side = usize::from(phase >= LANDING_PHASE[1]);
+            let share = (phase - LANDING_PHASE[side]).rem_euclid(1.0) / stance;
+            let rising = (share - strike.heel_off) / (handover - strike.heel_off);
+            let lift = (rising > 0.0).then(|| handover_lift * rising.min(1.0).powi(2));
+            legs.pelvis_height(phase, side, lift)
+        })
+        .collect::<Result<Vec<f32>, IkError>>()?;
+    if handover_lift > 0.0 {
+        return Ok(bound);
+    }
+    let landings = LANDING_PHASE.map(|phase| (phase * n as f32).ceil() as usize % n);
+    let heel_off = (strike.heel_off * stance * n as f32).round() as usize;
+    Ok(heel_walk::settle_terminal_stance(&bound, landings, heel_off))
+}
+
+/// The rig posed for [`strike_pelvis`], with the buffers it poses into.
+struct StrikeLegs<'a> {
+    rig: &'a Rig,
+    bones: &'a Bones,
+    spec: &'a ClipSpec,
+    strike: HeelStrike,
+    locals: Vec<Xform>,
+    model: Vec<Xform>,
+}
+
+impl StrikeLegs<'_> {
+    /// The pelvis height at `phase` at which leg `side` has the knee bend its stance plans,
+    /// its heel lifted `lift` (`None`: as the heel strike rolls it, else flat).
+    fn pelvis_height(&mut self, phase: f32, side: usize, lift: Option<f32>) -> Result<f32, IkError> {
+        let free = LegPlan { lift_floor: f32::NEG_INFINITY, swing: None };
+        let plan = KeyPlan { legs: [free; 2], pelvis_height: None };
+        pose_at(self.rig, self.bones, self.spec, phase, plan, &mut self.locals, &mut self.model)?;
+        let leg = self.bones.leg[side];
+        let share = (phase - LANDING_PHASE[side]).rem_euclid(1.0) / self.spec.gait.stance_fraction;
+        let foot = sample_gait(&self.spec.gait, phase).feet[side].position;
+        let ball_target = foot + Vec3::Z * self.spec.ball_forward + Vec3::Y * BALL_L.y;
+        let ankle = match (lift, self.strike.rocker_lift(share)) {
+            (None, Some(rocker)) => on_heel(ball_target, Quat::IDENTITY, rocker, ANKLE_L),
+            (lift, _) => ball_target + Quat::from_rotation_x(lift.unwrap_or(0.0)) * (ANKLE_L - BALL_L),
+        };
+        let hip = self.model[leg[0]].translation;
+        let height = heel_walk::hip_height(leg_lengths(self.rig, leg), self.strike.stance_bend(share), hip, ankle);
+        Ok(height - (hip.y - self.locals[self.bones.pelvis].translation.y))
+    }
 }
 
 /// How one leg is posed at one key.
@@ -314,22 +410,28 @@ struct LegPlan {
 }
 
 /// Per foot, the lowest lift at each key that changes at most `step` per key (cyclic: the
-/// clip loops) and never falls below `needed` ([`ik_core::envelope::slew_limited_above`]).
-fn ease_lifts(needed: &[[f32; 2]], step: f32) -> Vec<[f32; 2]> {
+/// clip loops) and never falls below `needed` ([`ik_core::envelope::slew_limited_above`]); a
+/// heel-strike walk's also eases into each rise ([`heel_walk::eased_floor`]).
+fn ease_lifts(needed: &[[f32; 2]], step: f32, heel_strike: bool) -> Vec<[f32; 2]> {
     let per_foot = [0, 1].map(|foot| {
         let lifts: Vec<f32> = needed.iter().map(|key| key[foot]).collect();
-        ik_core::envelope::slew_limited_above(&lifts, step, true)
+        match heel_strike {
+            true => {
+                heel_walk::eased_floor(&ik_core::envelope::slew_limited_above(&lifts, step, true), LIFT_EASE_IN * step)
+            }
+            false => ik_core::envelope::slew_limited_above(&lifts, step, true),
+        }
     });
     (0..needed.len()).map(|i| [per_foot[0][i], per_foot[1][i]]).collect()
 }
 
-/// Poses the rig at one phase with each foot's lift at least `lift_floors`.
+/// Poses the rig at one phase as `plan` says.
 fn pose_at(
     rig: &Rig,
     bones: &Bones,
     spec: &ClipSpec,
     phase: f32,
-    plans: [LegPlan; 2],
+    plan: KeyPlan,
     locals: &mut [Xform],
     model: &mut [Xform],
 ) -> Result<KeyPose, IkError> {
@@ -342,7 +444,8 @@ fn pose_at(
     // Pelvis: the gait's offset, yaw with the forward leg, roll with the stance side.
     let yaw = -s.pelvis_yaw * cycle.cos();
     let roll = s.pelvis_roll * (TAU * (phase - mid_stance)).cos();
-    locals[bones.pelvis].translation = gait.pelvis;
+    let pelvis_height = plan.pelvis_height.unwrap_or(gait.pelvis.y);
+    locals[bones.pelvis].translation = Vec3::new(gait.pelvis.x, pelvis_height, gait.pelvis.z);
     locals[bones.pelvis].rotation = Quat::from_rotation_y(yaw) * Quat::from_rotation_z(roll);
 
     // Spine: lean forward, turn the chest against the pelvis, level the shoulders, breathe.
@@ -378,11 +481,17 @@ fn pose_at(
     let mut legs = [LegPose { reach: 0.0, lift: 0.0, pitch: 0.0 }; 2];
     for (side, bones) in bones.leg.into_iter().enumerate() {
         let leg = (side, bones);
-        let placed = place_leg(rig, spec, phase, leg, gait.feet[side], plans[side], locals, model)?;
+        let placed = place_leg(rig, spec, phase, leg, gait.feet[side], plan.legs[side], locals, model)?;
         worst = worst.max(placed.planted_error);
         legs[side] = placed.pose;
     }
-    Ok(KeyPose { contacts: gait.feet.map(|f| f.contact), planted_error: worst, legs })
+    let contacts = gait.feet.map(|f| f.contact);
+    let rolling = |side: usize| {
+        let share = (phase - LANDING_PHASE[side]).rem_euclid(1.0) / spec.gait.stance_fraction;
+        spec.legs.heel_strike.is_some_and(|strike| strike.rocker_lift(share).is_some())
+    };
+    let ball_down = [0, 1].map(|side| contacts[side] && !rolling(side));
+    Ok(KeyPose { contacts, ball_down, planted_error: worst, legs })
 }
 
 /// A posed leg: the planted ball's distance from its target (0 in the swing) and the leg's pose.
@@ -415,17 +524,22 @@ fn place_leg(
     let stance = spec.gait.stance_fraction;
     let local = (phase - LANDING_PHASE[side]).rem_euclid(1.0);
     let mut limit = spec.legs.reach_fraction * (lengths.0 + lengths.1);
-    if let Some(knees) = spec.legs.knees.filter(|_| foot.contact && stance < 1.0) {
-        limit = limit.min(legs::stance_reach(&knees, lengths, local / stance));
+    if let Some(strike) = spec.legs.heel_strike.filter(|_| foot.contact && stance < 1.0) {
+        limit = limit.min(legs::reach_at_bend(lengths, strike.stance_bend(local / stance)));
     }
-    let ankle_offset = ANKLE_L - BALL_L;
-    let ankle_at = |lift: f32| ball_target + heading * (Quat::from_rotation_x(lift) * ankle_offset);
+    let ankle_at = |lift: f32| ball_target + heading * (Quat::from_rotation_x(lift) * (ANKLE_L - BALL_L));
     let swing = plan.swing.filter(|_| !foot.contact);
-    let lift = match swing {
-        Some(swing) => swing.lift,
-        None => reach_lift(gait_lift, -heel_floor, limit, |l| ankle_at(l).distance(hip)).max(plan.lift_floor),
+    let rocker =
+        spec.legs.heel_strike.filter(|_| foot.contact && stance < 1.0).and_then(|h| h.rocker_lift(local / stance));
+    let lift = match (swing, rocker) {
+        (Some(swing), _) => swing.lift,
+        (None, Some(rocker)) => rocker,
+        (None, None) => reach_lift(gait_lift, -heel_floor, limit, |l| ankle_at(l).distance(hip)).max(plan.lift_floor),
     };
-    let along_path = ankle_at(lift) - hip;
+    let along_path = match rocker {
+        Some(lift) => on_heel(ball_target, heading, lift, ANKLE_L) - hip,
+        None => ankle_at(lift) - hip,
+    };
     let ankle_target = match swing {
         // The planned knee bend and leg pitch, sideways as the gait's path has the ankle.
         Some(swing) => {
@@ -456,9 +570,11 @@ fn place_leg(
         (Some(_), Some(knees)) => legs::swing_toe_flat(&knees, (local - stance) / (1.0 - stance)),
         _ => toe_flat_factor(spec, phase, side, foot.contact),
     };
-    locals[ball].rotation = Quat::from_rotation_x(-lift * toe_flat);
+    // Toes up (the heel strike): the toes stay in line with the foot.
+    locals[ball].rotation = Quat::from_rotation_x(-lift.max(0.0) * toe_flat);
     ik_core::skeleton::forward_kinematics(rig.skeleton.parents(), locals, &Xform::IDENTITY, model)?;
-    let planted_error = if foot.contact { model[ball].translation.distance(ball_target) } else { 0.0 };
+    let ball_expected = rocker.map_or(ball_target, |lift| on_heel(ball_target, heading, lift, BALL_L));
+    let planted_error = if foot.contact { model[ball].translation.distance(ball_expected) } else { 0.0 };
     let to_ankle = ankle_target - hip;
     let pitch = to_ankle.z.atan2(-to_ankle.y);
     Ok(PlacedLeg { planted_error, pose: LegPose { reach: to_ankle.length(), lift, pitch } })
@@ -468,9 +584,6 @@ fn place_leg(
 fn leg_lengths(rig: &Rig, [thigh, calf, foot, _]: [usize; 4]) -> (f32, f32) {
     (rig.joint(calf).distance(rig.joint(thigh)), rig.joint(foot).distance(rig.joint(calf)))
 }
-
-/// Distance from the ball to the back of the heel, m (the heel's lever when the toes lift).
-const HEEL_TO_BALL: f32 = 0.205;
 
 /// The foot lift (heel-up angle, radians) nearest to `preferred` within `[min, MAX_HEEL_LIFT]`
 /// that keeps `distance(lift) ≤ limit`: scanned outward from `preferred` in 1° steps (upward

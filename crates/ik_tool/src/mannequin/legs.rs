@@ -4,18 +4,18 @@
 //! Method. A leg that only follows its foot's path straightens fully at both ends of the stance
 //! (the ball far ahead at landing, far behind at toe-off) and bends to clear the floor in
 //! between, so near the ends its knee turns fastest: 9.5° a key in a 1.4 m/s walk. A
-//! [`KneePlan`] spreads the bend evenly instead:
-//! - in the stance, the knee is kept bent at least [`KneePlan::landing_bend`] at landing and
-//!   [`KneePlan::pre_swing_bend`] before toe-off, by lifting the heel off the planted ball
-//!   ([`stance_reach`]), as a walker's heel rises in the pre-swing;
-//! - in the swing, the knee's bend, the thigh's pitch and the foot's lift are planned from the
-//!   toe-off key's to the landing key's ([`plan_swings`]), the knee through
-//!   [`KneePlan::swing_peak`], each easing into the planted keys' own turning at both ends.
+//! walk plans its legs instead: in the stance its knee follows the bend its heel strike plans
+//! ([`super::heel_walk`]), and in the swing a [`KneePlan`] spreads the bend evenly: the knee's
+//! bend, the thigh's pitch and the foot's lift are planned from the toe-off key's to the
+//! landing key's ([`plan_swings`]), the knee through [`KneePlan::swing_peak`], each easing into
+//! the planted keys' own turning at both ends.
 //!
 //! Invariants: planted balls stay exactly on their gait targets (only the heel and the knee
 //! change); every planned value is finite.
 
 use std::f32::consts::PI;
+
+use super::heel_walk::HeelStrike;
 
 /// Degrees to radians, for the constants below.
 const DEG: f32 = PI / 180.0;
@@ -30,31 +30,30 @@ pub struct LegStyle {
     pub lift_ease_per_key: f32,
     /// The planned knee; `None` follows the foot's path.
     pub knees: Option<KneePlan>,
+    /// How the foot lands: heel first, rolling onto its sole; `None` lands flat on its ball.
+    pub heel_strike: Option<HeelStrike>,
 }
 
 impl LegStyle {
     /// The leg follows its foot's path, the ankle within 99.7 % of reach, the heel easing 2° a
     /// key (the idle's and the jog's legs).
-    pub const FOLLOW_PATH: LegStyle = LegStyle { reach_fraction: 0.997, lift_ease_per_key: 2.0 * DEG, knees: None };
+    pub const FOLLOW_PATH: LegStyle =
+        LegStyle { reach_fraction: 0.997, lift_ease_per_key: 2.0 * DEG, knees: None, heel_strike: None };
 
-    /// The walk's legs: within 98.5 % of reach (the knee never straighter than ~20°), the heel
-    /// easing 1.6° a key, the knee planned ([`KneePlan::WALK`]).
-    pub const WALK: LegStyle =
-        LegStyle { reach_fraction: 0.985, lift_ease_per_key: 1.6 * DEG, knees: Some(KneePlan::WALK) };
+    /// The walk's legs: a person's ([`HeelStrike::WALK`], [`KneePlan::WALK`]): the knee nearly
+    /// straight at heel strike and in the terminal stance (the ankle within 99.9 % of reach, a
+    /// bend of about 5°), the heel rising at most 5° a key.
+    pub const WALK: LegStyle = LegStyle {
+        reach_fraction: 0.999,
+        lift_ease_per_key: 5.0 * DEG,
+        knees: Some(KneePlan::WALK),
+        heel_strike: Some(HeelStrike::WALK),
+    };
 }
 
-/// A planned knee (bends in radians from straight, shares of the stance or swing in `[0, 1]`).
+/// A planned swing (bends in radians from straight, shares of the swing in `[0, 1]`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct KneePlan {
-    /// Least bend at landing, falling to none over the first `loading` of the stance.
-    pub landing_bend: f32,
-    /// Share of the stance, at its start, that `landing_bend` holds over.
-    pub loading: f32,
-    /// Least bend over the last `pre_swing` of the stance: falls evenly from the first value to
-    /// the second at toe-off.
-    pub pre_swing_bend: (f32, f32),
-    /// Share of the stance, at its end, that `pre_swing_bend` holds over.
-    pub pre_swing: f32,
     /// The swing's peak bend and where in the swing it is (0 = toe-off, 1 = landing).
     pub swing_peak: (f32, f32),
     /// How far the swing's thigh turns evenly from its toe-off pitch to its landing pitch (1)
@@ -72,16 +71,11 @@ pub struct KneePlan {
 }
 
 impl KneePlan {
-    /// A walk's knee: bent 30° at landing, 48° → 30° in the pre-swing, 68° at 43 % of the
-    /// swing (a walker's peaks near 60–65° a third to a half into the swing). Tuned so the
-    /// mannequin's Walk turns no joint more than 6° a key, keeps its mesh above the floor, and
-    /// under pose warping at 0.6–2.5 m/s turns no joint more than 10° a frame.
+    /// A walk's swing: the knee's peak 60° at 42 % of the swing (a walker's peaks near 60–65°
+    /// a third to a half into the swing). Tuned with [`HeelStrike::WALK`] so the mannequin's
+    /// Walk turns no joint more than 6° a key and keeps its mesh above the floor.
     pub const WALK: KneePlan = KneePlan {
-        landing_bend: 30.0 * DEG,
-        loading: 0.3,
-        pre_swing_bend: (48.0 * DEG, 30.0 * DEG),
-        pre_swing: 0.45,
-        swing_peak: (68.0 * DEG, 0.43),
+        swing_peak: (60.0 * DEG, 0.42),
         thigh_smoothing: 0.2,
         lift_settled_at: 0.9,
         settle_keys: 1.3,
@@ -99,22 +93,6 @@ pub fn reach_at_bend((thigh, shin): (f32, f32), bend: f32) -> f32 {
 pub fn bend_at_reach((thigh, shin): (f32, f32), reach: f32) -> f32 {
     let cos = ((thigh * thigh + shin * shin - reach * reach) / (2.0 * thigh * shin)).clamp(-1.0, 1.0);
     PI - cos.acos()
-}
-
-/// The hip–ankle distance that keeps the knee bent as `plan` asks at `stance_share` of a
-/// stance (0 = landing, 1 = toe-off); the leg's full length where it asks nothing.
-pub fn stance_reach(plan: &KneePlan, lengths: (f32, f32), stance_share: f32) -> f32 {
-    let pre_swing = (stance_share - (1.0 - plan.pre_swing)) / plan.pre_swing;
-    let loading = 1.0 - stance_share / plan.loading;
-    let bend = if pre_swing >= 0.0 {
-        let (from, to) = plan.pre_swing_bend;
-        from + (to - from) * pre_swing.min(1.0)
-    } else if loading > 0.0 {
-        plan.landing_bend * loading
-    } else {
-        0.0
-    };
-    reach_at_bend(lengths, bend)
 }
 
 /// A leg's pose, planted or planned: how far the ankle is from the hip (the knee's bend),
@@ -260,11 +238,14 @@ mod tests {
             bend += step;
             highest = highest.max(bend);
         }
-        assert!((highest - 68.0).abs() < 2.0, "peak {highest}°");
-        // Up 38° over 8.6 keys and down 48° over 11.4: no key turns more than 1.4 × the
+        let (peak, peak_at) = plan.swing_peak;
+        assert!((highest - peak.to_degrees()).abs() < 2.0, "peak {highest}°");
+        // Up from 30° and down to 20° over the 20 swing keys: no key turns more than 1.4 × the
         // steeper half's mean.
+        let up = (peak.to_degrees() - 30.0) / (peak_at * 20.0);
+        let down = (peak.to_degrees() - 20.0) / ((1.0 - peak_at) * 20.0);
         let worst = steps.iter().map(|s| s.abs()).fold(0.0, f32::max);
-        assert!(worst <= 1.4 * 38.0 / 8.6, "largest step {worst}°");
+        assert!(worst <= 1.4 * up.max(down), "largest step {worst}°");
         // The lift leaves 1.0 and arrives at 0.2, within the two.
         assert!((swing[0].lift - 1.0).abs() < 0.06 && (swing[19].lift - 0.2).abs() < 0.06);
         assert!(swing.iter().all(|s| (0.15..=1.06).contains(&s.lift)));
@@ -284,13 +265,8 @@ mod tests {
     }
 
     #[test]
-    fn the_stance_keeps_the_knee_bent_at_both_ends_only() {
+    fn a_leg_that_never_lands_has_no_swing_to_plan() {
         let plan = KneePlan::WALK;
-        let full = reach_at_bend(LEG, 0.0);
-        assert!((stance_reach(&plan, LEG, 0.0) - reach_at_bend(LEG, plan.landing_bend)).abs() < 1e-6);
-        assert_eq!(stance_reach(&plan, LEG, 0.4), full);
-        assert!((stance_reach(&plan, LEG, 1.0) - reach_at_bend(LEG, plan.pre_swing_bend.1)).abs() < 1e-6);
-        assert!(stance_reach(&plan, LEG, 0.8) < stance_reach(&plan, LEG, 1.0));
         assert!(
             plan_swings(&plan, &[(false, LegPose { reach: 0.8, lift: 0.0, pitch: 0.0 }); 4], LEG)
                 .iter()

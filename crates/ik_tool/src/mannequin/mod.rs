@@ -26,6 +26,7 @@ pub mod asset;
 pub mod clips;
 pub mod convention;
 pub mod convert;
+pub mod heel_walk;
 pub mod jump;
 pub mod legs;
 pub mod loft;
