@@ -104,7 +104,9 @@ pub struct WarpSettings {
     /// Smallest stride scale. Default 0.3.
     pub min_scale: f32,
     /// Largest stride scale; past it the clip must play faster ([`WarpReport::play_rate`]).
-    /// Default 1.25 (a longer stride needs a deep crouch to reach).
+    /// Default 1.1: a walk that lands on a nearly straight knee, as people do, reaches a
+    /// stride 10 % longer with the pelvis 2.7 cm lower, and one 25 % longer only 7.6 cm lower,
+    /// its knees turning more than 10° a frame.
     pub max_scale: f32,
     /// Largest orientation angle either way, radians; past it, a clip for that direction is
     /// the game's job. Default 90°.
@@ -120,7 +122,7 @@ pub struct WarpSettings {
     /// Half-life, s, of the pelvis's return after a drop (≤ 0: none, it follows the reach
     /// frame by frame). A long stride needs the drop in every double support and none between;
     /// followed exactly the pelvis would bob several centimetres in a few frames, and the
-    /// knees with it. It drops at once where a leg needs it. Default 0.25.
+    /// knees with it. It drops at once where a leg needs it. Default 0.1.
     pub drop_recovery: f32,
     /// How much the stride plane tilts with the ground's slope along the movement, in [0, 1]
     /// (0: slope warping off). Default 1.
@@ -146,12 +148,12 @@ impl Default for WarpSettings {
             stride_weight: 1.0,
             orientation_weight: 1.0,
             min_scale: 0.3,
-            max_scale: 1.25,
+            max_scale: 1.1,
             max_angle: 90f32.to_radians(),
             min_speed: 0.1,
             half_life: 0.08,
             max_pelvis_drop: 0.25,
-            drop_recovery: 0.25,
+            drop_recovery: 0.1,
             slope_weight: 1.0,
             lean_per_slope: 0.3,
             max_lean: 12f32.to_radians(),
