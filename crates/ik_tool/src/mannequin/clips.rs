@@ -39,7 +39,7 @@ use ik_core::{IkError, TwoBoneJob, Xform};
 
 use super::heel_walk::{self, HEEL_TO_BALL, HeelStrike, on_heel};
 pub use super::legs::LegStyle;
-use super::legs::{self, LegPose};
+use super::legs::{self, LegPose, MAX_HEEL_LIFT, reach_lift};
 use super::skeleton::{ANKLE_L, BALL_L, Rig, forearm_dir_l};
 
 /// Keyframe rate the clips are sampled at, Hz. Each gait cycle is rounded to a whole number of
@@ -51,8 +51,6 @@ pub const REACH_FRACTION: f32 = 0.997;
 /// How fast a heel-strike walk's heel eases into its rise: the rate per key it may add each
 /// key, as a share of its largest rate ([`ease_lifts`]).
 const LIFT_EASE_IN: f32 = 0.15;
-/// Largest heel lift the reach rule may use, radians.
-const MAX_HEEL_LIFT: f32 = 1.4;
 
 /// Procedural upper-body amplitudes of a clip (radians unless noted).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -333,8 +331,8 @@ struct KeyPlan {
 /// Per key, the pelvis height at which the leg that landed last has the knee bend `strike`
 /// plans ([`super::heel_walk`]): through its heel strike and mid-stance with its sole as the
 /// gait has it, then with its heel rising from `strike.heel_off` to the lift that puts the
-/// pelvis where the next landing needs it (if the flat foot already lets it down there, the
-/// pelvis is eased down to it instead).
+/// pelvis where the next landing needs it. (A gait whose trailing flat foot is already too low
+/// for that would jump there; the mannequin's joint-step test would show it.)
 fn strike_pelvis(rig: &Rig, bones: &Bones, spec: &ClipSpec, strike: HeelStrike) -> Result<Vec<f32>, IkError> {
     let n = ((spec.gait.cycle_duration * SAMPLE_RATE).round() as usize).max(2);
     let stance = spec.gait.stance_fraction;
@@ -361,12 +359,7 @@ fn strike_pelvis(rig: &Rig, bones: &Bones, spec: &ClipSpec, strike: HeelStrike) 
             legs.pelvis_height(phase, side, lift)
         })
         .collect::<Result<Vec<f32>, IkError>>()?;
-    if handover_lift > 0.0 {
-        return Ok(bound);
-    }
-    let landings = LANDING_PHASE.map(|phase| (phase * n as f32).ceil() as usize % n);
-    let heel_off = (strike.heel_off * stance * n as f32).round() as usize;
-    Ok(heel_walk::settle_terminal_stance(&bound, landings, heel_off))
+    Ok(bound)
 }
 
 /// The rig posed for [`strike_pelvis`], with the buffers it poses into.
@@ -411,15 +404,14 @@ struct LegPlan {
 
 /// Per foot, the lowest lift at each key that changes at most `step` per key (cyclic: the
 /// clip loops) and never falls below `needed` ([`ik_core::envelope::slew_limited_above`]); a
-/// heel-strike walk's also eases into each rise ([`heel_walk::eased_floor`]).
+/// heel-strike walk's also eases into each rise ([`ik_core::envelope::curvature_limited_above`]).
 fn ease_lifts(needed: &[[f32; 2]], step: f32, heel_strike: bool) -> Vec<[f32; 2]> {
     let per_foot = [0, 1].map(|foot| {
         let lifts: Vec<f32> = needed.iter().map(|key| key[foot]).collect();
+        let eased = ik_core::envelope::slew_limited_above(&lifts, step, true);
         match heel_strike {
-            true => {
-                heel_walk::eased_floor(&ik_core::envelope::slew_limited_above(&lifts, step, true), LIFT_EASE_IN * step)
-            }
-            false => ik_core::envelope::slew_limited_above(&lifts, step, true),
+            true => ik_core::envelope::curvature_limited_above(&eased, LIFT_EASE_IN * step, true),
+            false => eased,
         }
     });
     (0..needed.len()).map(|i| [per_foot[0][i], per_foot[1][i]]).collect()
@@ -583,40 +575,6 @@ fn place_leg(
 /// The thigh's and the shin's lengths of a leg `[thigh, calf, foot, ball]`.
 fn leg_lengths(rig: &Rig, [thigh, calf, foot, _]: [usize; 4]) -> (f32, f32) {
     (rig.joint(calf).distance(rig.joint(thigh)), rig.joint(foot).distance(rig.joint(calf)))
-}
-
-/// The foot lift (heel-up angle, radians) nearest to `preferred` within `[min, MAX_HEEL_LIFT]`
-/// that keeps `distance(lift) ≤ limit`: scanned outward from `preferred` in 1° steps (upward
-/// first), then refined by bisection against the last step that failed. When no lift is within
-/// the limit, the scanned lift with the least distance.
-fn reach_lift(preferred: f32, min: f32, limit: f32, distance: impl Fn(f32) -> f32) -> f32 {
-    let preferred = preferred.clamp(min, MAX_HEEL_LIFT);
-    if distance(preferred) <= limit {
-        return preferred;
-    }
-    let step = 1.0f32.to_radians();
-    let (mut best, mut best_d) = (preferred, distance(preferred));
-    for k in 1..=180 {
-        for dir in [1.0f32, -1.0] {
-            let lift = preferred + dir * step * k as f32;
-            if lift > MAX_HEEL_LIFT || lift < min {
-                continue;
-            }
-            let d = distance(lift);
-            if d <= limit {
-                let (mut bad, mut good) = (lift - dir * step, lift);
-                for _ in 0..24 {
-                    let mid = 0.5 * (bad + good);
-                    if distance(mid) <= limit { good = mid } else { bad = mid }
-                }
-                return good;
-            }
-            if d < best_d {
-                (best, best_d) = (lift, d);
-            }
-        }
-    }
-    best
 }
 
 /// 1 while planted (toes flat on the floor); in the swing it eases to 0 (toes follow the foot)

@@ -5,11 +5,11 @@
 //! Method. The stance leg's knee follows a planned bend — nearly straight at heel strike, a
 //! little loading flexion, nearly straight again from mid-stance — and the pelvis height of each
 //! key is what that bend leaves: the leg that landed last vaults the pelvis over its foot
-//! ([`hip_height`]). The per-key heights are then smoothed, staying at or below the raw curve
-//! ([`smooth_below`]), so the knees bend only a little more than planned where the two legs
-//! hand the body over. The heel's rise and the trailing knee follow from the pelvis.
+//! ([`hip_height`]); over its terminal stance its heel rises to the lift that meets the next
+//! landing's height, so the two legs hand the body over without a jump. The heel's rise past
+//! that and the trailing knee follow from the pelvis.
 //!
-//! Invariants: every value is finite; the smoothed pelvis is never above what the legs allow.
+//! Invariants: every value is finite.
 
 use std::f32::consts::PI;
 
@@ -104,49 +104,6 @@ pub fn hip_height(lengths: (f32, f32), bend: f32, hip: Vec3, ankle: Vec3) -> f32
     ankle.y + (reach * reach - across * across).max(0.0).sqrt()
 }
 
-/// The pelvis heights of a looping cycle from the heights the leg that landed last allows
-/// (`bound`, per key), with each terminal stance — from `mid_stance` keys after a landing key
-/// (`landings`, the left's and the right's) to the next landing — eased from its height there
-/// to the next landing's: the body comes down onto the leading leg while the trailing heel
-/// rises, instead of following the trailing leg's flat foot down.
-pub fn settle_terminal_stance(bound: &[f32], landings: [usize; 2], mid_stance: usize) -> Vec<f32> {
-    let n = bound.len();
-    let mut heights = bound.to_vec();
-    for (landing, next) in [(landings[0], landings[1]), (landings[1], landings[0] + n)] {
-        let (start, end) = (landing + mid_stance, next.max(landing + mid_stance + 1));
-        let (high, low) = (bound[start % n], bound[end % n]);
-        for k in start + 1..end {
-            heights[k % n] = high + (low - high) * smoothstep((k - start) as f32 / (end - start) as f32);
-        }
-    }
-    heights
-}
-
-/// The lowest looping curve at or above `needed` (per key; `-inf`: free, left as it is) whose
-/// rate grows by at most `accel` from one key to the next: a rise eases in — a heel starts to
-/// rise slowly, as a nearly straight knee bends fast for the first degrees its heel rises —
-/// while it may ease out as fast as it needs. Found by raising any key below the mean of its
-/// neighbours less `accel / 2` until none is.
-pub fn eased_floor(needed: &[f32], accel: f32) -> Vec<f32> {
-    let n = needed.len();
-    let mut floor = needed.to_vec();
-    for _ in 0..4 * n {
-        let mut raised = false;
-        for i in 0..n {
-            let (before, after) = (floor[(i + n - 1) % n], floor[(i + 1) % n]);
-            let lowest = 0.5 * (before + after - accel);
-            if lowest.is_finite() && floor[i].is_finite() && floor[i] < lowest - 1e-6 {
-                floor[i] = lowest;
-                raised = true;
-            }
-        }
-        if !raised {
-            break;
-        }
-    }
-    floor
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,35 +118,5 @@ mod tests {
         assert!(heel.distance(Vec3::new(0.0, 0.0, -HEEL_TO_BALL)) < 1e-6, "the heel stays put: {heel}");
         let ball = on_heel(Vec3::ZERO, Quat::IDENTITY, -strike.toe_up, BALL_L);
         assert!(ball.y > 0.04, "the toes up: ball at {ball}");
-    }
-
-    #[test]
-    fn the_terminal_stance_eases_the_pelvis_down_to_the_next_landing() {
-        // Each half cycle: 0.84 at the landing, up to 0.91 at mid-stance, then (the trailing
-        // leg's flat foot) down to 0.80 just before the next landing.
-        let half = |i: usize| match i {
-            0..=9 => 0.84 + 0.007 * i as f32,
-            _ => 0.91 - 0.011 * (i - 9) as f32,
-        };
-        let bound: Vec<f32> = (0..40).map(|i| half(i % 20)).collect();
-        let heights = settle_terminal_stance(&bound, [0, 20], 10);
-        assert_eq!(heights[..11], bound[..11], "the first half of the stance is the legs' own");
-        for i in 10..20 {
-            assert!(heights[i] <= heights[i - 1] && heights[i] >= 0.84, "key {i}: {}", heights[i]);
-        }
-        assert_eq!(heights[20], bound[20]);
-    }
-
-    #[test]
-    fn a_heel_eases_into_its_rise_and_meets_what_it_needs() {
-        let mut needed = vec![f32::NEG_INFINITY; 40];
-        needed[..21].fill(0.0);
-        needed[18..21].copy_from_slice(&[2.0, 6.0, 12.0]);
-        let floor = eased_floor(&needed, 0.5);
-        assert!(floor.iter().zip(&needed).all(|(f, n)| f >= n));
-        let rates: Vec<f32> = (5..20).map(|i| floor[i + 1] - floor[i]).collect();
-        assert!(rates.windows(2).all(|w| w[1] - w[0] <= 0.5 + 1e-4), "{rates:?}");
-        assert_eq!(floor[2], 0.0, "far from the rise the needed value");
-        assert!(floor[30] == f32::NEG_INFINITY, "free keys stay free");
     }
 }

@@ -191,6 +191,43 @@ pub fn swing_toe_flat(plan: &KneePlan, swing_share: f32) -> f32 {
     1.0 - plan.toe_relax * (PI * swing_share.clamp(0.0, 1.0)).sin().powi(2)
 }
 
+/// Largest heel lift the reach rule may use, radians.
+pub const MAX_HEEL_LIFT: f32 = 1.4;
+
+/// The foot lift (heel-up angle, radians) nearest to `preferred` within `[min, MAX_HEEL_LIFT]`
+/// that keeps `distance(lift) ≤ limit`: scanned outward from `preferred` in 1° steps (upward
+/// first), then refined by bisection against the last step that failed. When no lift is within
+/// the limit, the scanned lift with the least distance.
+pub fn reach_lift(preferred: f32, min: f32, limit: f32, distance: impl Fn(f32) -> f32) -> f32 {
+    let preferred = preferred.clamp(min, MAX_HEEL_LIFT);
+    if distance(preferred) <= limit {
+        return preferred;
+    }
+    let step = 1.0f32.to_radians();
+    let (mut best, mut best_d) = (preferred, distance(preferred));
+    for k in 1..=180 {
+        for dir in [1.0f32, -1.0] {
+            let lift = preferred + dir * step * k as f32;
+            if lift > MAX_HEEL_LIFT || lift < min {
+                continue;
+            }
+            let d = distance(lift);
+            if d <= limit {
+                let (mut bad, mut good) = (lift - dir * step, lift);
+                for _ in 0..24 {
+                    let mid = 0.5 * (bad + good);
+                    if distance(mid) <= limit { good = mid } else { bad = mid }
+                }
+                return good;
+            }
+            if d < best_d {
+                (best, best_d) = (lift, d);
+            }
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
