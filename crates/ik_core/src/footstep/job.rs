@@ -36,6 +36,9 @@ pub struct RootVelocity {
     pub velocity: Vec3,
     /// The root's smoothed turning rate about world +Y, rad/s.
     pub yaw_rate: f32,
+    /// How fast its direction of travel turns about world +Y (smoothed, rad/s; 0 while nearly
+    /// standing): the path's bend, which a body spinning to a new heading does not change.
+    pub travel_turn_rate: f32,
     /// The root's velocity over the last frame that advanced (m/s, world; unsmoothed); `None`
     /// before two positions were seen.
     pub measured: Option<Vec3>,
@@ -54,8 +57,14 @@ impl RootVelocity {
         if let (Some((last_at, last_rotation)), true) = (self.last, dt > 0.0) {
             let velocity = (at - last_at) / dt;
             if velocity.is_finite() {
+                let before = self.forward();
                 self.velocity = self.velocity.lerp(velocity, 0.3);
                 self.measured = Some(velocity);
+                let bend = match (before, self.forward()) {
+                    (Some(a), Some(b)) => a.cross(b).y.atan2(a.dot(b)) / dt,
+                    _ => 0.0,
+                };
+                self.travel_turn_rate += (bend - self.travel_turn_rate) * 0.3;
             }
             let turned = turn_about_y(last_rotation, rotation);
             if turned.is_finite() {
@@ -279,7 +288,7 @@ impl FootstepJob<'_> {
         let root = self.root;
         // Where and along which line the foot lands, the body's turning included; a body
         // crawling slower than a walk (up a flight) strides along the line it came on.
-        let (landing, forward) = next.landing_turning(self.to_world, root.velocity, root.yaw_rate);
+        let (landing, forward) = next.landing_turning(self.to_world, root.velocity, root.travel_turn_rate);
         let forward = if root.forward().is_some() { forward } else { heading };
         let step = &mut leg.step;
         let current = step.target_shift();

@@ -399,3 +399,28 @@ fn a_body_crawling_up_a_flight_still_lands_on_whole_treads() {
     assert!(naive >= 2, "the crawl must give the job edges to avoid");
     assert!(steered.is_empty(), "landed across a riser though a shift would have fitted: {steered:?}");
 }
+
+#[test]
+fn the_travel_turn_rate_follows_the_path_not_a_spinning_body() {
+    // Straight ahead at 1.4 m/s while the body spins at 3 rad/s (a controller snapping to a
+    // new heading): the path does not bend, the body's yaw rate says 3.
+    let dt = 1.0 / 60.0;
+    let mut spinning = RootVelocity::default();
+    for frame in 0..60 {
+        let t = frame as f32 * dt;
+        spinning.update(Xform::from_translation_rotation(Vec3::Z * 1.4 * t, Quat::from_rotation_y(3.0 * t)), dt);
+    }
+    assert!(spinning.travel_turn_rate.abs() < 1e-3, "{}", spinning.travel_turn_rate);
+    assert!((spinning.yaw_rate - 3.0).abs() < 0.05, "{}", spinning.yaw_rate);
+    // Round a 2 m circle at 1.4 m/s, turning from +Z toward +X: the path bends at 0.7 rad/s
+    // (positive about +Y), whatever way the body faces.
+    let (radius, rate) = (2.0f32, 0.7f32);
+    let mut rounding = RootVelocity::default();
+    for frame in 0..60 {
+        let a = rate * frame as f32 * dt;
+        let at = Vec3::new(radius * (1.0 - a.cos()), 0.0, radius * a.sin());
+        rounding.update(Xform::from_translation_rotation(at, Quat::IDENTITY), dt);
+    }
+    assert!((rounding.travel_turn_rate - rate).abs() < 0.01, "{}", rounding.travel_turn_rate);
+    assert_eq!(rounding.yaw_rate, 0.0);
+}
