@@ -42,6 +42,10 @@ pub struct Gaze {
     pub limit: f32,
     /// Frames the look-at was solved on.
     pub look_frames: u32,
+    /// Largest downward turn taken by the spine's own joints (those below the neck), radians.
+    pub spine_down: f32,
+    /// Frames the look-at turned downward.
+    pub down_frames: u32,
     /// Widest bearing (about the vertical, from the character's root) of the orb from the
     /// character's forward while the hand reached for it (its fade on), radians.
     pub widest_reach: f32,

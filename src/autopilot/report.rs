@@ -185,6 +185,13 @@ pub(super) fn print_table(pilot: &Autopilot) -> BarCount {
             bars.verdict(true, g.max_turn <= g.limit + 1e-3, "NOT measured"),
             g.look_frames
         );
+        println!(
+            "bar: look-at looking down (the orb below the eyes): the spine's own share (the joints below the neck) \
+             at most {:.1} deg of the downward turn over {} frames (<= 10 deg: {})",
+            g.spine_down.to_degrees(),
+            g.down_frames,
+            bars.verdict(g.down_frames > 0, g.spine_down.to_degrees() <= 10.0, "NOT measured: never looked down")
+        );
     }
     println!(
         "bar: hand reach: widest bearing of the target while reaching {:.1} deg over {} frames, {} frames letting go \

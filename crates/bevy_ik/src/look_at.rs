@@ -133,6 +133,10 @@ pub struct LookAtState {
     pub turned: f32,
     /// True when the target was beyond the joints' combined limits.
     pub clamped: bool,
+    /// The axis the joints turned about last frame, in the character root's frame (unit; +Y
+    /// when nothing turned, zero before the first solve). A look down turns about
+    /// `character_forward × −Y`.
+    pub axis: Vec3,
     /// How much of the spread the target's direction allowed last frame, 0..1 (1 inside
     /// [`LookAtSpread::field_of_view`], 0 past its fade).
     pub in_view: f32,
@@ -159,6 +163,18 @@ pub struct LookAtState {
 }
 
 impl LookAtState {
+    /// Each joint's turn last frame, radians, root first (weight applied): how the head's
+    /// [`LookAtState::turned`] was shared out.
+    ///
+    /// ```
+    /// # use bevy_ik::prelude::LookAtState;
+    /// let state = LookAtState::default();
+    /// assert_eq!(state.joint_turns().count(), 0); // nothing solved yet
+    /// ```
+    pub fn joint_turns(&self) -> impl Iterator<Item = f32> + '_ {
+        self.corrections.iter().map(|c| c.to_axis_angle().1)
+    }
+
     fn solve(
         &mut self,
         (root, look, fade, lod): (Entity, &LookAtSpread, Option<&IkFade>, Option<&IkLodState>),
@@ -172,6 +188,7 @@ impl LookAtState {
         match lod {
             Some(lod) if lod.look_at_weight() <= 0.0 => {
                 self.turned = 0.0;
+                self.corrections.fill(Quat::IDENTITY);
                 return;
             }
             Some(lod) if !lod.update_now => {
@@ -256,6 +273,7 @@ impl LookAtState {
             return Err(IkFault::NonFiniteResult);
         }
         self.turned = solution.turned;
+        self.axis = solution.axis;
         self.clamped = solution.clamped;
         self.dirty = true;
         Ok(())

@@ -58,12 +58,17 @@ pub struct LookAtJoint {
     /// This joint's share of a turn that looks down (relative, like `share`; blended with it by
     /// how much of the turn is a downward pitch). Negative counts as 0.
     pub down_share: f32,
+    /// The most this joint may turn on a turn that looks down, radians (blended with `limit`
+    /// like the shares). Negative counts as 0.
+    pub down_limit: f32,
 }
 
 impl LookAtJoint {
-    /// A joint from a share and a limit in degrees, taking the same share of a downward turn.
+    /// A joint from a share and a limit in degrees, taking the same share of a downward turn
+    /// and the same limit.
     pub fn from_degrees(share: f32, limit_degrees: f32) -> Self {
-        LookAtJoint { share, limit: limit_degrees.to_radians(), down_share: share }
+        let limit = limit_degrees.to_radians();
+        LookAtJoint { share, limit, down_share: share, down_limit: limit }
     }
 
     /// The same joint with `down_share` as its share of a turn that looks down.
@@ -77,9 +82,22 @@ impl LookAtJoint {
     pub fn with_down_share(self, down_share: f32) -> Self {
         LookAtJoint { down_share, ..self }
     }
+
+    /// The same joint turning at most `limit_degrees` on a turn that looks down.
+    ///
+    /// ```
+    /// use ik_core::look_at::LookAtJoint;
+    ///
+    /// let spine = LookAtJoint::from_degrees(0.15, 15.0).with_down_limit_degrees(4.0);
+    /// assert!((spine.down_limit.to_degrees() - 4.0).abs() < 1e-4);
+    /// ```
+    pub fn with_down_limit_degrees(self, limit_degrees: f32) -> Self {
+        LookAtJoint { down_limit: limit_degrees.to_radians(), ..self }
+    }
 }
 
-/// Scales the joints' limits so they add up to `total` radians (their ratios kept): a spread
+/// Scales the joints' limits so they add up to `total` radians (their ratios kept; the limits
+/// on a downward turn by the same factor): a spread
 /// that may turn at most `total` in all. Joints with no limit share `total` evenly when every
 /// limit is 0; a non-finite or negative `total` counts as 0.
 ///
@@ -98,6 +116,7 @@ pub fn scale_limits(joints: &mut [LookAtJoint], total: f32) {
     let even = total / joints.len().max(1) as f32;
     for joint in joints.iter_mut() {
         joint.limit = if sum > 0.0 { joint.limit.max(0.0) * total / sum } else { even };
+        joint.down_limit = if sum > 0.0 { joint.down_limit.max(0.0) * total / sum } else { even };
     }
 }
 
@@ -136,12 +155,13 @@ pub fn field_of_view_weight(forward: Vec3, to_target: Vec3, field_of_view: f32, 
 }
 
 /// The lesson's spread for spine, chest, neck and head: shares 15/20/25/40 %, limits
-/// 15°/20°/35°/50° (120° in all); of a turn that looks down, 2/3/35/60 % (a person looks down
-/// with the head and neck: the spine takes 5 % of it).
+/// 15°/20°/35°/50° (120° in all); of a turn that looks down, 2/3/35/60 %, the spine and chest
+/// turning at most 4° and 6° (a person looks down with the head and neck: the spine takes 5 %
+/// of it, and no more than 10° once the neck and head are at their limits).
 pub fn spine_chest_neck_head() -> [LookAtJoint; 4] {
     [
-        LookAtJoint::from_degrees(0.15, 15.0).with_down_share(0.02),
-        LookAtJoint::from_degrees(0.20, 20.0).with_down_share(0.03),
+        LookAtJoint::from_degrees(0.15, 15.0).with_down_share(0.02).with_down_limit_degrees(4.0),
+        LookAtJoint::from_degrees(0.20, 20.0).with_down_share(0.03).with_down_limit_degrees(6.0),
         LookAtJoint::from_degrees(0.25, 35.0).with_down_share(0.35),
         LookAtJoint::from_degrees(0.40, 50.0).with_down_share(0.60),
     ]
@@ -186,7 +206,7 @@ fn spread_level(angle: f32, joints: &[LookAtJoint], down: f32) -> f32 {
     for _ in 0..=joints.len() {
         let (mut clamped_sum, mut free_share) = (0.0f32, 0.0f32);
         for j in joints {
-            let (s, l) = (share_of(j, down), clean(j.limit));
+            let (s, l) = (share_of(j, down), limit_of(j, down));
             if s <= 0.0 {
                 continue;
             }
@@ -213,13 +233,23 @@ fn spread_level(angle: f32, joints: &[LookAtJoint], down: f32) -> f32 {
 }
 
 fn joint_angle(joint: &LookAtJoint, level: f32, down: f32) -> f32 {
-    let (s, l) = (share_of(joint, down), clean(joint.limit));
+    let (s, l) = (share_of(joint, down), limit_of(joint, down));
     if s <= 0.0 || level <= 0.0 { 0.0 } else { (s * level).min(l) }
 }
 
 /// A joint's share of a turn whose downward part is `down` in `[0, 1]`.
 fn share_of(joint: &LookAtJoint, down: f32) -> f32 {
     (1.0 - down) * clean(joint.share) + down * clean(joint.down_share)
+}
+
+/// A joint's limit on a turn whose downward part is `down` in `[0, 1]` (an infinite limit
+/// stays infinite).
+fn limit_of(joint: &LookAtJoint, down: f32) -> f32 {
+    match down {
+        d if d <= 0.0 => clean(joint.limit),
+        d if d >= 1.0 => clean(joint.down_limit),
+        d => (1.0 - d) * clean(joint.limit) + d * clean(joint.down_limit),
+    }
 }
 
 /// How much of a turn about `axis` looks down: `max(0, axis · (up × forward))`; 0 when the
@@ -308,8 +338,10 @@ impl LookAtJob<'_> {
         if corrections.len() != n {
             return Err(IkError::LengthMismatch { expected: n, got: corrections.len() });
         }
-        let joints_finite =
-            self.joints.iter().all(|j| !j.share.is_nan() && !j.limit.is_nan() && !j.down_share.is_nan());
+        let joints_finite = self
+            .joints
+            .iter()
+            .all(|j| !j.share.is_nan() && !j.limit.is_nan() && !j.down_share.is_nan() && !j.down_limit.is_nan());
         let model_ok = self.model.iter().all(|m| m.is_finite() && m.rotation.length_squared() > 1e-12);
         if !joints_finite
             || !model_ok

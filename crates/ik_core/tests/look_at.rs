@@ -300,7 +300,8 @@ fn the_solve_stops_once_converged_and_aims_as_the_full_iteration_count_would() {
 /// all, as `bevy_ik::HumanoidIk` does), the head and neck take the turn: spine and chest
 /// together turn at most 10 % of it (the bar: the spine's own share ≤ 10°), where
 /// the same shares without the downward split would give them 35 %. A turn about the vertical
-/// is still spread down the spine by the lesson's shares.
+/// is still spread down the spine by the lesson's shares. A target far below, past the neck's
+/// and head's limits, still leaves the spine and chest within their own down limits.
 #[test]
 fn a_target_below_the_eyes_is_reached_mostly_with_the_head_and_neck() {
     let rig = rig();
@@ -320,7 +321,13 @@ fn a_target_below_the_eyes_is_reached_mostly_with_the_head_and_neck() {
     );
     assert!(down.turned.to_degrees() > 18.0 && down.residual < 1e-3, "the eyes reach the orb");
     assert!(spine_share(&down) <= 0.10 && spine_degrees <= 10.0, "spine {spine_degrees}°");
-    let same_shares = joints.map(|j| j.with_down_share(j.share));
+    // A target far below (the orb at the feet, ≈ 70° down): past the neck's and head's limits
+    // the spine and chest take only their own down limits, not the remainder of the turn.
+    let steep = solve(&rig, &joints, rig.eye + Vec3::new(0.1, -1.4, 0.5), 1.0);
+    let steep_spine = (steep.joint_angles[0] + steep.joint_angles[1]).to_degrees();
+    println!("look down {:.1}°: spine + chest {steep_spine:.2}°", steep.turned.to_degrees());
+    assert!(steep.turned.to_degrees() > 50.0 && steep_spine <= 10.0, "steep: spine {steep_spine}°");
+    let same_shares = joints.map(|j| LookAtJoint { down_share: j.share, down_limit: j.limit, ..j });
     let old = solve(&rig, &same_shares, below, 1.0);
     assert!(spine_share(&old) > 0.3, "without the split the spine takes {:.2}", spine_share(&old));
     let aside = solve(&rig, &joints, rig.eye + Vec3::new(1.0, 0.0, 1.0), 1.0);

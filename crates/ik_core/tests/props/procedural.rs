@@ -176,8 +176,10 @@ pub fn look_at(input: LookAtInput) -> Verdict {
     let n = positions.len();
     let mut model: Vec<Xform> =
         positions.iter().zip(&rotations).map(|(&p, &r)| Xform::from_translation_rotation(p, r)).collect();
-    let joints: Vec<LookAtJoint> =
-        params[..n].iter().map(|&(share, limit)| LookAtJoint { share, limit, down_share: share }).collect();
+    let joints: Vec<LookAtJoint> = params[..n]
+        .iter()
+        .map(|&(share, limit)| LookAtJoint { share, limit, down_share: share, down_limit: limit })
+        .collect();
     let head = model[n - 1];
     let eye = head.transform_point(eye_offset);
     let forward_model = head.rotation * forward;
