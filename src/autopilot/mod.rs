@@ -498,14 +498,12 @@ pub fn record_final_pose(
         gaze.limit = look.joints.iter().map(|j| j.spread.limit.max(0.0)).sum();
         gaze.max_turn = gaze.max_turn.max(state.turned);
         gaze.look_frames += 1;
-        // The downward part of the turn (about forward × down), taken by the joints below the
-        // neck and head (the last two).
-        let down_axis = look.character_forward.normalize_or(Vec3::Z).cross(Vec3::NEG_Y);
-        let down = state.axis.dot(down_axis).max(0.0);
-        if down > 0.0 && state.turned > 0.0 {
+        // The downward part of the turn taken by the joints below the neck and head (the last
+        // two).
+        if state.down > 0.0 && state.turned > 0.0 {
             gaze.down_frames += 1;
             let spine: f32 = state.joint_turns().take(look.joints.len().saturating_sub(2)).sum();
-            gaze.spine_down = gaze.spine_down.max(spine * down);
+            gaze.spine_down = gaze.spine_down.max(spine * state.down);
         }
     }
     let Some(orb) = targets.and_then(|t| globals.get(t.focus).ok()).map(|g| g.translation()) else { return };

@@ -133,10 +133,9 @@ pub struct LookAtState {
     pub turned: f32,
     /// True when the target was beyond the joints' combined limits.
     pub clamped: bool,
-    /// The axis the joints turned about last frame, in the character root's frame (unit; +Y
-    /// when nothing turned, zero before the first solve). A look down turns about
-    /// `character_forward × −Y`.
-    pub axis: Vec3,
+    /// How much of last frame's turn looked down, `[0, 1]` (the share the joints' down shares
+    /// and limits were blended by).
+    pub down: f32,
     /// How much of the spread the target's direction allowed last frame, 0..1 (1 inside
     /// [`LookAtSpread::field_of_view`], 0 past its fade).
     pub in_view: f32,
@@ -175,6 +174,12 @@ impl LookAtState {
         self.corrections.iter().map(|c| c.to_axis_angle().1)
     }
 
+    /// Reports no turn (faded out, or a fault restored the animated pose).
+    fn turned_nothing(&mut self) {
+        (self.turned, self.down) = (0.0, 0.0);
+        self.corrections.fill(Quat::IDENTITY);
+    }
+
     fn solve(
         &mut self,
         (root, look, fade, lod): (Entity, &LookAtSpread, Option<&IkFade>, Option<&IkLodState>),
@@ -187,8 +192,7 @@ impl LookAtState {
         // frame the budget skips.
         match lod {
             Some(lod) if lod.look_at_weight() <= 0.0 => {
-                self.turned = 0.0;
-                self.corrections.fill(Quat::IDENTITY);
+                self.turned_nothing();
                 return;
             }
             Some(lod) if !lod.update_now => {
@@ -200,7 +204,7 @@ impl LookAtState {
         let dt = lod.map_or(dt, |lod| lod.time_step(dt));
         let outcome = self.try_solve(root, look, (fade, lod), hierarchy, dt);
         if outcome.is_err() {
-            self.turned = 0.0;
+            self.turned_nothing();
             self.dirty = restore_after_fault(self.bones.as_mut(), &outcome);
         }
         if self.faults.report(root, IkComponent::LookAt, outcome.err(), notices) {
@@ -273,7 +277,7 @@ impl LookAtState {
             return Err(IkFault::NonFiniteResult);
         }
         self.turned = solution.turned;
-        self.axis = solution.axis;
+        self.down = solution.down;
         self.clamped = solution.clamped;
         self.dirty = true;
         Ok(())

@@ -313,6 +313,9 @@ pub struct LookAtSolution {
     pub clamped: bool,
     /// The common model-space turn axis (unit; +Y when nothing turned).
     pub axis: Vec3,
+    /// How much of the turn looks down, `[0, 1]`: the share its shares and limits were blended
+    /// by ([`LookAtJoint::down_share`], [`LookAtJoint::down_limit`]).
+    pub down: f32,
     /// Angle left between the turned forward direction and the direction from the turned eye
     /// to the target, at full weight (includes what the limits refused).
     pub residual: f32,
@@ -322,7 +325,7 @@ pub struct LookAtSolution {
 
 impl LookAtSolution {
     const NONE: LookAtSolution =
-        LookAtSolution { turned: 0.0, clamped: false, axis: Vec3::Y, residual: 0.0, iterations: 0 };
+        LookAtSolution { turned: 0.0, clamped: false, axis: Vec3::Y, down: 0.0, residual: 0.0, iterations: 0 };
 }
 
 impl LookAtJob<'_> {
@@ -418,7 +421,7 @@ impl LookAtJob<'_> {
             Some((_, r)) => r,
             None => 0.0,
         };
-        let solution = LookAtSolution { turned, clamped: level.is_infinite(), axis, residual, iterations };
+        let solution = LookAtSolution { turned, clamped: level.is_infinite(), axis, down, residual, iterations };
         let finite =
             solution.turned.is_finite() && solution.residual.is_finite() && corrections.iter().all(|c| c.is_finite());
         if !finite {

@@ -56,6 +56,7 @@ struct Measured {
     turned: f32,
     residual: f32,
     clamped: bool,
+    down: f32,
     joint_angles: [f32; 4],
 }
 
@@ -82,6 +83,7 @@ fn solve(rig: &Rig, joints: &[LookAtJoint; 4], target: Vec3, weight: f32) -> Mea
         turned: precise_angle(f0, f1),
         residual: precise_angle(f1, target - eye),
         clamped: solution.clamped,
+        down: solution.down,
         joint_angles,
     }
 }
@@ -320,6 +322,7 @@ fn a_target_below_the_eyes_is_reached_mostly_with_the_head_and_neck() {
         down.residual
     );
     assert!(down.turned.to_degrees() > 18.0 && down.residual < 1e-3, "the eyes reach the orb");
+    assert!(down.down > 0.9, "a look down reports itself as one: {}", down.down);
     assert!(spine_share(&down) <= 0.10 && spine_degrees <= 10.0, "spine {spine_degrees}°");
     // A target far below (the orb at the feet, ≈ 70° down): past the neck's and head's limits
     // the spine and chest take only their own down limits, not the remainder of the turn.
@@ -332,4 +335,5 @@ fn a_target_below_the_eyes_is_reached_mostly_with_the_head_and_neck() {
     assert!(spine_share(&old) > 0.3, "without the split the spine takes {:.2}", spine_share(&old));
     let aside = solve(&rig, &joints, rig.eye + Vec3::new(1.0, 0.0, 1.0), 1.0);
     assert!((spine_share(&aside) - 0.35).abs() < 0.05, "a turn aside: spine share {:.2}", spine_share(&aside));
+    assert!(aside.down < 1e-3, "a level turn aside does not look down: {}", aside.down);
 }

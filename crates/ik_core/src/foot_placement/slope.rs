@@ -15,7 +15,8 @@ use glam::Vec3;
 use crate::sole::SOLE_PROBES;
 
 /// The ground normal a foot tilts to, from the `(point, normal)` found under each of its
-/// probe points (ankle, ball, heel, toe tip; model space, +Y up). `None` when nothing was found.
+/// probe points (ankle, ball, heel, toe tip; model space, +Y up). Normals steeper than about
+/// 84° (walls, risers' faces) are left out. `None` when nothing else was found.
 ///
 /// ```
 /// use glam::Vec3;

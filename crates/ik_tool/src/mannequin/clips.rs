@@ -353,13 +353,19 @@ fn strike_pelvis(rig: &Rig, bones: &Bones, spec: &ClipSpec, strike: HeelStrike) 
         .map(|i| {
             let phase = i as f32 / n as f32;
             let side = usize::from(phase >= LANDING_PHASE[1]);
-            let share = (phase - LANDING_PHASE[side]).rem_euclid(1.0) / stance;
+            let share = stance_share(spec, phase, side);
             let rising = (share - strike.heel_off) / (handover - strike.heel_off);
             let lift = (rising > 0.0).then(|| handover_lift * rising.min(1.0).powi(2));
             legs.pelvis_height(phase, side, lift)
         })
         .collect::<Result<Vec<f32>, IkError>>()?;
     Ok(bound)
+}
+
+/// How far into its stance foot `side` is at `phase` (0 at landing, 1 at toe-off, past 1 in
+/// the swing).
+fn stance_share(spec: &ClipSpec, phase: f32, side: usize) -> f32 {
+    (phase - LANDING_PHASE[side]).rem_euclid(1.0) / spec.gait.stance_fraction
 }
 
 /// The rig posed for [`strike_pelvis`], with the buffers it poses into.
@@ -380,7 +386,7 @@ impl StrikeLegs<'_> {
         let plan = KeyPlan { legs: [free; 2], pelvis_height: None };
         pose_at(self.rig, self.bones, self.spec, phase, plan, &mut self.locals, &mut self.model)?;
         let leg = self.bones.leg[side];
-        let share = (phase - LANDING_PHASE[side]).rem_euclid(1.0) / self.spec.gait.stance_fraction;
+        let share = stance_share(self.spec, phase, side);
         let foot = sample_gait(&self.spec.gait, phase).feet[side].position;
         let ball_target = foot + Vec3::Z * self.spec.ball_forward + Vec3::Y * BALL_L.y;
         let ankle = match (lift, self.strike.rocker_lift(share)) {
@@ -479,7 +485,7 @@ fn pose_at(
     }
     let contacts = gait.feet.map(|f| f.contact);
     let rolling = |side: usize| {
-        let share = (phase - LANDING_PHASE[side]).rem_euclid(1.0) / spec.gait.stance_fraction;
+        let share = stance_share(spec, phase, side);
         spec.legs.heel_strike.is_some_and(|strike| strike.rocker_lift(share).is_some())
     };
     let ball_down = [0, 1].map(|side| contacts[side] && !rolling(side));
