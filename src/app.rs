@@ -157,6 +157,28 @@ fn release_clock(
 /// Where the character comes from, from the flags: the file, its sidecar when it has one (its
 /// clips are labelled at run time otherwise), the rig map and, for a `--character` that may
 /// lack a walk, the mannequin's sidecar (see [`crate::clip_setup`]).
+/// Refuses a `--character` that is not glTF before Bevy's loader does with a JSON parse error,
+/// showing what the file starts with (an FBX's "Kaydara FBX Binary", a saved web page's
+/// "<!DOCTYPE html>", a Git LFS pointer's "version https://git-lfs…").
+fn check_gltf_start(path: &Path) -> Result<(), String> {
+    use std::io::Read;
+    let mut head = [0u8; 40];
+    let read = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| format!("--character: {}: {e}", path.display()))?;
+    let text = String::from_utf8_lossy(&head[..read]);
+    let start = text.trim_start();
+    if head.starts_with(b"glTF") || start.starts_with('{') {
+        return Ok(());
+    }
+    let shown: String = start.chars().take_while(|c| !c.is_control() && *c != char::REPLACEMENT_CHARACTER).collect();
+    Err(format!(
+        "--character: {} is not a glTF file: it starts with \"{}\" where a .glb starts with \"glTF\" and a .gltf with \"{{\"; convert it to glTF 2.0 first (Blender: import it, then File > Export > glTF 2.0)",
+        path.display(),
+        shown.trim_end()
+    ))
+}
+
 fn character_source(args: &Args) -> Result<CharacterSource, String> {
     let start = args.at.map_or((Vec2::new(0.0, -2.0), 0.0), |(x, z, yaw)| (Vec2::new(x, z), yaw.to_radians()));
     let rig_map = match &args.rig_map {
@@ -172,6 +194,7 @@ fn character_source(args: &Args) -> Result<CharacterSource, String> {
             if !path.is_file() {
                 return Err(format!("--character: {} is not a file", path.display()));
             }
+            check_gltf_start(path)?;
             let name = path.file_name().and_then(|n| n.to_str()).ok_or("--character needs a file name")?;
             (format!("user://{name}"), path.with_extension("ik.json"), true, name.to_string())
         }
@@ -267,4 +290,27 @@ pub fn build_app(args: &Args) -> Result<App, String> {
         app.add_plugins(crate::view::DemoView { args: args.clone() });
     }
     Ok(app)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_gltf_start;
+
+    #[test]
+    fn a_character_that_is_not_gltf_is_refused_showing_how_it_starts() {
+        let dir = std::env::temp_dir().join(format!("bevy_ik_gltf_start_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let refusal = |name: &str, bytes: &[u8]| {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).unwrap();
+            check_gltf_start(&path).err()
+        };
+        let fbx = refusal("walk.fbx", b"Kaydara FBX Binary  \0\x1a\0\xe8\x1c\0\0").unwrap();
+        assert!(fbx.contains("starts with \"Kaydara FBX Binary\" where a .glb"), "{fbx}");
+        let page = refusal("saved.glb", b"\n<!DOCTYPE html>\n<html lang=\"en\">").unwrap();
+        assert!(page.contains("starts with \"<!DOCTYPE html>\""), "{page}");
+        assert_eq!(refusal("ok.glb", b"glTF\x02\0\0\0"), None);
+        assert_eq!(refusal("ok.gltf", b"  {\"asset\":{}}"), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -240,10 +240,13 @@ fn parse_checked(label: &str, bytes: &[u8], folder: Option<&Path>, animated: boo
 fn check_container(bytes: &[u8]) -> Result<(), String> {
     if !bytes.starts_with(b"glTF") {
         let text = bytes.iter().find(|b| !b.is_ascii_whitespace());
-        return if text == Some(&b'{') {
-            Ok(())
-        } else {
-            Err("not a glTF file: neither a glTF binary (.glb, starting with \"glTF\") nor glTF JSON (.gltf)".into())
+        return match (text == Some(&b'{'), not_gltf(bytes)) {
+            (true, _) => Ok(()),
+            (false, Some(what)) => Err(format!("not a glTF file: {what}")),
+            (false, None) => {
+                Err("not a glTF file: neither a glTF binary (.glb, starting with \"glTF\") nor glTF JSON (.gltf)"
+                    .into())
+            }
         };
     }
     if bytes.len() < 12 {
@@ -257,6 +260,26 @@ fn check_container(bytes: &[u8]) -> Result<(), String> {
         return Err(format!("broken glTF binary: the header says {declared} bytes, too few for a JSON chunk"));
     }
     Ok(())
+}
+
+/// What a file that is not glTF is, when its first bytes say so, and what to do about it.
+fn not_gltf(bytes: &[u8]) -> Option<&'static str> {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64)]).trim_start().to_ascii_lowercase();
+    let kinds = [
+        (
+            "kaydara fbx binary",
+            "an FBX file; convert it to glTF first (Blender: File > Import > FBX, then Export > glTF 2.0)",
+        ),
+        ("; fbx", "an ASCII FBX file; convert it to glTF first (Blender: File > Import > FBX, then Export > glTF 2.0)"),
+        (
+            "version https://git-lfs",
+            "a Git LFS pointer, not the file itself; run `git lfs pull` or download the raw file",
+        ),
+        ("<!doctype html", "a web page (HTML), probably saved from a repository's page; download the raw file instead"),
+        ("<html", "a web page (HTML), probably saved from a repository's page; download the raw file instead"),
+        ("pk\u{3}\u{4}", "a zip archive; unpack it and give the .glb or .gltf inside"),
+    ];
+    kinds.iter().find(|(start, _)| head.starts_with(start)).map(|(_, what)| *what)
 }
 
 /// The data of every buffer: the binary chunk, a base64 `data:` URI or a file in `folder`.
@@ -506,7 +529,11 @@ mod tests {
             Err(ToolError::Input(m)) => m,
             other => panic!("expected an input error, got {other:?}"),
         };
-        assert!(message(b"PK\x03\x04 zip").contains("not a glTF file"));
+        assert!(message(b"PK\x03\x04 zip").contains("not a glTF file: a zip archive"));
+        assert!(message(b"Kaydara FBX Binary  \0\x1a\0").contains("an FBX file; convert it"));
+        assert!(message(b"\n<!DOCTYPE html>\n<html>").contains("a web page (HTML)"));
+        assert!(message(b"version https://git-lfs.github.com/spec/v1\noid").contains("git lfs pull"));
+        assert!(message(b"OBJ? no").contains("neither a glTF binary"));
         assert!(message(b"  {\"asset\":{\"version\":\"2.0\"}}").contains("no skin"));
         assert!(message(b"glTF\x02\0\0\0").contains("truncated"));
         assert!(message(b"glTF\x02\0\0\0\xff\0\0\0....").contains("header says 255 bytes"));
