@@ -14,12 +14,18 @@
 //!    Spine bones are matched by position along the chain when the counts differ; a target role
 //!    the source lacks (neck, clavicle, ball) follows the nearest source bone below it.
 //! 2. **Translation.** The pelvis moves as the source's did from rest, times `s`:
-//!    `p' = p_rest,target + M·s·(p − p_rest)`. Other bones keep their rest offsets (bone lengths
-//!    never change); a foot hanging outside its shin (an IK-control rig) is placed at the shin's
-//!    end as at rest.
+//!    `p' = p_aligned + M·s·(p − p_rest)`, from the target's *aligned rest* — the target posed
+//!    by the source's rest (rotations only), raised or lowered until its feet stand as high as
+//!    at its own rest — so a rest on bent knees walks on the source's knees. Other bones keep
+//!    their rest offsets (bone lengths never change); a foot hanging outside its shin (an
+//!    IK-control rig) is placed at the shin's end as at rest.
 //! 3. **Feet.** Each foot's contact point (its ball, else the sole under its ankle,
 //!    [`crate::sole::toeless_contact`]) is sent where the source's was, by the same rule as the
-//!    pelvis. Where a goal is beyond the
+//!    pelvis, while the source's is on its floor; with the source's heel up over it the foot
+//!    also turns about it toward where the source's ankle went; once the source's lifts (toes up
+//!    at heel strike, the swing) the *ankle* is sent where the source's went instead, so a foot
+//!    of other proportions does not bend or stretch the knee as it pitches. Where a goal is
+//!    beyond the
 //!    leg's soft zone (which starts at the retargeted pose's own extension or `1 − soften` of
 //!    the reach, whichever is longer; other proportions: relatively shorter feet, a lower
 //!    pelvis), the pelvis is first lowered along up just enough for both legs to reach. The leg
@@ -172,6 +178,9 @@ pub struct RetargetMap {
     pub(crate) source_rest_model: Vec<Xform>,
     pub(crate) target_rest: Vec<Xform>,
     pub(crate) target_rest_model: Vec<Xform>,
+    /// The target's aligned rest: the model pose the pelvis and feet paths are carried from
+    /// ([`RetargetMap::aligned_rest`]).
+    pub(crate) carried_from: Vec<Xform>,
     /// Source model space → target model space.
     pub(crate) turn: Quat,
     pub(crate) scale: f32,
@@ -507,11 +516,12 @@ impl RetargetMap {
             .map(|l| ExternalFoot { foot: l.foot, calf: l.calf, offset: tm[l.calf].inverse() * tm[l.foot] })
             .collect();
         let t_top = *t.spine.last().unwrap_or(&t.pelvis);
-        Ok(RetargetMap {
+        let mut map = RetargetMap {
             source_parents: source.parents.to_vec(),
             target_parents: target.parents.to_vec(),
             source_rest_model: sm,
             target_rest: target.rest.to_vec(),
+            carried_from: tm.clone(),
             target_rest_model: tm,
             turn,
             scale,
@@ -526,7 +536,11 @@ impl RetargetMap {
             target_forward: target.frame.forward,
             target_up: floor_up(target.frame.up),
             settings,
-        })
+        };
+        if let Some(aligned) = map.aligned_rest(source.rest) {
+            map.carried_from = aligned;
+        }
+        Ok(map)
     }
 
     /// Scale of the pelvis and foot paths (target leg length / source leg length unless set).

@@ -44,6 +44,21 @@ fn drop_to_reach(d: Vec3, up: Vec3, limit: f32) -> f32 {
     if drop.is_finite() { drop.max(0.0) } else { 0.0 }
 }
 
+/// The band, in the source foot's rest height (its ankle over its contact point), over which
+/// [`RetargetMap::foot_goal`] goes from a foot on its floor to one lifted (its contact point
+/// above its rest height).
+const CONTACT_LIFTED: [f32; 2] = [0.1, 0.3];
+/// The band, in the same unit, over which it goes from a flat foot to one turned about its
+/// contact point (its ankle risen over it): wide, so the turn grows with the heel's rise
+/// rather than in a frame or two.
+const HEEL_RAISED: [f32; 2] = [0.1, 0.9];
+
+/// 0 up to `band[0]`, 1 from `band[1]`, smoothstep between (0 for NaN).
+fn smooth(x: f32, [from, to]: [f32; 2]) -> f32 {
+    let t = ((x - from) / (to - from)).clamp(0.0, 1.0);
+    if t.is_nan() { 0.0 } else { t * t * (3.0 - 2.0 * t) }
+}
+
 /// Relative reach within which a goal counts as reached.
 const REACHED: f32 = 1e-3;
 
@@ -54,7 +69,62 @@ impl RetargetMap {
     fn carried(&self, source_model: &[Xform], [source, target]: [(usize, Vec3); 2], scale: f32) -> Vec3 {
         let at = |model: &[Xform], (bone, point): (usize, Vec3)| model[bone].transform_point(point);
         let moved = at(source_model, source) - at(&self.source_rest_model, source);
-        at(&self.target_rest_model, target) + self.turn * (moved * scale)
+        at(&self.carried_from, target) + self.turn * (moved * scale)
+    }
+
+    /// The target posed by the source's rest (`source_rest`: its locals), rotations only, then
+    /// raised or lowered along its up until its feet's contact points stand as high as at its
+    /// own rest (the mean of the two). Paths carried from it rather than from the target's own
+    /// rest keep the source's legs: a rest on bent knees, or with its feet a little behind its
+    /// hips, would otherwise have its walk's feet goals out of the reach of the legs the
+    /// rotations give, and the pelvis lowered through the whole clip for them. `None` if the
+    /// rest cannot be posed.
+    pub(crate) fn aligned_rest(&self, source_rest: &[Xform]) -> Option<Vec<Xform>> {
+        let mut rotations_only = self.clone();
+        rotations_only.settings.feet = false;
+        rotations_only.settings.hands = false;
+        let mut locals = vec![Xform::IDENTITY; self.target_bones()];
+        rotations_only.run(source_rest, &mut locals, &mut RetargetScratch::default()).ok()?;
+        let mut model = vec![Xform::IDENTITY; locals.len()];
+        forward_kinematics(&self.target_parents, &locals, &Xform::IDENTITY, &mut model).ok()?;
+        let lifts =
+            self.legs.map(|leg| (leg.target_at(&self.target_rest_model) - leg.target_at(&model)).dot(self.target_up));
+        let lift = 0.5 * (lifts[0] + lifts[1]);
+        if !lift.is_finite() {
+            return None;
+        }
+        for x in &mut model {
+            x.translation += self.target_up * lift;
+        }
+        Some(model)
+    }
+
+    /// Where a leg's contact point goes, and a turn of the foot (world, applied over its
+    /// retargeted rotation), by what the source's foot does (see [`CONTACT_LIFTED`], [`HEEL_RAISED`]):
+    /// - flat on its floor: the contact point goes where the source's went ([`Self::carried`]);
+    /// - its heel up over the planted contact point: that too, and the foot turns about it so
+    ///   the ankle lies toward where the source's ankle went — a foot shorter or longer than the
+    ///   source's pitches more or less instead of the pelvis dropping or the knee bending;
+    /// - lifted (toes up at heel strike, the swing): the ankle goes where the source's went and
+    ///   the contact point follows from the target's own foot.
+    fn foot_goal(&self, source_model: &[Xform], model: &[Xform], leg: &LimbMap) -> (Vec3, Quat) {
+        let at = |model: &[Xform], (bone, point): (usize, Vec3)| model[bone].transform_point(point);
+        let (rest, ankle) = (&self.source_rest_model, (leg.source[2], Vec3::ZERO));
+        let up = self.turn.inverse() * self.target_up;
+        let ankle_over_point = |model: &[Xform]| (at(model, ankle) - at(model, leg.source_point)).dot(up);
+        let foot_height = ankle_over_point(rest).abs().max(f32::MIN_POSITIVE);
+        let lifted = (at(source_model, leg.source_point) - at(rest, leg.source_point)).dot(up) / foot_height;
+        let heel_up = (ankle_over_point(source_model) - ankle_over_point(rest)) / foot_height;
+        let point_goal = self.carried(source_model, [leg.source_point, leg.target_point], self.scale);
+        let ankle_goal = self.carried(source_model, [ankle, (leg.target[2], Vec3::ZERO)], self.scale);
+        let offset = leg.target_at(model) - model[leg.target[2]].translation;
+        let (lift, pivot) = (smooth(lifted, CONTACT_LIFTED), smooth(heel_up, HEEL_RAISED));
+        let pivoted = match (offset.try_normalize(), (point_goal - ankle_goal).try_normalize()) {
+            (Some(from), Some(to)) => Quat::from_rotation_arc(from, to),
+            _ => Quat::IDENTITY,
+        };
+        let turn = Quat::IDENTITY.slerp(pivoted, pivot).normalize();
+        (point_goal.lerp(ankle_goal + turn * offset, lift), turn)
     }
 
     /// Places every foot hanging outside its shin at the shin's end, then refreshes `model`.
@@ -86,7 +156,9 @@ impl RetargetMap {
         let [r, m, t] = limb.target;
         let (pr, pm, pt) = (model[r].translation, model[m].translation, model[t].translation);
         let reach = pr.distance(pm) + pm.distance(pt);
-        let tip_goal = goal - (limb.target_at(model) - pt);
+        let offset = limb.target_at(model) - pt;
+        let offset = tip_rotation.map_or(offset, |r| r * model[t].rotation.inverse() * offset);
+        let tip_goal = goal - offset;
         let line = pt - pr;
         let off = (pm - pr) - line * ((pm - pr).dot(line) / line.length_squared().max(f32::MIN_POSITIVE));
         let side = if off.length() > 1e-4 * reach { off.normalize() } else { bend_hint };
@@ -189,18 +261,18 @@ impl RetargetMap {
 
         // 3. Feet (and hands) where the source's were; the pelvis lowered first if a leg
         // cannot reach its goal.
-        let goals = self.legs.map(|leg| self.carried(source_model, [leg.source_point, leg.target_point], self.scale));
+        let goals = self.legs.map(|leg| self.foot_goal(source_model, model, &leg));
         let mut drop = 0.0f32;
         if self.settings.feet {
             drop = at_least.max(0.0);
-            for (leg, goal) in self.legs.iter().zip(goals) {
+            for (leg, (goal, foot_turn)) in self.legs.iter().zip(goals) {
                 let [h, k, a] = leg.target.map(|b| model[b].translation);
                 // As far as the soft zone starts: the retargeted pose's own extension, or
                 // (1 − soften) of the reach, whichever is longer.
                 let reach = h.distance(k) + k.distance(a);
                 let soft = (1.0 - self.settings.soften.clamp(0.0, 1.0)) * reach;
                 let limit = h.distance(a).max(soft).min(0.9999 * reach);
-                let ankle_goal = goal - (leg.target_at(model) - a);
+                let ankle_goal = goal - foot_turn * (leg.target_at(model) - a);
                 drop = drop.max(drop_to_reach(h - ankle_goal, self.target_up, limit));
             }
             if drop > 0.0 {
@@ -220,8 +292,8 @@ impl RetargetMap {
         let forward = self.target_forward.normalize_or(Vec3::Z);
         for (k, leg) in self.legs.iter().enumerate() {
             if self.settings.feet {
-                let goal = goals[k];
-                let tip = desired[leg.target[2]];
+                let (goal, foot_turn) = goals[k];
+                let tip = desired[leg.target[2]].map(|r| (foot_turn * r).normalize());
                 let (reached, _) = self.solve_limb(leg, goal, tip, forward, self.settings.soften, locals, model)?;
                 frame.feet_reached[k] = reached;
             }

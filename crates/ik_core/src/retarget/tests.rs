@@ -19,9 +19,12 @@ struct Style {
     turn: Quat,
     /// Feet hang from the root bone instead of the shins.
     external_feet: bool,
+    /// How far the knees stand ahead of the hip–ankle line at rest (a rest on bent knees), m.
+    knee_forward: f32,
 }
 
-const A_POSE: Style = Style { raise: 0.0, axes: false, size: 1.0, turn: Quat::IDENTITY, external_feet: false };
+const A_POSE: Style =
+    Style { raise: 0.0, axes: false, size: 1.0, turn: Quat::IDENTITY, external_feet: false, knee_forward: 0.0 };
 
 struct Human {
     parents: Vec<Option<usize>>,
@@ -67,7 +70,7 @@ fn human(style: Style) -> Human {
             (n("lowerarm"), Some(n("upperarm")), elbow),
             (n("hand"), Some(n("lowerarm")), elbow + fore * 0.25),
             (n("thigh"), o("pelvis"), Vec3::new(0.09 * x, 0.95, 0.0)),
-            (n("calf"), Some(n("thigh")), Vec3::new(0.09 * x, 0.52, 0.02)),
+            (n("calf"), Some(n("thigh")), Vec3::new(0.09 * x, 0.52, 0.02 + style.knee_forward)),
             (n("foot"), Some(foot_parent), Vec3::new(0.09 * x, 0.08, -0.01)),
             (n("ball"), Some(n("foot")), Vec3::new(0.09 * x, 0.0, 0.12)),
         ]);
@@ -213,7 +216,7 @@ fn size_facing_and_up_axis_are_matched_and_paths_scaled() {
     let source = human(A_POSE);
     // Half size, Z-up data facing -Y (Blender's), bone axes scrambled, T-pose.
     let turn = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
-    let target = human(Style { raise: 60f32.to_radians(), axes: true, size: 0.5, turn, external_feet: false });
+    let target = human(Style { raise: 60f32.to_radians(), axes: true, size: 0.5, turn, ..A_POSE });
     let errors = limb_errors(&source, &target, RetargetSettings::default());
     for (limb, degrees) in &errors {
         assert!(*degrees < 0.5, "{limb} off by {degrees:.2}°");
@@ -230,6 +233,31 @@ fn size_facing_and_up_axis_are_matched_and_paths_scaled() {
     let moved_s = character_basis(&source.frame).inverse() * (ms[p].translation - rs[p].translation);
     let moved_t = character_basis(&target.frame).inverse() * (mt[p].translation - rt[p].translation);
     assert!((moved_t - moved_s * 0.5).length() < 1e-4, "{moved_s} vs {moved_t}");
+}
+
+/// Knee flexion (degrees) of the left leg in model transforms `m` of `h`.
+fn left_knee(h: &Human, m: &[Xform]) -> f32 {
+    let [hip, knee, ankle] = [h.rig.legs[0].thigh, h.rig.legs[0].calf, h.rig.legs[0].foot].map(|b| m[b].translation);
+    (knee - hip).angle_between(ankle - knee).to_degrees()
+}
+
+#[test]
+fn a_rest_on_bent_knees_walks_on_the_sources_knees() {
+    // The target's rest stands with its knees 8 cm ahead (about 19° bent); the source's knees
+    // are nearly straight at rest. Carried from the target's own rest, its feet goals lay out of
+    // the reach of the legs the rotations give, the pelvis dropped and the knees bent further.
+    let (source, target) = (human(A_POSE), human(Style { knee_forward: 0.08, ..A_POSE }));
+    let map = RetargetMap::new(&source.rig(), &target.rig(), RetargetSettings::default()).unwrap();
+    let (mut out, mut scratch) = (vec![Xform::IDENTITY; target.rest.len()], RetargetScratch::default());
+    let rest_bend = left_knee(&target, &fk(&target, &target.rest));
+    assert!(rest_bend > 15.0, "the target's rest knee {rest_bend:.1}°");
+    for step in 0..24 {
+        let src = pose(&source, step as f32 * std::f32::consts::TAU / 24.0);
+        let frame = map.run(&src, &mut out, &mut scratch).unwrap();
+        let (knee_s, knee_t) = (left_knee(&source, &fk(&source, &src)), left_knee(&target, &fk(&target, &out)));
+        assert!((knee_s - knee_t).abs() < 1.0, "step {step}: knee {knee_t:.1}° against the source's {knee_s:.1}°");
+        assert!(frame.feet_reached == [true, true] && frame.pelvis_drop < 0.002, "step {step}: {frame:?}");
+    }
 }
 
 #[test]
