@@ -46,8 +46,9 @@ fn drop_to_reach(d: Vec3, up: Vec3, limit: f32) -> f32 {
 
 /// The band, in the source foot's rest height (its ankle over its contact point), over which
 /// [`RetargetMap::foot_goal`] goes from a foot on its floor to one lifted (its contact point
-/// above its rest height).
-const CONTACT_LIFTED: [f32; 2] = [0.1, 0.3];
+/// above its rest height): wide, so at toe-off the knee passes from the planted foot's bend to
+/// the source's over several frames (over 0.1–0.3 it jumped up to 25° in one).
+const CONTACT_LIFTED: [f32; 2] = [0.1, 1.0];
 /// The band, in the same unit, over which it goes from a flat foot to one turned about its
 /// contact point (its ankle risen over it): wide, so the turn grows with the heel's rise
 /// rather than in a frame or two.
@@ -105,9 +106,10 @@ impl RetargetMap {
     /// - its heel up over the planted contact point: that too, and the foot turns about it so
     ///   the ankle lies toward where the source's ankle went — a foot shorter or longer than the
     ///   source's pitches more or less instead of the pelvis dropping or the knee bending;
-    /// - lifted (toes up at heel strike, the swing): the ankle goes where the source's went and
-    ///   the contact point follows from the target's own foot.
-    fn foot_goal(&self, source_model: &[Xform], model: &[Xform], leg: &LimbMap) -> (Vec3, Quat) {
+    /// - lifted (toes up at heel strike, the swing): the ankle goes where the source's went,
+    ///   down with the pelvis by `lower` as far as the foot stays above its floor, and the
+    ///   contact point follows from the target's own foot.
+    fn foot_goal(&self, source_model: &[Xform], model: &[Xform], leg: &LimbMap, lower: f32) -> (Vec3, Quat) {
         let at = |model: &[Xform], (bone, point): (usize, Vec3)| model[bone].transform_point(point);
         let (rest, ankle) = (&self.source_rest_model, (leg.source[2], Vec3::ZERO));
         let up = self.turn.inverse() * self.target_up;
@@ -124,7 +126,12 @@ impl RetargetMap {
             _ => Quat::IDENTITY,
         };
         let turn = Quat::IDENTITY.slerp(pivoted, pivot).normalize();
-        (point_goal.lerp(ankle_goal + turn * offset, lift), turn)
+        // A lifted foot goes down with a lowered pelvis (`lower`; the knee as the source's), as
+        // far as its contact point stays above its floor.
+        let by_ankle = ankle_goal + turn * offset;
+        let floor = at(&self.carried_from, leg.target_point).dot(self.target_up);
+        let by_ankle = by_ankle - self.target_up * lower.min((by_ankle.dot(self.target_up) - floor).max(0.0));
+        (point_goal.lerp(by_ankle, lift), turn)
     }
 
     /// Places every foot hanging outside its shin at the shin's end, then refreshes `model`.
@@ -208,7 +215,8 @@ impl RetargetMap {
     /// along its up; only with [`super::RetargetSettings::feet`]). A whole clip retargeted
     /// frame by frame lowers the pelvis exactly where each frame needs it, which can bob it
     /// within a few frames; a caller with the whole clip eases the drops over time (each
-    /// frame's [`RetargetedFrame::pelvis_drop`]) and runs again with them.
+    /// frame's [`RetargetedFrame::pelvis_drop`]) and runs again with them. A foot off its floor
+    /// goes down `at_least` with it (its knee bent as the source's), no lower than its floor.
     pub fn run_lowered(
         &self,
         source: &[Xform],
@@ -261,7 +269,7 @@ impl RetargetMap {
 
         // 3. Feet (and hands) where the source's were; the pelvis lowered first if a leg
         // cannot reach its goal.
-        let goals = self.legs.map(|leg| self.foot_goal(source_model, model, &leg));
+        let goals = self.legs.map(|leg| self.foot_goal(source_model, model, &leg, at_least.max(0.0)));
         let mut drop = 0.0f32;
         if self.settings.feet {
             drop = at_least.max(0.0);

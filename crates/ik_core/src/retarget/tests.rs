@@ -318,7 +318,7 @@ fn out_of_reach_goals_lower_the_pelvis_or_straighten_the_leg_but_never_stretch_i
 }
 
 #[test]
-fn a_lowered_run_drops_the_pelvis_at_least_as_asked_and_the_feet_still_reach() {
+fn a_lowered_run_drops_the_pelvis_at_least_as_asked_and_lifted_feet_go_down_with_it() {
     let (source, target) = (human(A_POSE), human(A_POSE));
     let map = RetargetMap::new(&source.rig(), &target.rig(), RetargetSettings::default()).unwrap();
     let src = pose(&source, 0.3);
@@ -332,8 +332,18 @@ fn a_lowered_run_drops_the_pelvis_at_least_as_asked_and_the_feet_still_reach() {
     let pelvis = target.rig.pelvis;
     assert!((a[pelvis].translation.y - b[pelvis].translation.y - 0.03).abs() < 1e-4, "lowered 3 cm further");
     assert_eq!(frame.feet_reached, [true; 2], "the bent legs still reach: {frame:?}");
+    // A lifted foot goes down with the pelvis, no further than it, and no lower than its floor
+    // (its ball at rest height); a foot on its floor stays put.
+    let rest = fk(&target, &target.rest);
     for leg in &target.rig.legs {
-        assert!(a[leg.foot].translation.distance(b[leg.foot].translation) < 1e-3, "the feet stay put");
+        let ball = leg.ball.unwrap();
+        let down = a[leg.foot].translation - b[leg.foot].translation;
+        let above_floor = a[ball].translation.y - rest[ball].translation.y;
+        println!("foot {}: {:.2} cm above its floor, lowered {down}", leg.foot, 100.0 * above_floor);
+        assert!(down.x.abs() < 1e-3 && down.z.abs() < 1e-3, "only lowered: {down}");
+        assert!(down.y > -1e-3 && down.y < 0.03 + 1e-3, "no further than the pelvis: {down}");
+        assert!(b[ball].translation.y > rest[ball].translation.y - 1e-3, "not under its floor");
+        assert!(above_floor > 0.0 || down.y.abs() < 1e-3, "a foot on its floor stays put: {down}");
     }
     assert!(map.run_lowered(&src, &mut lowered, &mut scratch, f32::NAN).is_err());
 }
