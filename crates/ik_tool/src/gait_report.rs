@@ -306,7 +306,7 @@ fn rest_world(doc: &Document, node_of_bone: &[usize], parents: &[Option<usize>])
 
 /// The figures as a table, one clip a row.
 pub fn table(label: &str, rows: &[GaitFigures]) -> String {
-    let f = |v: Option<f32>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
+    let f = |v: Option<f32>| v.map_or("-".to_string(), |v| crate::clean::fixed(v, 1));
     let mut out = format!(
         "gait of {label} (stance: heel or ball within {:.0} cm of its lowest; flat: within {FLAT_TOLERANCE:.0} deg of the rest pitch)\n",
         STANCE_BAND * 100.0
@@ -314,7 +314,7 @@ pub fn table(label: &str, rows: &[GaitFigures]) -> String {
     out.push_str("clip         stances | knee deg: strike  least-stance  peak-swing | foot: flat %  toe-up deg  heel-off % | trunk lean deg mean/max | speed m/s  steps/min  stride m\n");
     for r in rows {
         out.push_str(&format!(
-            "{:<12} {:>7} | {:>16} {:>13} {:>11} | {:>12} {:>11} {:>11} | {:>11.1} / {:<9.1} | {:>9.2} {:>10} {:>9}\n",
+            "{:<12} {:>7} | {:>16} {:>13} {:>11} | {:>12} {:>11} {:>11} | {:>11} / {:<9} | {:>9} {:>10} {:>9}\n",
             r.clip,
             r.stances,
             f(r.knee_at_strike),
@@ -323,11 +323,11 @@ pub fn table(label: &str, rows: &[GaitFigures]) -> String {
             f(r.flat_share),
             f(r.toe_up_at_strike),
             f(r.heel_off),
-            r.trunk_lean_mean,
-            r.trunk_lean_max,
-            r.speed,
+            crate::clean::fixed(r.trunk_lean_mean, 1),
+            crate::clean::fixed(r.trunk_lean_max, 1),
+            crate::clean::fixed(r.speed, 2),
             f(r.cadence),
-            r.stride.map_or("-".to_string(), |v| format!("{v:.2}")),
+            r.stride.map_or("-".to_string(), |v| crate::clean::fixed(v, 2)),
         ));
     }
     out
@@ -336,6 +336,28 @@ pub fn table(label: &str, rows: &[GaitFigures]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_table_prints_no_negative_zero() {
+        let row = GaitFigures {
+            clip: "Idle".into(),
+            stances: 2,
+            knee_at_strike: Some(9.0),
+            knee_least_in_stance: Some(8.9),
+            knee_peak_in_swing: None,
+            flat_share: Some(100.0),
+            toe_up_at_strike: Some(-0.01),
+            heel_off: Some(100.0),
+            trunk_lean_mean: -0.04,
+            trunk_lean_max: 0.4,
+            speed: -0.001,
+            cadence: None,
+            stride: None,
+        };
+        let text = table("x.glb", &[row]);
+        assert!(!text.contains("-0.0"), "{text}");
+        assert!(text.contains(" 0.0 / 0.4 ") && text.contains(" 0.00 "), "{text}");
+    }
 
     #[test]
     fn spans_wrap_around_the_loop() {
