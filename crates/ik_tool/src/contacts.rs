@@ -76,17 +76,17 @@ pub fn summary(doc: &Document, clip: &Clip, sidecar: Option<&Value>, c: &ClipCon
         let (h0, h1) = range(&foot.toe_height);
         let (s0, s1) = range(&foot.toe_speed);
         out.push_str(&format!(
-            "  {} ({}): {} contact frames ({:.0} %) in {} span(s); {} height {:.1}–{:.1} cm, speed {:.2}–{:.2} m/s",
+            "  {} ({}): {} contact frames ({:.0} %) in {} span(s); {} height {}–{} cm, speed {}–{} m/s",
             foot.side,
             foot.key,
             count,
             100.0 * count as f32 / t.frames.max(1) as f32,
             span_count(&foot.contacts, c.sampled.looping),
             if foot.ball { "ball" } else { "sole (estimated)" },
-            100.0 * h0,
-            100.0 * h1,
-            s0,
-            s1,
+            crate::clean::fixed(100.0 * h0, 1),
+            crate::clean::fixed(100.0 * h1, 1),
+            crate::clean::fixed(s0, 2),
+            crate::clean::fixed(s1, 2),
         ));
         let side = if foot.side == "left" { "foot_l" } else { "foot_r" };
         if let Some(stored) = stored_labels(doc, clip, sidecar, (side, &foot.key), t.frames) {

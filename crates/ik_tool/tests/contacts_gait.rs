@@ -224,6 +224,10 @@ fn a_static_pose_has_nothing_to_fix_and_no_joint_turns() {
     assert_eq!(code, 0, "{stderr}");
     println!("{stdout}");
     assert!(stdout.contains("Nothing to fix"), "{stdout}");
+    // A foot that never moves: its heights and speeds print as 0, never -0.
+    let (code, contacts, _) = ik_tool(&["contacts", s(&input)]);
+    assert_eq!(code, 0, "{contacts}");
+    assert!(contacts.contains("speed 0.00–0.00 m/s") && !contacts.contains("-0.0"), "{contacts}");
     let doc_in = ik_tool::gltf_read::load(&input).unwrap();
     let doc_out = ik_tool::gltf_read::load(&out).unwrap();
     let a = ik_tool::motion::sample_clip(&doc_in, &doc_in.clips[0]);
