@@ -99,6 +99,12 @@ pub const LEAVE_SPEED: f32 = 1.2;
 pub const MIN_SPEED: f32 = 0.2;
 /// Least landing band, × leg length (0.08 mm for a 0.84 m leg: float noise on a clean clip).
 pub const LEAST_HEIGHT: f32 = 1e-4;
+/// A gap between two contacts in which the foot stays within this share of the unfitted
+/// lift-off band (1.7 mm for a 0.84 m leg) and slower than [`STILL_SPEED`] × the lift-off speed
+/// is closed: the foot never left ([`label_contacts`]).
+pub const STILL_HEIGHT: f32 = 0.08;
+/// See [`STILL_HEIGHT`].
+pub const STILL_SPEED: f32 = 0.1;
 /// Landing band, × the stance's height noise ([`stance_noise`]).
 pub const HEIGHT_NOISE: f32 = 2.0;
 /// Share of the frames, slowest first, that make a stance's core ([`stance_noise`]).
@@ -266,6 +272,9 @@ pub fn label_contacts(
         planted = step(planted, i);
         *label = planted;
     }
+    let above: Vec<f32> = heights[..m].iter().map(|h| h - floor).collect();
+    let still = (STILL_HEIGHT * settings.leave_height, STILL_SPEED * s.leave_speed);
+    close_still_gaps(&mut labels[..m], &above, &speeds[..m], still, m < n);
     let cycle = &mut labels[..m];
     if m < n {
         tidy_cycle(cycle, s);
@@ -275,6 +284,34 @@ pub fn label_contacts(
         tidy_spans(cycle, s.min_gap, s.min_span);
     }
     Ok(Labelled { floor, settings: fitted })
+}
+
+/// Closes each gap between two contacts (round the seam when `looping`) in which the foot
+/// stays within `height` of the floor and slower than `speed` (`above`: heights over the
+/// floor): a still foot a millimetre off it — a clean capture's planted ball rising 1 mm
+/// mid-stance, which the band fitted to that clean stance (0.1 mm) calls a lift-off — not a
+/// step.
+fn close_still_gaps(labels: &mut [bool], above: &[f32], speeds: &[f32], (height, speed): (f32, f32), looping: bool) {
+    let n = labels.len();
+    let Some(first) = labels.iter().position(|&l| l) else { return };
+    let mut i = 0;
+    while i < n {
+        if labels[(first + i) % n] {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < n && !labels[(first + i) % n] {
+            i += 1;
+        }
+        if i == n && !looping {
+            break;
+        }
+        let gap = (start..i).map(|k| (first + k) % n);
+        if gap.clone().all(|k| above[k] <= height && speeds[k] <= speed) {
+            gap.for_each(|k| labels[k] = true);
+        }
+    }
 }
 
 /// Vote and tidy a looping cycle: rotated so it starts at a lift-off (or left whole when it is

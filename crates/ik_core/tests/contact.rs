@@ -178,3 +178,29 @@ fn lcg(state: &mut u64) -> f32 {
     *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
     ((*state >> 40) as f32) / ((1u64 << 24) as f32)
 }
+
+/// A clean capture's planted ball rising a millimetre mid-stance, still, is one stance; a swing
+/// rising as slowly but a few centimetres is a step. (A band fitted to the clean stance is
+/// 0.1 mm: without the still-gap rule the millimetre split the stance in two.)
+#[test]
+fn a_still_foot_a_millimetre_off_its_floor_mid_stance_stays_planted() {
+    // 60 Hz, 1.4 m/s in the ground frame: 24 frames planted at z = 0 (frames 8–15 1 mm up,
+    // barely moving), then a 24-frame swing forward 0.7 m, 6 cm up at its middle; looping.
+    let mut path: Vec<Vec3> = (0..24)
+        .map(|i| {
+            let bump = if (8..16).contains(&i) { 0.001 } else { 0.0 };
+            Vec3::new(0.0, bump, 0.0005 * (i % 3) as f32)
+        })
+        .collect();
+    path.extend((1..=24).map(|i| {
+        let t = i as f32 / 24.0;
+        Vec3::new(0.0, 0.06 * (std::f32::consts::PI * t).sin(), 0.7 * t)
+    }));
+    let settings = ContactSettings::for_gait(0.85, 1.4, 60.0);
+    let mut labels = vec![false; path.len()];
+    let labelled = label_contacts(&path, 60.0, false, &settings, &mut labels).unwrap();
+    println!("band {:.5} m, labels {labels:?}", labelled.settings.leave_height);
+    assert!(labelled.settings.leave_height < 0.001, "a clean stance's band: {}", labelled.settings.leave_height);
+    assert!(labels[..24].iter().all(|&c| c), "the stance is one: {labels:?}");
+    assert!(labels[26..47].iter().all(|&c| !c), "the swing is free: {labels:?}");
+}
