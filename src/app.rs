@@ -154,9 +154,6 @@ fn release_clock(
     }
 }
 
-/// Where the character comes from, from the flags: the file, its sidecar when it has one (its
-/// clips are labelled at run time otherwise), the rig map and, for a `--character` that may
-/// lack a walk, the mannequin's sidecar (see [`crate::clip_setup`]).
 /// Refuses a `--character` that is not glTF before Bevy's loader does with a JSON parse error,
 /// showing what the file starts with (an FBX's "Kaydara FBX Binary", a saved web page's
 /// "<!DOCTYPE html>", a Git LFS pointer's "version https://git-lfs…").
@@ -179,6 +176,9 @@ fn check_gltf_start(path: &Path) -> Result<(), String> {
     ))
 }
 
+/// Where the character comes from, from the flags: the file, its sidecar when it has one (its
+/// clips are labelled at run time otherwise), the rig map and, for a `--character` that may
+/// lack a walk, the mannequin's sidecar (see [`crate::clip_setup`]).
 fn character_source(args: &Args) -> Result<CharacterSource, String> {
     let start = args.at.map_or((Vec2::new(0.0, -2.0), 0.0), |(x, z, yaw)| (Vec2::new(x, z), yaw.to_radians()));
     let rig_map = match &args.rig_map {

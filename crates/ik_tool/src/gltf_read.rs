@@ -264,21 +264,19 @@ fn check_container(bytes: &[u8]) -> Result<(), String> {
 
 /// What a file that is not glTF is, when its first bytes say so, and what to do about it.
 fn not_gltf(bytes: &[u8]) -> Option<&'static str> {
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64)]).trim_start().to_ascii_lowercase();
+    const FBX: &str = "an FBX file; convert it to glTF first (Blender: File > Import > FBX, then Export > glTF 2.0)";
+    const PAGE: &str = "a web page (HTML), probably saved from a repository's page; download the raw file instead";
+    const LFS: &str = "a Git LFS pointer, not the file itself; run `git lfs pull` or download the raw file";
+    const ZIP: &str = "a zip archive; unpack it and give the .glb or .gltf inside";
     let kinds = [
-        (
-            "kaydara fbx binary",
-            "an FBX file; convert it to glTF first (Blender: File > Import > FBX, then Export > glTF 2.0)",
-        ),
-        ("; fbx", "an ASCII FBX file; convert it to glTF first (Blender: File > Import > FBX, then Export > glTF 2.0)"),
-        (
-            "version https://git-lfs",
-            "a Git LFS pointer, not the file itself; run `git lfs pull` or download the raw file",
-        ),
-        ("<!doctype html", "a web page (HTML), probably saved from a repository's page; download the raw file instead"),
-        ("<html", "a web page (HTML), probably saved from a repository's page; download the raw file instead"),
-        ("pk\u{3}\u{4}", "a zip archive; unpack it and give the .glb or .gltf inside"),
+        ("kaydara fbx binary", FBX),
+        ("; fbx", FBX),
+        ("<!doctype html", PAGE),
+        ("<html", PAGE),
+        ("version https://git-lfs", LFS),
+        ("pk\u{3}\u{4}", ZIP),
     ];
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64)]).trim_start().to_ascii_lowercase();
     kinds.iter().find(|(start, _)| head.starts_with(start)).map(|(_, what)| *what)
 }
 

@@ -537,7 +537,7 @@ impl RetargetMap {
             target_up: floor_up(target.frame.up),
             settings,
         };
-        if let Some(aligned) = map.aligned_rest(source.rest) {
+        if let Some(aligned) = map.aligned_rest() {
             map.carried_from = aligned;
         }
         Ok(map)

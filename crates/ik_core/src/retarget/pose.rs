@@ -73,21 +73,18 @@ impl RetargetMap {
         at(&self.carried_from, target) + self.turn * (moved * scale)
     }
 
-    /// The target posed by the source's rest (`source_rest`: its locals), rotations only, then
+    /// The target posed by the source's rest, rotations only ([`Self::pose_rotations`]), then
     /// raised or lowered along its up until its feet's contact points stand as high as at its
     /// own rest (the mean of the two). Paths carried from it rather than from the target's own
     /// rest keep the source's legs: a rest on bent knees, or with its feet a little behind its
     /// hips, would otherwise have its walk's feet goals out of the reach of the legs the
     /// rotations give, and the pelvis lowered through the whole clip for them. `None` if the
     /// rest cannot be posed.
-    pub(crate) fn aligned_rest(&self, source_rest: &[Xform]) -> Option<Vec<Xform>> {
-        let mut rotations_only = self.clone();
-        rotations_only.settings.feet = false;
-        rotations_only.settings.hands = false;
-        let mut locals = vec![Xform::IDENTITY; self.target_bones()];
-        rotations_only.run(source_rest, &mut locals, &mut RetargetScratch::default()).ok()?;
-        let mut model = vec![Xform::IDENTITY; locals.len()];
-        forward_kinematics(&self.target_parents, &locals, &Xform::IDENTITY, &mut model).ok()?;
+    pub(crate) fn aligned_rest(&self) -> Option<Vec<Xform>> {
+        let mut model = vec![Xform::IDENTITY; self.target_bones()];
+        let (mut locals, mut desired) = (Vec::new(), Vec::new());
+        let pelvis_at = self.target_rest_model[self.pelvis[1]].translation;
+        self.pose_rotations(&self.source_rest_model, pelvis_at, &mut desired, &mut locals, &mut model).ok()?;
         let lifts =
             self.legs.map(|leg| (leg.target_at(&self.target_rest_model) - leg.target_at(&model)).dot(self.target_up));
         let lift = 0.5 * (lifts[0] + lifts[1]);
@@ -98,6 +95,43 @@ impl RetargetMap {
             x.translation += self.target_up * lift;
         }
         Some(model)
+    }
+
+    /// Steps 1 and 2 of [`RetargetMap::run`]: each driven bone turned from its rest as the
+    /// source's (`source_model`: the source's model pose) turned from its rest, into
+    /// `desired` (model rotations) and `locals`; the pelvis at `pelvis_at`; every other bone at
+    /// rest; `model` refreshed, feet hanging outside their shins placed.
+    fn pose_rotations(
+        &self,
+        source_model: &[Xform],
+        pelvis_at: Vec3,
+        desired: &mut Vec<Option<Quat>>,
+        locals: &mut Vec<Xform>,
+        model: &mut Vec<Xform>,
+    ) -> Result<(), IkError> {
+        let nt = self.target_bones();
+        desired.clear();
+        desired.resize(nt, None);
+        let inverse_turn = self.turn.inverse();
+        for b in &self.bones {
+            let from_rest = source_model[b.source].rotation * self.source_rest_model[b.source].rotation.inverse();
+            let turned = self.turn * from_rest * inverse_turn;
+            desired[b.target] = Some((turned * b.align * self.target_rest_model[b.target].rotation).normalize());
+        }
+        locals.clear();
+        locals.extend_from_slice(&self.target_rest);
+        model.resize(nt, Xform::IDENTITY);
+        for i in 0..nt {
+            let parent = self.target_parents[i].map_or(Xform::IDENTITY, |p| model[p]);
+            if let Some(rotation) = desired[i] {
+                locals[i].rotation = (parent.rotation.inverse() * rotation).normalize();
+            }
+            if i == self.pelvis[1] {
+                locals[i].translation = parent.inverse_transform_point(pelvis_at);
+            }
+            model[i] = parent.mul_xform(&locals[i]);
+        }
+        self.place_external_feet(locals, model)
     }
 
     /// Where a leg's contact point goes, and a turn of the foot (world, applied over its
@@ -241,31 +275,9 @@ impl RetargetMap {
         source_model.resize(ns, Xform::IDENTITY);
         forward_kinematics(&self.source_parents, source, &Xform::IDENTITY, source_model)?;
 
-        // 1. Rotations: the source's model-space turn from rest, in the target's space.
-        desired.clear();
-        desired.resize(nt, None);
-        let inverse_turn = self.turn.inverse();
-        for b in &self.bones {
-            let from_rest = source_model[b.source].rotation * self.source_rest_model[b.source].rotation.inverse();
-            let turned = self.turn * from_rest * inverse_turn;
-            desired[b.target] = Some((turned * b.align * self.target_rest_model[b.target].rotation).normalize());
-        }
-        // 2. Locals, parents first; the pelvis follows the source's, scaled.
-        locals.clear();
-        locals.extend_from_slice(&self.target_rest);
-        model.resize(nt, Xform::IDENTITY);
+        // 1–2. Rotations, and the pelvis following the source's, scaled.
         let pelvis_at = self.carried(source_model, self.pelvis.map(|b| (b, Vec3::ZERO)), self.scale);
-        for i in 0..nt {
-            let parent = self.target_parents[i].map_or(Xform::IDENTITY, |p| model[p]);
-            if let Some(rotation) = desired[i] {
-                locals[i].rotation = (parent.rotation.inverse() * rotation).normalize();
-            }
-            if i == self.pelvis[1] {
-                locals[i].translation = parent.inverse_transform_point(pelvis_at);
-            }
-            model[i] = parent.mul_xform(&locals[i]);
-        }
-        self.place_external_feet(locals, model)?;
+        self.pose_rotations(source_model, pelvis_at, desired, locals, model)?;
 
         // 3. Feet (and hands) where the source's were; the pelvis lowered first if a leg
         // cannot reach its goal.
