@@ -450,7 +450,7 @@ pub fn record_final_pose(
     mut pilot: ResMut<Autopilot>,
     layout: Res<CourseLayout>,
     rigged: Query<(&RiggedHumanoid, Option<&FootMetrics>, Option<&LaneMetrics>)>,
-    looks: Query<(&LookAtSpread, &LookAtState)>,
+    looks: Query<(&LookAtSpread, &LookAtState, Option<&RiggedHumanoid>)>,
     arms: Query<(Entity, &crate::marks::ReachArm)>,
     fades: Query<&IkFade>,
     globals: Query<&GlobalTransform>,
@@ -494,15 +494,17 @@ pub fn record_final_pose(
         }
     }
     let gaze = &mut pilot.gaze;
-    for (look, state) in &looks {
+    for (look, state, humanoid) in &looks {
         gaze.limit = look.joints.iter().map(|j| j.spread.limit.max(0.0)).sum();
         gaze.max_turn = gaze.max_turn.max(state.turned);
         gaze.look_frames += 1;
-        // The downward part of the turn taken by the joints below the neck and head (the last
-        // two).
-        if state.down > 0.0 && state.turned > 0.0 {
+        // The downward part of the turn taken by the rig's spine bones (not its neck or head;
+        // a rig without a neck spreads over spine, chest and head). Without a rig nothing is
+        // measured, and the bar says so.
+        if let (Some(rig), true) = (humanoid.map(|h| &h.rig), state.down > 0.0 && state.turned > 0.0) {
             gaze.down_frames += 1;
-            let spine: f32 = state.joint_turns().take(look.joints.len().saturating_sub(2)).sum();
+            let turns = look.joints.iter().zip(state.joint_turns());
+            let spine: f32 = turns.filter(|(j, _)| rig.spine.contains(&j.bone)).map(|(_, t)| t).sum();
             gaze.spine_down = gaze.spine_down.max(spine * state.down);
         }
     }

@@ -522,8 +522,7 @@ fn attach(
         let mut joints: Vec<Entity> = rig.spine.iter().rev().take(2).rev().copied().collect();
         joints.extend(rig.neck);
         joints.push(rig.head);
-        let spread = ik_core::look_at::spine_chest_neck_head();
-        let mut shares = spread[spread.len().saturating_sub(joints.len())..].to_vec();
+        let mut shares = ik_core::look_at::humanoid_spread(rig.spine.len(), rig.neck.is_some());
         ik_core::look_at::scale_limits(&mut shares, humanoid.look_limit);
         let forward = rigging
             .pose

@@ -154,6 +154,32 @@ pub fn field_of_view_weight(forward: Vec3, to_target: Vec3, field_of_view: f32, 
     t * t * (3.0 - 2.0 * t)
 }
 
+/// [`spine_chest_neck_head`] for a rig's look chain, root first: its top spine bones (at most
+/// two: the spine's and the chest's entries; one bone takes the chest's), the neck's entry if
+/// it has a neck, the head's. Each bone takes its role's entry, so a rig without a neck does
+/// not hand its chest the neck's share of a look down.
+///
+/// ```
+/// use ik_core::look_at::{humanoid_spread, spine_chest_neck_head};
+///
+/// let [spine, chest, neck, head] = spine_chest_neck_head();
+/// assert_eq!(humanoid_spread(3, true), vec![spine, chest, neck, head]);
+/// assert_eq!(humanoid_spread(2, false), vec![spine, chest, head]);
+/// assert_eq!(humanoid_spread(1, true), vec![chest, neck, head]);
+/// ```
+pub fn humanoid_spread(spine_bones: usize, neck: bool) -> Vec<LookAtJoint> {
+    let [spine, chest, neck_joint, head] = spine_chest_neck_head();
+    let spine_part: &[LookAtJoint] = match spine_bones {
+        0 => &[],
+        1 => &[chest],
+        _ => &[spine, chest],
+    };
+    let mut out = spine_part.to_vec();
+    out.extend(neck.then_some(neck_joint));
+    out.push(head);
+    out
+}
+
 /// The lesson's spread for spine, chest, neck and head: shares 15/20/25/40 %, limits
 /// 15°/20°/35°/50° (120° in all); of a turn that looks down, 2/3/35/60 %, the spine and chest
 /// turning at most 4° and 6° (a person looks down with the head and neck: the spine takes 5 %
