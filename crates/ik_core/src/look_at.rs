@@ -156,16 +156,20 @@ pub fn field_of_view_weight(forward: Vec3, to_target: Vec3, field_of_view: f32, 
 
 /// [`spine_chest_neck_head`] for a rig's look chain, root first: its top spine bones (at most
 /// two: the spine's and the chest's entries; one bone takes the chest's), the neck's entry if
-/// it has a neck, the head's. Each bone takes its role's entry, so a rig without a neck does
-/// not hand its chest the neck's share of a look down.
+/// it has a neck, the head's. Each bone takes its role's entry; on a rig without a neck the
+/// head bone is neck and head in one and takes both entries (shares and limits added), so the
+/// spine turns no more of a look down than on a rig with a neck.
 ///
 /// ```
 /// use ik_core::look_at::{humanoid_spread, spine_chest_neck_head};
 ///
 /// let [spine, chest, neck, head] = spine_chest_neck_head();
 /// assert_eq!(humanoid_spread(3, true), vec![spine, chest, neck, head]);
-/// assert_eq!(humanoid_spread(2, false), vec![spine, chest, head]);
 /// assert_eq!(humanoid_spread(1, true), vec![chest, neck, head]);
+/// let neckless = humanoid_spread(2, false);
+/// assert_eq!(&neckless[..2], &[spine, chest]);
+/// assert!((neckless[2].limit - (neck.limit + head.limit)).abs() < 1e-6);
+/// assert!((neckless[2].down_share - (neck.down_share + head.down_share)).abs() < 1e-6);
 /// ```
 pub fn humanoid_spread(spine_bones: usize, neck: bool) -> Vec<LookAtJoint> {
     let [spine, chest, neck_joint, head] = spine_chest_neck_head();
@@ -175,8 +179,16 @@ pub fn humanoid_spread(spine_bones: usize, neck: bool) -> Vec<LookAtJoint> {
         _ => &[spine, chest],
     };
     let mut out = spine_part.to_vec();
-    out.extend(neck.then_some(neck_joint));
-    out.push(head);
+    if neck {
+        out.extend([neck_joint, head]);
+    } else {
+        out.push(LookAtJoint {
+            share: neck_joint.share + head.share,
+            limit: neck_joint.limit + head.limit,
+            down_share: neck_joint.down_share + head.down_share,
+            down_limit: neck_joint.down_limit + head.down_limit,
+        });
+    }
     out
 }
 
