@@ -84,8 +84,9 @@ pub struct Motion {
     pub speeds: (f32, f32),
     /// Ground speed the controller actually achieved last frame (horizontal), smoothed, m/s.
     pub achieved: Spring<f32>,
-    /// Factor on the asked step that makes up for what slopes take away (≥ 1).
-    pub gain: f32,
+    /// The share of its asked horizontal steps the controller kept lately (smoothed; less than
+    /// 1 up a slope, more down one): what the next step asked makes up for.
+    pub kept: f32,
     /// Horizontal distance asked of the controller last frame, m.
     pub requested: f32,
     /// Set after moving the body by hand (a teleport): the controller's last output then
@@ -106,7 +107,7 @@ impl Motion {
             avatar: None,
             speeds: (WALK_SPEED, JOG_SPEED),
             achieved: Spring::new(0.0),
-            gain: 1.0,
+            kept: 1.0,
             requested: 0.0,
             teleported: false,
             carried: Vec3::ZERO,

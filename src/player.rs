@@ -65,14 +65,20 @@ fn pace(travel: Option<&RootMotionState>, speed: f32) -> f32 {
 const GROUND_PRESS_SPEED: f32 = 0.5;
 
 /// How far down a grounded body is pressed this frame, m, when it steps `horizontal` m: the
-/// [`GROUND_PRESS_SPEED`], but while walking at most the step. Rapier's controller takes off
-/// the part of a step that goes into the slope, so a press larger than the step stops a slow
-/// walk up a 30° ramp (a 1.2 m character slowed to 0.33 m/s on the stairs kept 3 % of its step
-/// against the full press); a walk over 0.5 m/s is pressed as before.
+/// [`GROUND_PRESS_SPEED`], but while walking at most [`PRESS_SHARE`] of the step. Rapier's
+/// controller takes off the part of a step that goes into the slope, so a larger press slows a
+/// walk up a slope below the share [`slope_gain`] makes up for: a 1.2 m character slowed to
+/// 0.31 m/s on the stairs, pressed by its whole step, kept 32 % of it, which [`slope_gain`]
+/// took for a wall and climbed the flight at 0.1 m/s; a quarter of the step keeps 64 % on a
+/// 30° slope and 37 % on a 45° one.
 fn ground_press(horizontal: f32, dt: f32) -> f32 {
     let press = GROUND_PRESS_SPEED * dt.min(1.0 / 60.0);
-    if horizontal > 0.0 { press.min(horizontal) } else { press }
+    if horizontal > 0.0 { press.min(PRESS_SHARE * horizontal) } else { press }
 }
+
+/// The most a walking body is pressed down, as a share of its horizontal step (see
+/// [`ground_press`]).
+const PRESS_SHARE: f32 = 0.25;
 
 /// How far the controller's step is nudged off a surface it touches, m (see [`controller`]).
 const NORMAL_NUDGE: f32 = 0.005;
@@ -135,16 +141,14 @@ fn turn(motion: &mut Motion, intent: &MoveIntent, wanted: Vec2, dt: f32) -> f32 
 }
 
 /// The gain on the horizontal step asked of the controller that keeps the ground speed what was
-/// wanted on slopes, from last frame's step kept (`effective`, m) against last frame's request
-/// (`requested`, m) at `speed` (m/s): up slopes the controller keeps only part of a step, so
-/// more is asked (bounded, only while moving); down slopes the ground press slides it further
-/// than asked (0.82 m/s for 0.61 down the stairs), so less. Accelerating (where the smoothed
-/// speed lags) never reads as a slope; a blocked step asks for nothing more.
-fn slope_gain(effective: Option<f32>, speed: f32, requested: f32) -> f32 {
-    match effective {
-        Some(e) if speed > 0.2 && requested > 1e-4 && e > BLOCKED_SHARE * requested => (requested / e).clamp(0.5, 3.0),
-        _ => 1.0,
-    }
+/// wanted on slopes, from the share of its asked steps the controller kept lately (`kept`,
+/// smoothed over frames: on a slope it alternates a frame that keeps the whole step with one
+/// that the surface's nudge takes most of) at `speed` (m/s): up slopes the controller keeps
+/// only part of a step, so more is asked (bounded, only while moving); down slopes the ground
+/// press slides it further than asked (0.82 m/s for 0.61 down the stairs), so less. A body that
+/// keeps less than a blocked share (a wall) asks for nothing more.
+fn slope_gain(kept: f32, speed: f32) -> f32 {
+    if speed > 0.2 && kept > BLOCKED_SHARE { (1.0 / kept).clamp(0.5, 3.0) } else { 1.0 }
 }
 
 /// The kinematic controller used for a character `height` metres tall: a capsule as tall as the
@@ -270,7 +274,9 @@ pub fn move_characters(
         let own = |o: &KinematicCharacterControllerOutput| o.effective_translation - motion.carried;
         let effective = output.map(|o| Vec2::new(own(o).x, own(o).z).length());
         let achieved = motion.achieved.update(effective.map_or(speed, |e| e / dt), 0.05, dt).max(0.0);
-        motion.gain += (slope_gain(effective, speed, motion.requested) - motion.gain) * (dt / 0.1).min(1.0);
+        if let Some(e) = effective.filter(|_| motion.requested > 1e-4) {
+            motion.kept += (e / motion.requested - motion.kept) * (dt / 0.1).min(1.0);
+        }
         motion.vertical = if grounded { 0.0 } else { (motion.vertical - 9.81 * dt).max(-30.0) };
         // Strafing travels where the keys steer; otherwise along the facing.
         let forward = Vec3::new(motion.yaw.sin(), 0.0, motion.yaw.cos());
@@ -280,7 +286,7 @@ pub fn move_characters(
         };
         transform.rotation = Quat::from_rotation_y(motion.yaw);
         let travel = motion.avatar.filter(|_| clip_drives).and_then(|a| travels.get(a).ok());
-        motion.requested = pace(travel, speed) * motion.gain * dt;
+        motion.requested = pace(travel, speed) * slope_gain(motion.kept, speed) * dt;
         // Blocked at a wall last frame: ask for enough to get onto it if it is a step (a wall
         // stops the body where it is; along a wall met at a slant it slides that much further).
         if motion.requested > 0.0
@@ -323,6 +329,13 @@ mod tests {
     /// Where a body `height` m tall (its [`controller`]) is after walking toward +X at `speed`
     /// m/s for 2 s at 60 fps from x = 0, toward a box `rise` m high, 4 m long, whose edge is at x = 0.5.
     fn walk_toward_a_box(height: f32, speed: f32, rise: f32) -> Vec3 {
+        let the_box = (Collider::cuboid(2.0, rise * 0.5, 2.0), Transform::from_xyz(2.5, rise * 0.5, 0.0));
+        walk_toward(height, speed, the_box, 120)
+    }
+
+    /// Where a body `height` m tall (its [`controller`]) is after walking toward +X at `speed`
+    /// m/s for `frames` frames at 60 fps from x = 0 on a floor, toward `obstacle`.
+    fn walk_toward(height: f32, speed: f32, obstacle: (Collider, Transform), frames: usize) -> Vec3 {
         use bevy::time::TimeUpdateStrategy;
         let dt = 1.0 / 60.0;
         let mut app = App::new();
@@ -332,15 +345,40 @@ mod tests {
             .add_systems(Update, move_characters);
         let world = app.world_mut();
         world.spawn((Collider::cuboid(10.0, 0.5, 10.0), Transform::from_xyz(0.0, -0.5, 0.0)));
-        world.spawn((Collider::cuboid(2.0, rise * 0.5, 2.0), Transform::from_xyz(2.5, rise * 0.5, 0.0)));
+        world.spawn(obstacle);
         let intent = MoveIntent { direction: Vec2::X, speed: Some(speed), ..default() };
         let motion = Motion::new(std::f32::consts::FRAC_PI_2);
         let kinematic = RigidBody::KinematicPositionBased;
         let body = world.spawn((Player, intent, motion, Transform::default(), kinematic, controller(height))).id();
-        for _ in 0..120 {
+        for _ in 0..frames {
             app.update();
         }
         app.world().get::<Transform>(body).unwrap().translation
+    }
+
+    #[test]
+    fn a_slow_walk_up_a_stair_ramp_keeps_its_speed() {
+        // A ramp of 30° (a flight of 17 cm rises on 30 cm treads) from x = 0.1: the body
+        // climbs it as fast as it walks the floor. A 1.2 m CesiumMan slowed to 0.31 m/s on the
+        // stairs climbed at 0.18 m/s, the surface's nudge taking most of every other step.
+        let slope = 30f32.to_radians();
+        let rotation = Quat::from_rotation_z(slope);
+        let top = Vec3::new(0.1 + 3.0 * slope.cos(), 3.0 * slope.sin(), 0.0);
+        let ramp = (
+            Collider::cuboid(3.0, 0.5, 2.0),
+            Transform::from_translation(top - rotation * Vec3::Y * 0.5).with_rotation(rotation),
+        );
+        let far_away = (Collider::cuboid(0.1, 0.1, 0.1), Transform::from_xyz(50.0, 0.0, 0.0));
+        for (height, speed) in [(1.17, 0.31), (1.8, 0.6), (1.8, 1.4)] {
+            let frames = 180;
+            let flat = walk_toward(height, speed, far_away.clone(), frames).x;
+            let up = walk_toward(height, speed, ramp.clone(), frames);
+            println!(
+                "{height} m at {speed} m/s for 3 s: {flat:.3} m on the floor, up the ramp to x {:.3}, y {:.3}",
+                up.x, up.y
+            );
+            assert!(up.y > 0.1 && up.x > 0.9 * flat, "{height} m at {speed} m/s: {up} against {flat} on the floor");
+        }
     }
 
     #[test]
@@ -364,16 +402,19 @@ mod tests {
 
     #[test]
     fn the_ground_press_never_outweighs_a_walking_step_up_a_slope() {
-        // What rapier keeps of a step up a 30° slope after taking off its part into the slope.
-        let kept = |h: f32, press: f32| {
-            let normal = Vec2::new(-30f32.to_radians().sin(), 30f32.to_radians().cos());
+        // What rapier keeps of a step up a slope after taking off its part into the slope.
+        let kept = |h: f32, press: f32, slope: f32| {
+            let normal = Vec2::new(-slope.to_radians().sin(), slope.to_radians().cos());
             let step = Vec2::new(h, -press);
             (step - normal * step.dot(normal).min(0.0)).x
         };
         let dt = 1.0 / 60.0;
-        for speed in [0.2, 0.33, 0.9, 1.4, 3.0] {
-            let h = speed * dt;
-            assert!(kept(h, ground_press(h, dt)) > 0.3 * h, "{speed} m/s keeps {}", kept(h, ground_press(h, dt)) / h);
+        // Up to the steepest slope the controller climbs, every walking step keeps more than a
+        // blocked one, so the slope gain makes up the rest.
+        for (speed, slope) in [0.2, 0.31, 0.9, 1.4, 3.0].into_iter().flat_map(|v| [(v, 30.0), (v, 45.0)]) {
+            let (h, press) = (speed * dt, ground_press(speed * dt, dt));
+            let share = kept(h, press, slope) / h;
+            assert!(share > BLOCKED_SHARE + 0.02, "{speed} m/s up {slope} deg keeps {share}");
         }
         // Standing still: the full press (8 mm at 60 fps), never more at lower frame rates.
         assert!((ground_press(0.0, dt) - GROUND_PRESS_SPEED / 60.0).abs() < 1e-6);

@@ -294,7 +294,7 @@ pub fn run_autopilot(
                 transform.rotation = Quat::from_rotation_y(motion.yaw);
                 motion.speed = Spring::new(0.0);
                 motion.achieved = Spring::new(0.0);
-                motion.gain = 1.0;
+                motion.kept = 1.0;
                 motion.teleported = true;
                 pilot.phase = Phase::Stand { time: 0.0 };
             } else if !avatars.is_empty() {
@@ -438,7 +438,7 @@ fn start_pass(pass: usize, route: &[Vec2], transform: &mut Transform, motion: &m
     motion.yaw = yaw;
     motion.speed = Spring::new(0.0);
     motion.achieved = Spring::new(0.0);
-    motion.gain = 1.0;
+    motion.kept = 1.0;
     motion.vertical = 0.0;
     motion.teleported = true;
 }
