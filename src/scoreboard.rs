@@ -94,8 +94,14 @@ fn expected_refusals(dir: &Path) -> Vec<(String, String)> {
 /// Runs the course for one file (a process that cannot start is an error row).
 fn run_one(exe: &Path, file: &Path) -> Score {
     let name = file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
-    let output =
-        Command::new(exe).args(["--headless", "--skip-ik-off", "--character"]).arg(file).env("NO_COLOR", "1").output();
+    let output = Command::new(exe)
+        .args(["--headless", "--skip-ik-off", "--character"])
+        .arg(file)
+        .env("NO_COLOR", "1")
+        // The rig and clip lines are logged at info: a RUST_LOG that hides them leaves the
+        // row's "rigged by" and "clips" empty.
+        .env_remove("RUST_LOG")
+        .output();
     match output {
         Ok(out) => {
             let text = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
