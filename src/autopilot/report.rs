@@ -190,7 +190,11 @@ pub(super) fn print_table(pilot: &Autopilot) -> BarCount {
              at most {:.1} deg of the downward turn over {} frames (<= 10 deg: {})",
             g.spine_down.to_degrees(),
             g.down_frames,
-            bars.verdict(g.down_frames > 0, g.spine_down.to_degrees() <= 10.0, "NOT measured: never looked down")
+            bars.verdict(
+                g.down_frames > 0,
+                g.spine_down.to_degrees() <= 10.0,
+                "NOT measured: no rigged humanoid looked down"
+            )
         );
     }
     println!(
