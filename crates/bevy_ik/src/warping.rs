@@ -197,8 +197,8 @@ pub(crate) fn warp_pose(
     };
     let report = job.run(&mut bones.locals, &mut bones.model, &motion, dt, &mut state.warp).map_err(|e| match e {
         ik_core::IkError::BrokenHierarchy { bone } if bone < bones.entities.len() => IkFault::MissingBone(format!(
-            "bone {} is not under the pelvis {}: pose warping needs each leg's hip and foot below the pelvis (feet \
-             that hang from the root or a control bone are not warped yet)",
+            "bone {} is not under the pelvis {}: pose warping needs each leg's hip below the pelvis (its foot may \
+             hang from the root or a control bone)",
             bones.entities[bone], bones.entities[bones.keys[0]]
         )),
         e => IkFault::Solver(e),

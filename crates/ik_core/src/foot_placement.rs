@@ -59,7 +59,7 @@ use crate::sole::{Probe, SOLE_EDGES, SOLE_PROBES, find_edges, sole_float};
 use crate::spring::Spring;
 use crate::{IkError, TwoBoneJob, Xform};
 
-mod external;
+pub(crate) mod external;
 mod lifts;
 mod probe;
 mod report;

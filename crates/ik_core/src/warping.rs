@@ -34,21 +34,22 @@
 //!    a leg is never hyper-extended and a target out of reach is reported as not reached.
 //!
 //! **Inputs** ([`PoseWarp`]): the pose as caller-owned `locals` and their forward kinematics
-//! `model`, the pelvis bone, the legs ([`LegChain`]; each must descend from the pelvis), the
-//! spine joints with their shares of the counter-turn, [`WarpMotion`] (the character's
+//! `model`, the pelvis bone, the legs ([`LegChain`]; each hip must descend from the pelvis; a
+//! foot hanging from the root or a control bone is moved as foot placement moves its external
+//! feet), the spine joints with their shares of the counter-turn, [`WarpMotion`] (the character's
 //! velocity, the clip's speed and direction, the ground's normal, model space), `dt`, and the
 //! caller-owned [`WarpState`].
 //!
 //! **Outputs.** `locals`/`model` modified in place (pelvis translation and rotation, spine and
-//! leg rotations) and a [`WarpReport`].
+//! leg rotations, an external foot's translation) and a [`WarpReport`].
 //!
 //! **Invariants.** A stride scale of 1, an angle of 0 and a slope of 0 (weights 0, or a
-//! character moving as the clip does on flat ground) leave the pose exactly as it was. Bone lengths are kept (only rotations and
-//! the pelvis translation change). Bad input (index out of range, a leg outside the pelvis,
-//! non-finite values) returns an [`IkError`] with the pose and the state untouched. Finite
-//! input so extreme that the arithmetic overflows also returns an error, with the state
-//! untouched but the pose possibly half warped: put your input pose back (the plugin does).
-//! Nothing allocates.
+//! character moving as the clip does on flat ground) leave the pose exactly as it was. Bone
+//! lengths are kept (only rotations, the pelvis translation and an external foot's translation
+//! change). Bad input (index out of range, a hip outside the pelvis, non-finite values) returns
+//! an [`IkError`] with the pose and the state untouched. Finite input so extreme that the
+//! arithmetic overflows also returns an error, with the state untouched but the pose possibly
+//! half warped: put your input pose back (the plugin does). Nothing allocates.
 //!
 //! ```
 //! use glam::{Quat, Vec3};
@@ -87,7 +88,7 @@
 
 use glam::{Quat, Vec3};
 
-use crate::foot_placement::pelvis_drop_to_reach;
+use crate::foot_placement::{external, pelvis_drop_to_reach};
 use crate::leg::{LegChain, descends_from, refresh_model, soft_zone_start, unstraighten};
 use crate::spring::Spring;
 use crate::{IkError, TwoBoneJob, Xform, turn_local_by_model_rotation};
@@ -244,7 +245,8 @@ pub struct PoseWarp<'a> {
     pub parents: &'a [Option<usize>],
     /// The bone turned by the orientation angle and lowered for reach.
     pub pelvis: usize,
-    /// The legs; each hip and ankle must descend from the pelvis.
+    /// The legs; each hip must descend from the pelvis (the foot may hang from the root or a
+    /// control bone: it is turned, and moved to the shin's end, by translation).
     pub legs: &'a [LegChain],
     /// Spine joints, pelvis side first, each with its share (≥ 0) of the counter-turn; the
     /// shares are normalized, so the last joint ends facing as the clip does. Joints that do
@@ -399,6 +401,11 @@ impl PoseWarp<'_> {
         };
         self.turn_bone(locals, model, self.pelvis, turn);
         let carried = |bone: usize| descends_from(self.parents, bone, self.pelvis);
+        // A foot hanging from the root or a control bone turns with the legs all the same.
+        for leg in self.legs.iter().filter(|leg| !carried(leg.ankle)) {
+            model[leg.ankle].translation = turn * model[leg.ankle].translation;
+            external::place(self.parents, locals, model, leg.ankle, turn * model[leg.ankle].rotation);
+        }
         let total: f32 = self.spine.iter().filter(|(b, _)| carried(*b)).map(|(_, share)| share.max(0.0)).sum();
         if total <= 0.0 {
             return;
@@ -416,8 +423,14 @@ impl PoseWarp<'_> {
         let soften = self.settings.soften;
         // Where each heel goes: the foot moves rigidly with its ball, before the pelvis moves.
         let mut heel_targets = [Vec3::ZERO; MAX_LEGS];
+        // An external foot's place on its shin (knee frame), before the pelvis moves the shin.
+        let mut in_knee = [None; MAX_LEGS];
         let mut drop: f32 = 0.0;
-        for ((target, floor), leg) in heel_targets.iter_mut().zip(&mut report.floor_heights).zip(self.legs) {
+        for (((target, floor), leg), in_knee) in
+            heel_targets.iter_mut().zip(&mut report.floor_heights).zip(self.legs).zip(&mut in_knee)
+        {
+            *in_knee = external::is_external(self.parents, leg)
+                .then(|| model[leg.knee].inverse_transform_point(model[leg.ankle].translation));
             let along = ball_of(model, leg).dot(direction);
             *floor = warp.rise * scale * along;
             let shift = direction * ((scale - 1.0) * along) + Vec3::Y * *floor;
@@ -437,20 +450,22 @@ impl PoseWarp<'_> {
             }
             refresh_model(self.parents, locals, model, self.pelvis);
         }
-        for (leg, &heel_target) in self.legs.iter().zip(&heel_targets) {
-            report.reached &= self.solve_leg(locals, model, leg, heel_target, direction);
+        for ((leg, &heel_target), &in_knee) in self.legs.iter().zip(&heel_targets).zip(&in_knee) {
+            report.reached &= self.solve_leg(locals, model, (leg, in_knee), heel_target, direction);
         }
         drop
     }
 
     /// Puts a leg's heel on `heel_target` with the knee bending toward `forward`, the foot
     /// keeping its model orientation (so the ball lands where the heel's shift takes it);
-    /// softened only past the leg's animated extension. Returns whether it reached.
+    /// softened only past the leg's animated extension. Returns whether it reached. An
+    /// external foot (`in_knee`: its place in the knee's frame) rides at the shin's end and is
+    /// then moved there (see [`crate::foot_placement`]'s external feet).
     fn solve_leg(
         &self,
         locals: &mut [Xform],
         model: &mut [Xform],
-        leg: &LegChain,
+        (leg, in_knee): (&LegChain, Option<Vec3>),
         heel_target: Vec3,
         forward: Vec3,
     ) -> bool {
@@ -463,6 +478,8 @@ impl PoseWarp<'_> {
         // A straight leg has no bend plane: bend it a little toward the knee's side first.
         let down = model[leg.ankle].translation - hip;
         unstraighten(self.parents, locals, model, chain, forward.cross(down).try_normalize());
+        let attach = |model: &mut [Xform]| in_knee.inspect(|at| external::attach(model, leg, *at)).is_some();
+        attach(model);
         let Some(mut job) = TwoBoneJob::from_model(model, chain, heel_target, Some(hip + forward * reach)) else {
             return false;
         };
@@ -471,6 +488,10 @@ impl PoseWarp<'_> {
         let (head, tail) = locals.split_at_mut(leg.knee);
         solution.apply(&mut head[leg.hip], &mut tail[0]);
         refresh_model(self.parents, locals, model, leg.hip);
+        if attach(model) {
+            external::place(self.parents, locals, model, leg.ankle, foot);
+            return solution.reached;
+        }
         let parent = self.parents[leg.ankle].map_or(Quat::IDENTITY, |p| model[p].rotation);
         let local = (parent.inverse() * foot).normalize();
         if local.is_finite() {
@@ -498,10 +519,11 @@ impl PoseWarp<'_> {
             if let Some(bad) = bones.into_iter().flatten().find(|&b| b >= n) {
                 return Err(IkError::BrokenHierarchy { bone: bad });
             }
-            if let Some(outside) =
-                [leg.hip, leg.ankle].into_iter().find(|&b| !descends_from(self.parents, b, self.pelvis))
-            {
-                return Err(IkError::BrokenHierarchy { bone: outside });
+            if !descends_from(self.parents, leg.hip, self.pelvis) {
+                return Err(IkError::BrokenHierarchy { bone: leg.hip });
+            }
+            if external::is_external(self.parents, leg) {
+                external::validate(self.parents, locals, model, leg)?;
             }
         }
         if let Some(&(bad, _)) = self.spine.iter().find(|(b, _)| *b >= n) {

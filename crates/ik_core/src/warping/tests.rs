@@ -210,3 +210,59 @@ fn without_slope_weight_or_standing_still_a_ramp_leaves_the_pose_exactly_as_it_w
         assert_eq!(out, model);
     }
 }
+
+/// [`biped`] with its feet hanging from the root (an IK-control rig), posed the same.
+fn biped_with_feet_on_the_root() -> (Vec<Option<usize>>, Vec<Xform>, Vec<Xform>) {
+    let (skeleton, model) = biped();
+    let mut parents = skeleton.parents().to_vec();
+    let mut locals = skeleton.rest().to_vec();
+    for leg in LEGS {
+        parents[leg.ankle] = Some(0);
+        locals[leg.ankle] = model[0].inverse().mul_xform(&model[leg.ankle]);
+    }
+    (parents, locals, model)
+}
+
+#[test]
+fn feet_hanging_from_the_root_are_warped_as_feet_below_the_shins() {
+    let (skeleton, model) = biped();
+    let (parents, external_locals, external_model) = biped_with_feet_on_the_root();
+    for (i, leg) in LEGS.iter().enumerate() {
+        assert!(external_model[leg.ankle].translation.distance(model[leg.ankle].translation) < 1e-6, "leg {i}");
+    }
+    // Slower, turned 30° and up a 10° ramp (stride, orientation and slope at once); faster
+    // than the clip down it, so a stretched leg lowers the pelvis (and the shins with it).
+    let turned = Quat::from_rotation_y(30f32.to_radians()) * Vec3::Z;
+    let motions = [
+        WarpMotion { ground_normal: ramp_normal(10.0), ..WarpMotion::new(turned * 0.7, 1.4) },
+        WarpMotion { ground_normal: ramp_normal(-10.0), ..WarpMotion::new(Vec3::Z * 2.2, 1.4) },
+    ];
+    let settings = WarpSettings { slope_weight: 1.0, ..Default::default() };
+    let job = PoseWarp { settings, ..warp(skeleton.parents()) };
+    let mut dropped = false;
+    for motion in motions {
+        let (mut locals, mut out) = (skeleton.rest().to_vec(), model.clone());
+        let below = job.run(&mut locals, &mut out, &motion, 1.0 / 60.0, &mut WarpState::default()).unwrap();
+        let (mut ext_locals, mut ext_out) = (external_locals.clone(), external_model.clone());
+        let on_root = PoseWarp { parents: &parents, ..job }
+            .run(&mut ext_locals, &mut ext_out, &motion, 1.0 / 60.0, &mut WarpState::default())
+            .unwrap();
+        assert!(below.scale != 1.0 && below.slope != 0.0, "{below:?}");
+        let same = |a: f32, b: f32| (a - b).abs() < 1e-5;
+        let floors = below.floor_heights.iter().zip(&on_root.floor_heights).all(|(a, b)| same(*a, *b));
+        assert!(floors && same(below.pelvis_drop, on_root.pelvis_drop), "{below:?} vs {on_root:?}");
+        assert_eq!(below.reached, on_root.reached);
+        dropped |= below.pelvis_drop < -1e-3;
+        for leg in LEGS {
+            for bone in [leg.knee, leg.ankle, leg.toe.unwrap()] {
+                let (a, b) = (out[bone], ext_out[bone]);
+                assert!(a.translation.distance(b.translation) < 1e-4, "bone {bone}: {a:?} vs {b:?}");
+                assert!(a.rotation.angle_between(b.rotation) < 1e-3, "bone {bone}: {a:?} vs {b:?}");
+            }
+            // Its local is what puts it there through the root, so a write-back moves it.
+            let through_root = ext_out[0].mul_xform(&ext_locals[leg.ankle]);
+            assert!(through_root.translation.distance(ext_out[leg.ankle].translation) < 1e-5);
+        }
+    }
+    assert!(dropped, "no motion lowered the pelvis");
+}
