@@ -71,9 +71,7 @@ pub fn on_rigged(
     if let Ok(mut placer) = placers.get_mut(avatar) {
         tune_placer(&mut placer);
     }
-    if let Some(warping) = strafe_warping(humanoid, &hierarchy) {
-        entity.insert(warping);
-    }
+    entity.insert(pose_warping(humanoid));
     if let Ok(mut lock) = locks.get_mut(avatar) {
         // A planted toe stops where it lands (no inertialized glide into the lock), even
         // when the previous unlock is still blending out (short first steps from standing):
@@ -187,26 +185,15 @@ fn tune_placer(placer: &mut FootPlacer) {
     placer.settings.heel_lift = 1.0;
 }
 
-/// Orientation warping for strafing (X): off until strafing turns it on
-/// ([`crate::toggles::apply_warping`]); the blend space already matches any speed, so no
-/// stride warping. `None` when a foot is not under the pelvis (an IK-control rig's feet), which
-/// pose warping needs.
-fn strafe_warping(humanoid: &RiggedHumanoid, hierarchy: &Hierarchy) -> Option<PoseWarping> {
+/// Orientation warping for strafing (X), and stride warping where the steps are shortened:
+/// both off until [`crate::toggles::apply_warping`] turns them on.
+fn pose_warping(humanoid: &RiggedHumanoid) -> PoseWarping {
     let rig = &humanoid.rig;
     let share = 1.0 / rig.spine.len().max(1) as f32;
-    let under_pelvis = |mut bone: Entity| {
-        while let Ok((_, Some(parent))) = hierarchy.get(bone) {
-            bone = parent.parent();
-            if bone == rig.pelvis {
-                return true;
-            }
-        }
-        false
-    };
-    rig.legs.iter().all(|leg| under_pelvis(leg.foot)).then(|| PoseWarping {
+    PoseWarping {
         settings: WarpSettings { stride_weight: 0.0, orientation_weight: 0.0, ..default() },
         clip_forward: humanoid.frame.forward,
         spine: rig.spine.iter().map(|&bone| WarpSpineJoint { bone, share }).collect(),
         ..default()
-    })
+    }
 }
