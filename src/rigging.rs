@@ -185,8 +185,9 @@ fn tune_placer(placer: &mut FootPlacer) {
     placer.settings.heel_lift = 1.0;
 }
 
-/// Orientation warping for strafing (X), and stride warping where the steps are shortened:
-/// both off until [`crate::toggles::apply_warping`] turns them on.
+/// Pose warping on every rig, IK-control rigs too: orientation warping while strafing, slope
+/// warping on ramps and stride warping where the steps are shortened, each off until
+/// [`crate::toggles::apply_warping`] eases it on.
 fn pose_warping(humanoid: &RiggedHumanoid) -> PoseWarping {
     let rig = &humanoid.rig;
     let share = 1.0 / rig.spine.len().max(1) as f32;

@@ -478,8 +478,9 @@ impl PoseWarp<'_> {
         // A straight leg has no bend plane: bend it a little toward the knee's side first.
         let down = model[leg.ankle].translation - hip;
         unstraighten(self.parents, locals, model, chain, forward.cross(down).try_normalize());
-        let attach = |model: &mut [Xform]| in_knee.inspect(|at| external::attach(model, leg, *at)).is_some();
-        attach(model);
+        if let Some(at) = in_knee {
+            external::attach(model, leg, at);
+        }
         let Some(mut job) = TwoBoneJob::from_model(model, chain, heel_target, Some(hip + forward * reach)) else {
             return false;
         };
@@ -488,9 +489,10 @@ impl PoseWarp<'_> {
         let (head, tail) = locals.split_at_mut(leg.knee);
         solution.apply(&mut head[leg.hip], &mut tail[0]);
         refresh_model(self.parents, locals, model, leg.hip);
-        if attach(model) {
-            external::place(self.parents, locals, model, leg.ankle, foot);
-            return solution.reached;
+        if let Some(at) = in_knee {
+            external::attach(model, leg, at);
+            // A foot that could not be written stays where it was: not reached.
+            return external::place(self.parents, locals, model, leg.ankle, foot) && solution.reached;
         }
         let parent = self.parents[leg.ankle].map_or(Quat::IDENTITY, |p| model[p].rotation);
         let local = (parent.inverse() * foot).normalize();
