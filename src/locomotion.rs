@@ -58,6 +58,9 @@ pub struct Locomotion {
     pub labelled: bool,
     /// Contacts come from the moving clips (see [`STEPPING_FROM`]).
     pub stepping: bool,
+    /// Slower than the walk, its steps are shortened by stride warping at the walk's cadence
+    /// instead of blended toward the idle (`toggles::shortens_stride`; input).
+    pub short_steps: bool,
 }
 
 impl Locomotion {
@@ -78,6 +81,7 @@ impl Locomotion {
             idle_phase: 0.0,
             start_phase: 0.0,
             stepping: false,
+            short_steps: false,
             weights,
             contacts: [true, true],
             labelled,

@@ -67,6 +67,9 @@ pub struct MoveIntent {
     pub direction: Vec2,
     /// Jog instead of walk.
     pub jog: bool,
+    /// `speed` is the stairs' pace (one tread per step at the walk's cadence: the steps are
+    /// shortened, not slowed; see `player::slow_on_stairs`).
+    pub stairs: bool,
 }
 
 /// The body's motion state.

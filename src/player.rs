@@ -209,14 +209,15 @@ pub fn keyboard_intent(
     let direction = (forward * local.y + right * local.x).clamp_length_max(1.0);
     let jog = keys.pressed(KeyCode::ShiftLeft) || keys.pressed(KeyCode::ShiftRight);
     for mut intent in &mut players {
-        *intent = MoveIntent { direction, jog, facing: drive.strafe.then_some(forward), speed: drive.speed };
+        *intent =
+            MoveIntent { direction, jog, facing: drive.strafe.then_some(forward), speed: drive.speed, stairs: false };
     }
 }
 
 /// Slows a walking body (not jogging) to one tread per step near stairs, lining its steps up
 /// with the treads on the approach: the plugin's pace for the flight its stair finder found
-/// ([`StairsAhead::walking_speed`]). Speeds chosen below that are kept. Nothing here knows
-/// the course.
+/// ([`StairsAhead::walking_speed`]), taken as shorter steps at the walk's cadence
+/// ([`MoveIntent::stairs`]). Speeds chosen below that are kept. Nothing here knows the course.
 pub fn slow_on_stairs(
     mut bodies: Query<(&Motion, &mut MoveIntent), With<Player>>,
     avatars: Query<(&Locomotion, &GlobalTransform, &StairsAhead, &StairFinder, Option<&FootPlacerState>)>,
@@ -229,6 +230,7 @@ pub fn slow_on_stairs(
         let Some(walk) = loco.walk_step() else { continue };
         if let Some(slow) = stairs.walking_speed(finder, at.translation(), walk, feet) {
             intent.speed = Some(intent.speed.map_or(slow, |s| s.min(slow)));
+            intent.stairs = true;
         }
     }
 }
@@ -291,11 +293,11 @@ pub fn move_characters(
         let press = if grounded { ground_press(motion.requested, dt) } else { 0.0 };
         kcc.translation = Some(forward * motion.requested + Vec3::Y * (motion.vertical * dt - press));
         if let Some(mut loco) = motion.avatar.and_then(|a| spaces.get_mut(a).ok()) {
-            let shorten = crate::toggles::shortens_stride(stride_warping, &loco);
+            loco.short_steps = crate::toggles::shortens_stride(stride_warping, intent.stairs, &loco);
             // Driven by the clips, the blend follows the wanted speed (the clips' travel then
             // follows it); else what the body achieved, so the feet match the ground.
             let blended = if clip_drives { speed } else { achieved };
-            loco.speed = crate::toggles::blend_speed(blended, motion.speeds.0, shorten, loco.has_idle());
+            loco.speed = crate::toggles::blend_speed(blended, motion.speeds.0, loco.short_steps);
         }
     }
 }

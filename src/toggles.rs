@@ -112,8 +112,8 @@ pub fn toggle_keys(keys: Res<ButtonInput<KeyCode>>, mut ik: ResMut<DemoIk>) {
 /// Drives each character's [`PoseWarping`], one weight per kind, each fading in and out: the
 /// clips travel at the blend space's speed; orientation warping while strafing (V), so a
 /// character walking where it faces is left as animated; slope warping (B) on ramps; stride
-/// warping (N, or always without an idle clip: [`shortens_stride`]) where [`blend_speed`] plays
-/// the walk faster than the character moves.
+/// warping where its steps are shortened ([`Locomotion::short_steps`]) and [`blend_speed`]
+/// plays the walk faster than the character moves.
 pub fn apply_warping(
     time: Res<Time>,
     ik: Res<DemoIk>,
@@ -127,31 +127,21 @@ pub fn apply_warping(
         let weights = &mut warping.settings;
         ease(&mut weights.orientation_weight, strafing && ik.orientation_warping, dt, ik.snap);
         ease(&mut weights.slope_weight, ik.slope_warping, dt, ik.snap);
-        ease(&mut weights.stride_weight, shortens_stride(ik.stride_warping, loco), dt, ik.snap);
+        ease(&mut weights.stride_weight, loco.short_steps, dt, ik.snap);
     }
 }
 
-/// The speed the blend space plays at for a character moving at `speed`, with stride warping
-/// on: the walk (`walk` m/s) keeps its cadence down to 0.5 × its speed (stride warping
-/// shortens the steps), and below that hands over to the blend space, reaching its own speed
-/// at 0.3 × (the stride's shortest). A blend space without an idle (`has_idle` false) has
-/// nothing to hand over to: the walk keeps its cadence down to 0.3 × its speed and slows below.
-/// Without stride warping, `speed` itself. Continuous, so the blend weights never jump.
-pub fn blend_speed(speed: f32, walk: f32, stride_warping: bool, has_idle: bool) -> f32 {
-    let (low, high) = (SHORTEST_STRIDE * walk, 0.5 * walk);
-    if !stride_warping || walk <= 0.0 || speed >= walk {
+/// The speed the blend space plays at for a character moving at `speed`: with its steps
+/// shortened (`short_steps`), the walk (`walk` m/s) keeps its cadence down to
+/// [`SHORTEST_STRIDE`] × its speed (stride warping shortens the steps) and slows below it,
+/// toward the idle if there is one; otherwise `speed` itself (the blend space: toward the idle,
+/// whose stance then weighs in every step — a character whose idle stands with one foot ahead
+/// limps). Continuous, so the blend weights never jump.
+pub fn blend_speed(speed: f32, walk: f32, short_steps: bool) -> f32 {
+    if !short_steps || walk <= 0.0 || speed >= walk {
         return speed;
     }
-    if !has_idle {
-        return (speed.max(0.0) / SHORTEST_STRIDE).min(walk);
-    }
-    if speed <= low {
-        return speed;
-    }
-    if speed >= high {
-        return walk;
-    }
-    low + (walk - low) * (speed - low) / (high - low)
+    (speed.max(0.0) / SHORTEST_STRIDE).min(walk)
 }
 
 /// The shortest stride stride warping plays, a share of the clip's (ik_core's default
@@ -159,11 +149,12 @@ pub fn blend_speed(speed: f32, walk: f32, stride_warping: bool, has_idle: bool) 
 pub const SHORTEST_STRIDE: f32 = 0.3;
 
 /// Whether a character's steps are shortened by stride warping when it moves slower than its
-/// walk: the toggle (N, `toggle`), or always for a blend space without an idle clip (its only
-/// other way to go slower is to slow its cadence with whole-length steps, which on stairs span
-/// two treads).
-pub fn shortens_stride(toggle: bool, loco: &Locomotion) -> bool {
-    toggle || (loco.walks() && !loco.has_idle())
+/// walk ([`Locomotion::short_steps`]): the toggle (N, `toggle`), on stairs (`stairs`: the
+/// plugin's pace asks for one tread per step at the walk's cadence), or always for a blend
+/// space without an idle clip (its only other way to go slower is to slow its cadence with
+/// whole-length steps, which on stairs span two treads).
+pub fn shortens_stride(toggle: bool, stairs: bool, loco: &Locomotion) -> bool {
+    toggle || stairs || (loco.walks() && !loco.has_idle())
 }
 
 fn ease(weight: &mut f32, on: bool, dt: f32, snap: bool) {
@@ -293,30 +284,19 @@ mod tests {
     #[test]
     fn blend_speed_is_continuous_keeps_the_walk_s_cadence_and_leaves_other_speeds_alone() {
         let walk = 1.4;
-        let mut previous = blend_speed(0.0, walk, true, true);
+        // Shortened steps: the walk's cadence down to the shortest stride, slower below it,
+        // continuous and the stride never shorter than that.
+        let mut previous = blend_speed(0.0, walk, true);
         for i in 1..=400 {
             let v = i as f32 * 0.01;
-            let blend = blend_speed(v, walk, true, true);
-            assert!((blend - previous).abs() <= 0.05, "a jump at {v} m/s: {previous} -> {blend}");
-            // The stride never shortens past the warping's 0.3 (its default `min_scale`).
-            assert!(v / blend >= 0.3 - 1e-6 && v / blend <= 1.0 + 1e-6, "{v} m/s plays at {blend}");
-            assert_eq!(blend_speed(v, walk, false, true), v);
-            previous = blend;
-        }
-        assert_eq!(blend_speed(0.9, walk, true, true), walk, "between half the walk's speed and it: the walk itself");
-        assert_eq!(blend_speed(0.3, walk, true, true), 0.3, "slow: the blend space toward idle");
-        assert_eq!(blend_speed(2.0, walk, true, true), 2.0, "faster than the walk: the blend space toward the jog");
-        // Without an idle: the walk's cadence down to the shortest stride, slower below it,
-        // continuous and the stride never shorter than that.
-        let mut previous = blend_speed(0.0, walk, true, false);
-        for i in 1..=200 {
-            let v = i as f32 * 0.01;
-            let blend = blend_speed(v, walk, true, false);
+            let blend = blend_speed(v, walk, true);
             assert!((blend - previous).abs() <= 0.05, "a jump at {v} m/s: {previous} -> {blend}");
             assert!(v / blend >= SHORTEST_STRIDE - 1e-6 && v / blend <= 1.0 + 1e-6, "{v} m/s plays at {blend}");
+            assert_eq!(blend_speed(v, walk, false), v, "the blend space");
             previous = blend;
         }
-        assert_eq!(blend_speed(0.61, walk, true, false), walk, "stairs: the walk's cadence, shorter steps");
-        assert!((blend_speed(0.21, walk, true, false) - 0.7).abs() < 1e-5, "below 0.3 x the walk: slower");
+        assert_eq!(blend_speed(0.61, walk, true), walk, "stairs: the walk's cadence, shorter steps");
+        assert!((blend_speed(0.21, walk, true) - 0.7).abs() < 1e-5, "below 0.3 x the walk: slower");
+        assert_eq!(blend_speed(2.0, walk, true), 2.0, "faster than the walk: the blend space toward the jog");
     }
 }
