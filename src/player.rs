@@ -293,7 +293,10 @@ pub fn move_characters(
         let press = if grounded { ground_press(motion.requested, dt) } else { 0.0 };
         kcc.translation = Some(forward * motion.requested + Vec3::Y * (motion.vertical * dt - press));
         if let Some(mut loco) = motion.avatar.and_then(|a| spaces.get_mut(a).ok()) {
-            loco.short_steps = crate::toggles::shortens_stride(stride_warping, intent.stairs, &loco);
+            // Driven by the clips, the body moves at their travel: slower on stairs only by
+            // blending toward the idle, not by shortened steps at the walk's cadence.
+            let stairs = intent.stairs && !clip_drives;
+            loco.short_steps = crate::toggles::shortens_stride(stride_warping, stairs, &loco);
             // Driven by the clips, the blend follows the wanted speed (the clips' travel then
             // follows it); else what the body achieved, so the feet match the ground.
             let blended = if clip_drives { speed } else { achieved };
