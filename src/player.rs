@@ -296,10 +296,11 @@ pub fn move_characters(
             // Driven by the clips, the body moves at their travel: slower on stairs only by
             // blending toward the idle, not by shortened steps at the walk's cadence.
             let stairs = intent.stairs && !clip_drives;
-            loco.short_steps = crate::toggles::shortens_stride(stride_warping, stairs, &loco);
             // Driven by the clips, the blend follows the wanted speed (the clips' travel then
             // follows it); else what the body achieved, so the feet match the ground.
             let blended = if clip_drives { speed } else { achieved };
+            let paces = (blended, motion.speeds.0);
+            loco.short_steps = crate::toggles::shortens_stride(stride_warping, stairs, &loco, paces);
             loco.speed = crate::toggles::blend_speed(blended, motion.speeds.0, loco.short_steps);
         }
     }

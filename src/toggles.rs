@@ -152,10 +152,27 @@ pub const SHORTEST_STRIDE: f32 = 0.3;
 /// walk ([`Locomotion::short_steps`]): the toggle (N, `toggle`), on stairs (`stairs`: the
 /// plugin's pace asks for one tread per step at the walk's cadence), or always for a blend
 /// space without an idle clip (its only other way to go slower is to slow its cadence with
-/// whole-length steps, which on stairs span two treads).
-pub fn shortens_stride(toggle: bool, stairs: bool, loco: &Locomotion) -> bool {
-    toggle || stairs || (loco.walks() && !loco.has_idle())
+/// whole-length steps, which on stairs span two treads). Once shortened, the steps stay so
+/// until the body is back near its walk's speed or standing ([`still_shortened`]).
+pub fn shortens_stride(toggle: bool, stairs: bool, loco: &Locomotion, (speed, walk): (f32, f32)) -> bool {
+    toggle || stairs || (loco.walks() && !loco.has_idle()) || still_shortened(loco.short_steps, speed, walk)
 }
+
+/// Whether steps shortened last frame (`was`) stay shortened at `speed` now that nothing asks
+/// for it: between standing and [`SETTLED`] × the walk's speed (`walk`), where [`blend_speed`]
+/// with and without shortened steps differ, so ending them would jump the blend from the walk
+/// toward the idle (leaving a flight at its pace, that jump moved a landing foot 5 cm back onto
+/// the last nosing).
+pub fn still_shortened(was: bool, speed: f32, walk: f32) -> bool {
+    was && speed > STANDING && speed < SETTLED * walk
+}
+
+/// Below this speed (m/s) a body stands: the blend speed is near 0 with shortened steps or not.
+const STANDING: f32 = 0.02;
+
+/// Share of the walk's speed from which the blend with shortened steps and without differ by
+/// little enough (the idle's weight at most 1 − this) to let the steps be whole again.
+pub const SETTLED: f32 = 0.97;
 
 fn ease(weight: &mut f32, on: bool, dt: f32, snap: bool) {
     let goal = if on { 1.0 } else { 0.0 };
@@ -298,5 +315,21 @@ mod tests {
         assert_eq!(blend_speed(0.61, walk, true), walk, "stairs: the walk's cadence, shorter steps");
         assert!((blend_speed(0.21, walk, true) - 0.7).abs() < 1e-5, "below 0.3 x the walk: slower");
         assert_eq!(blend_speed(2.0, walk, true), 2.0, "faster than the walk: the blend space toward the jog");
+    }
+
+    #[test]
+    fn shortened_steps_last_until_the_blend_would_not_jump() {
+        let walk = 1.4;
+        // Leaving a flight at its pace: still shortened while the body speeds up to its walk.
+        assert!(still_shortened(true, 0.61, walk));
+        assert!(still_shortened(true, 0.9 * walk, walk));
+        // Back at the walk's speed, or standing: whole steps, and the blend barely moves.
+        for speed in [SETTLED * walk, walk, 2.0, 0.0, 0.01] {
+            assert!(!still_shortened(true, speed, walk), "{speed} m/s");
+            let jump = (blend_speed(speed, walk, true) - blend_speed(speed, walk, false)).abs();
+            assert!(jump <= (1.0 - SETTLED) * walk + 0.05, "{speed} m/s: the blend jumps by {jump} m/s");
+        }
+        // Never shortened by itself.
+        assert!(!still_shortened(false, 0.61, walk));
     }
 }
