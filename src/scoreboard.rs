@@ -5,8 +5,9 @@
 //! `.gltf` or `.vrm` file (sorted by name), two at a time, and reads its output: how it was
 //! rigged, the clips chosen and why, every `bar:` line's verdict, the exit status, and for a
 //! refusal its message. `DIR/refusals.txt` lists the files that must be refused (one
-//! `FILE: words the message must hold` a line; `#` starts a comment). Output: the table and a
-//! `scoreboard: N passed, N failed` line. Exit status 0 when every character walks with every
+//! `FILE: words the message must hold` a line; `#` starts a comment). Output: a row per
+//! character with its bars beneath it (each with its figure and verdict, as the run printed
+//! it), and a `scoreboard: N passed, N failed; N bars met, N short` line. Exit status 0 when every character walks with every
 //! bar met, or is refused as listed; 1 otherwise.
 
 use std::path::{Path, PathBuf};
@@ -21,8 +22,8 @@ struct Score {
     file: String,
     rigged_by: String,
     clips: String,
-    bars_met: usize,
-    bars_short: Vec<String>,
+    /// Each `bar:` line (without the prefix), in the order printed, and whether it was met.
+    bars: Vec<(bool, String)>,
     status: Option<i32>,
     error: Option<String>,
 }
@@ -33,11 +34,7 @@ impl Score {
         let mut score = Score { file, status, ..Score::default() };
         for line in output.lines().map(strip_log_prefix) {
             if let Some(bar) = line.strip_prefix("bar: ") {
-                if bar.contains("NOT ") {
-                    score.bars_short.push(bar.to_string());
-                } else {
-                    score.bars_met += 1;
-                }
+                score.bars.push((!bar.contains("NOT "), bar.to_string()));
             } else if let Some((_, rest)) = line.split_once("bevy_ik: rigged ") {
                 // `rigged `Name` (names), soles measured from the mesh:`
                 let how = rest
@@ -54,9 +51,19 @@ impl Score {
         score
     }
 
+    /// How many bars were met.
+    fn met(&self) -> usize {
+        self.bars.iter().filter(|(met, _)| *met).count()
+    }
+
+    /// The bars not met (or not measured).
+    fn short(&self) -> impl Iterator<Item = &str> {
+        self.bars.iter().filter(|(met, _)| !met).map(|(_, text)| text.as_str())
+    }
+
     /// Whether the character walked the course with every bar met.
     fn walked(&self) -> bool {
-        self.status == Some(0) && self.bars_met > 0 && self.bars_short.is_empty()
+        self.status == Some(0) && self.met() > 0 && self.short().next().is_none()
     }
 }
 
@@ -142,11 +149,13 @@ pub fn run(dir: &Path) -> ExitCode {
         });
         for score in done {
             println!("{}", line_of(&score, &refusals));
+            score.bars.iter().for_each(|(_, bar)| println!("    {bar}"));
             scores.push(score);
         }
     }
     let failed = scores.iter().filter(|s| !passes(s, &refusals)).count();
-    println!("scoreboard: {} passed, {failed} failed", scores.len() - failed);
+    let (met, all) = scores.iter().fold((0, 0), |(m, a), s| (m + s.met(), a + s.bars.len()));
+    println!("scoreboard: {} passed, {failed} failed; {met} bars met, {} short", scores.len() - failed, all - met);
     if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) }
 }
 
@@ -162,16 +171,16 @@ fn passes(score: &Score, refusals: &[(String, String)]) -> bool {
 fn line_of(score: &Score, refusals: &[(String, String)]) -> String {
     let verdict = if passes(score, refusals) { "PASS" } else { "FAIL" };
     let what = if score.walked() {
-        format!("walks, {} bars met", score.bars_met)
+        format!("walks, {} bars met", score.met())
     } else if let Some(error) = &score.error {
         format!("refused: {error}")
     } else {
         format!(
             "{} bars met, {} short (exit {}): {}",
-            score.bars_met,
-            score.bars_short.len(),
+            score.met(),
+            score.short().count(),
             score.status.map_or("none".into(), |c| c.to_string()),
-            score.bars_short.first().map_or("no bar measured", String::as_str)
+            score.short().next().unwrap_or("no bar measured")
         )
     };
     format!(
@@ -193,9 +202,10 @@ mod tests {
                    bar: a 0.4 cm (<= 1 cm: met)\nbar: b 2.0 cm (<= 1 cm: NOT met)\n";
         let s = Score::read("Robot.glb".into(), out, Some(3));
         assert_eq!(
-            (s.rigged_by.as_str(), s.bars_met, s.bars_short.len()),
-            ("names, soles measured from the mesh", 1, 1)
+            (s.rigged_by.as_str(), s.met(), s.short().collect::<Vec<_>>()),
+            ("names, soles measured from the mesh", 1, vec!["b 2.0 cm (<= 1 cm: NOT met)"])
         );
+        assert_eq!(s.bars[0], (true, "a 0.4 cm (<= 1 cm: met)".to_string()), "every bar kept, in order");
         assert_eq!(s.clips, "walk: `Walking` (by its name)");
         assert!(!s.walked());
         assert!(line_of(&s, &[]).starts_with("FAIL Robot.glb | rigged by names, soles"), "{}", line_of(&s, &[]));
