@@ -6,6 +6,7 @@ mod chain;
 mod common;
 mod components;
 mod conventions;
+mod corpus;
 mod creature;
 mod demo_at;
 mod demo_characters;
