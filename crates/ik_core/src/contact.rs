@@ -12,10 +12,12 @@
 //! otherwise). (2) The floor the stances define ([`floor_height`]): of the slowest quarter of
 //! the frames, the height at the 10th percentile — a fast dip in a swing never sets it, and one
 //! low sample does not either. (3) The height band the stances allow ([`stance_noise`],
-//! [`ContactSettings::fitted`]): [`HEIGHT_NOISE`] × how far the stance's own core (the slowest
-//! tenth of the frames) strays above that floor, no less than `least_height` and no more than
-//! `enter_height` — a clean clip whose planted foot holds the floor to the millimetre gets a band
-//! of a fraction of a millimetre, a noisy capture the full `enter_height`. (4) Hysteresis: a free
+//! [`ContactSettings::fitted`]): [`HEIGHT_NOISE`] × how far the stance's own core (the frames
+//! that hold still: no faster than [`STILL_SPEED`] × `enter_speed`, at least the slowest tenth)
+//! strays above that floor, no less than `least_height` and no more than `enter_height` — a clean
+//! clip whose planted foot holds the floor to the millimetre gets a band of a fraction of a
+//! millimetre, a capture whose ball holds still a few millimetres up late in the stance (a toe
+//! roll) a band that keeps it planted, a noisy capture the full `enter_height`. (4) Hysteresis: a free
 //! foot lands where it is within the landing band of that floor and slower than `enter_speed`; a
 //! planted foot lifts off where it rises above the lift-off band or moves faster than
 //! `leave_speed`. A looping clip runs round the cycle twice so its first frame starts from the
@@ -103,7 +105,8 @@ pub const LEAST_HEIGHT: f32 = 1e-4;
 /// lift-off band (1.7 mm for a 0.84 m leg) and slower than [`STILL_SPEED`] × the lift-off speed
 /// is closed: the foot never left ([`label_contacts`]).
 pub const STILL_HEIGHT: f32 = 0.08;
-/// See [`STILL_HEIGHT`].
+/// See [`STILL_HEIGHT`]; also, × `enter_speed`, the speed up to which a frame holds still for
+/// [`stance_noise`].
 pub const STILL_SPEED: f32 = 0.1;
 /// Landing band, × the stance's height noise ([`stance_noise`]).
 pub const HEIGHT_NOISE: f32 = 2.0;
@@ -219,16 +222,17 @@ pub fn floor_height(heights: &[f32], speeds: &[f32]) -> f32 {
     slow[(slow.len() - 1) / 10]
 }
 
-/// How far a stance strays above its floor, m: of the slowest [`STANCE_CORE`] of the frames (at
-/// least 3), the 75th percentile of the height above `floor` (heights below it count as 0).
-/// Empty input gives 0.
-pub fn stance_noise(heights: &[f32], speeds: &[f32], floor: f32) -> f32 {
+/// How far a stance strays above its floor, m: of the frames no faster than `still` m/s over
+/// the ground, and at least the slowest [`STANCE_CORE`] of them (at least 3), the 75th
+/// percentile of the height above `floor` (heights below it count as 0). Empty input gives 0.
+pub fn stance_noise(heights: &[f32], speeds: &[f32], floor: f32, still: f32) -> f32 {
     let mut order: Vec<usize> = (0..heights.len().min(speeds.len())).collect();
     if order.is_empty() {
         return 0.0;
     }
     order.sort_by(|&a, &b| speeds[a].total_cmp(&speeds[b]));
-    let core = ((STANCE_CORE * order.len() as f32).ceil() as usize).max(3).min(order.len());
+    let slowest = ((STANCE_CORE * order.len() as f32).ceil() as usize).max(3);
+    let core = order.iter().take_while(|&&i| speeds[i] <= still).count().max(slowest).min(order.len());
     let mut above: Vec<f32> = order[..core].iter().map(|&i| (heights[i] - floor).max(0.0)).collect();
     above.sort_by(f32::total_cmp);
     above[3 * (above.len() - 1) / 4]
@@ -255,7 +259,8 @@ pub fn label_contacts(
     ground_speeds(positions, frame_rate, looping, &mut speeds)?;
     let heights: Vec<f32> = positions.iter().map(|p| p.y).collect();
     let floor = floor_height(&heights[..m], &speeds[..m]);
-    let fitted = settings.fitted(stance_noise(&heights[..m], &speeds[..m], floor));
+    let still = STILL_SPEED * settings.enter_speed;
+    let fitted = settings.fitted(stance_noise(&heights[..m], &speeds[..m], floor, still));
     let s = &fitted;
     let step = |planted: bool, i: usize| {
         let (h, v) = (heights[i] - floor, speeds[i]);

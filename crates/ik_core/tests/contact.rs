@@ -180,8 +180,8 @@ fn lcg(state: &mut u64) -> f32 {
 }
 
 /// A clean capture's planted ball rising a millimetre mid-stance, still, is one stance; a swing
-/// rising as slowly but a few centimetres is a step. (A band fitted to the clean stance is
-/// 0.1 mm: without the still-gap rule the millimetre split the stance in two.)
+/// rising as slowly but a few centimetres is a step. (The band fits the still frames: 2 mm
+/// here, far under the 1.7 cm a noisy capture gets.)
 #[test]
 fn a_still_foot_a_millimetre_off_its_floor_mid_stance_stays_planted() {
     // 60 Hz, 1.4 m/s in the ground frame: 24 frames planted at z = 0 (frames 8–15 1 mm up,
@@ -200,7 +200,30 @@ fn a_still_foot_a_millimetre_off_its_floor_mid_stance_stays_planted() {
     let mut labels = vec![false; path.len()];
     let labelled = label_contacts(&path, 60.0, false, &settings, &mut labels).unwrap();
     println!("band {:.5} m, labels {labels:?}", labelled.settings.leave_height);
-    assert!(labelled.settings.leave_height < 0.001, "a clean stance's band: {}", labelled.settings.leave_height);
+    assert!(labelled.settings.leave_height < 0.003, "a clean stance's band: {}", labelled.settings.leave_height);
     assert!(labels[..24].iter().all(|&c| c), "the stance is one: {labels:?}");
     assert!(labels[26..47].iter().all(|&c| !c), "the swing is free: {labels:?}");
+}
+
+/// A stance whose ball holds the floor exactly for its first half and then holds still 4 mm up
+/// (a capture's toe roll: a Mixamo walk's late stance) is planted to its end: the band fits
+/// every still frame, not only the slowest tenth (those were all in the first half, so the band
+/// was 0.1 mm and the second half of every stance was labelled a swing).
+#[test]
+fn a_stance_holding_still_a_few_millimetres_up_is_planted_to_its_end() {
+    // 60 Hz, 1.4 m/s in the ground frame: 30 frames planted (15 at the floor, 15 at 4 mm,
+    // barely moving), then a 30-frame swing forward 0.84 m, 8 cm up at its middle; looping.
+    let mut path: Vec<Vec3> =
+        (0..30).map(|i| Vec3::new(0.0, if i < 15 { 0.0 } else { 0.004 }, 0.0005 * (i % 3) as f32)).collect();
+    path.extend((1..=30).map(|i| {
+        let t = i as f32 / 30.0;
+        Vec3::new(0.0, 0.004 + 0.08 * (std::f32::consts::PI * t).sin(), 0.84 * t)
+    }));
+    let settings = ContactSettings::for_gait(0.85, 1.4, 60.0);
+    let mut labels = vec![false; path.len()];
+    let labelled = label_contacts(&path, 60.0, true, &settings, &mut labels).unwrap();
+    println!("band {:.5} m, labels {labels:?}", labelled.settings.leave_height);
+    assert!(labels[..30].iter().all(|&c| c), "the whole stance: {labels:?}");
+    assert!(labels[33..58].iter().all(|&c| !c), "the swing is free: {labels:?}");
+    assert!(labelled.settings.enter_height < settings.enter_height, "still fitted to the stance");
 }
