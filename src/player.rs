@@ -299,9 +299,9 @@ pub fn move_characters(
             // Driven by the clips, the blend follows the wanted speed (the clips' travel then
             // follows it); else what the body achieved, so the feet match the ground.
             let blended = if clip_drives { speed } else { achieved };
-            let paces = (blended, motion.speeds.0);
-            loco.short_steps = crate::toggles::shortens_stride(stride_warping, stairs, &loco, paces);
-            loco.speed = crate::toggles::blend_speed(blended, motion.speeds.0, loco.short_steps);
+            let walk = motion.speeds.0;
+            loco.short_steps = crate::toggles::shortens_stride(stride_warping, stairs, &loco, (blended, walk));
+            loco.speed = crate::toggles::blend_speed(blended, walk, loco.short_steps);
         }
     }
 }
