@@ -6,7 +6,7 @@
 //! for the same pair (every driven bone within 0.25° at every frame: the offline path's own
 //! bars then hold for it), and played through the plugin (foot placement on a plane, locking
 //! off) with the root moving at the Walk's speed × the leg-length scale, a planted ball drifts
-//! ≤ 1 cm during the mannequin's contacts.
+//! ≤ 1 cm during the mannequin's contacts. Every bone it rotates is keyed at its rest scale too.
 
 use bevy::gltf::GltfPlugin;
 use bevy::prelude::*;
@@ -110,6 +110,25 @@ fn against_ik_tool(app: &mut App, files: &Files, target: Entity, runtime: &Handl
     worst
 }
 
+/// The bones `clip` rotates whose scale it does not key at their rest scale (what their
+/// `Transform` holds before any clip plays): blended with a clip of the character's own that
+/// scales them, such a bone would take that clip's scale whole.
+fn bones_without_rest_scale(app: &mut App, clip: &Handle<AnimationClip>) -> Vec<String> {
+    let mut bones = app.world_mut().query::<(&bevy::animation::AnimationTargetId, &Transform, &Name)>();
+    let clip = app.world().resource::<Assets<AnimationClip>>().get(clip).unwrap();
+    let rotation = || bevy::animation::animated_field!(Transform::rotation);
+    let scale = || bevy::animation::animated_field!(Transform::scale);
+    bones
+        .iter(app.world())
+        .filter(|(id, _, _)| clip.sample_clamped(rotation(), **id, 0.0).is_some())
+        .filter(|(id, rest, _)| {
+            let keyed = |t: f32| clip.sample_clamped(scale(), **id, t);
+            ![0.0, clip.duration()].iter().all(|&t| keyed(t).is_some_and(|s| s.abs_diff_eq(rest.scale, 1e-4)))
+        })
+        .map(|(_, _, name)| name.to_string())
+        .collect()
+}
+
 /// The target Bevy's glTF loader gives `bone` of a character spawned under `root`: the names
 /// from the scene's top node (below the scene's own entity) down to the bone.
 fn loader_target(world: &World, bone: Entity, root: Entity) -> Option<bevy::animation::AnimationTargetId> {
@@ -201,6 +220,7 @@ fn a_clipless_character_walks_with_the_mannequin_s_walk_retargeted_at_runtime() 
         let files = Files::new(name, &convention);
         let (mut app, target, clips, _) = retarget_at_runtime(&files);
         let difference = against_ik_tool(&mut app, &files, target, &clips.clips[0]);
+        let unscaled = bones_without_rest_scale(&mut app, &clips.clips[0]);
         let (slide, contacts) = planted_slide(&mut app, target, &clips);
         let report = clips.reports[0];
         println!(
@@ -214,6 +234,9 @@ fn a_clipless_character_walks_with_the_mannequin_s_walk_retargeted_at_runtime() 
         );
         if difference > 0.25 {
             failures.push(format!("{name}: {difference:.3}° from ik_tool's clip"));
+        }
+        if !unscaled.is_empty() {
+            failures.push(format!("{name}: bones rotated but not keyed at their rest scale: {unscaled:?}"));
         }
         if slide > 0.01 || contacts < 4 {
             failures.push(format!("{name}: slide {:.2} cm over {contacts} contacts", slide * 100.0));

@@ -10,8 +10,8 @@
 //! goes through [`ik_core::retarget::retarget_clip`] (rotations per role from the rest poses,
 //! paths scaled by leg length, feet put back where the source's stood by IK, pelvis drops
 //! eased over the clip) and the result becomes a new clip keyed on the target's bones
-//! (rotations of the role bones, translations of the pelvis and of feet that hang outside
-//! their shins). A character with no animation targets (a file without clips) gets an
+//! (rotations and rest scales of the role bones, translations of the pelvis and of feet that
+//! hang outside their shins). A character with no animation targets (a file without clips) gets an
 //! [`AnimationPlayer`] on the top entity above its pelvis and a target on each bone, named
 //! by the names on its path from there. The handles land in [`RetargetedClips`] and
 //! [`ClipsRetargeted`] is
@@ -372,6 +372,11 @@ pub fn retarget_animation(
         });
         let curve = UnevenSampleAutoCurve::new(keys).map_err(|e| format!("bone {}: {e}", target.names[b]))?;
         out.add_curve_to_target(key(b)?, AnimatableCurve::new(animated_field!(Transform::rotation), curve));
+        // Their scale too (the target's rest): blended with a clip of the target's own that
+        // scales them (a stretchy rig's idle), an unkeyed scale would take that clip's whole.
+        let keys = (0..frames).map(|f| (times[f], transform_local(f, b).scale));
+        let curve = UnevenSampleAutoCurve::new(keys).map_err(|e| format!("bone {}: {e}", target.names[b]))?;
+        out.add_curve_to_target(key(b)?, AnimatableCurve::new(animated_field!(Transform::scale), curve));
     }
     for b in map.translated_bones() {
         let keys = (0..frames).map(|f| (times[f], transform_local(f, b).translation));

@@ -13,8 +13,9 @@
 //! ([`ik_core::retarget::RetargetMap::run_lowered`]). The
 //! target's file is rewritten with one new animation per clip (the target's own clip of the
 //! same name is kept and the source's skipped, or with `--replace` replaced, each such clip
-//! named in the summary; other clips are kept): a rotation channel per role bone and a translation channel
-//! for the pelvis (and for feet hanging outside the shins), keyed at the source's frame times,
+//! named in the summary; other clips are kept): a rotation and a scale channel (its rest scale, so
+//! a clip of the target's own that scales it does not bleed in when blended) per role bone and a
+//! translation channel for the pelvis (and for feet hanging outside the shins), keyed at the source's frame times,
 //! and `extras` holding `nominal_speed` (the source's ground speed × the scale) and
 //! `ik_retarget` (source file, clip, scale). The written file is read back and its new clips
 //! labelled like `contacts --json` does ([`crate::motion::label_feet`]) into the sidecar
@@ -246,8 +247,8 @@ fn top_moved(parents: &[Option<usize>], map: &RetargetMap) -> Vec<usize> {
     moved.iter().copied().filter(|&b| !under_moved(b)).collect()
 }
 
-/// The animation to write for a retargeted clip: rotations of the driven bones, translations
-/// of the moved ones, and its `extras`.
+/// The animation to write for a retargeted clip: rotations and scales of the driven bones,
+/// translations of the moved ones, and its `extras`.
 pub fn animation(target: &Character, map: &RetargetMap, clip: &RetargetedClip, source: &str) -> NewAnimation {
     let nt = map.target_bones();
     let frames = clip.times.len();
@@ -261,6 +262,10 @@ pub fn animation(target: &Character, map: &RetargetMap, clip: &RetargetedClip, s
         }
         let node = target.node_of_bone[b];
         channels.push(NewChannel { node, property: Property::Rotation, times: clip.times.clone(), values });
+        // Their scale too: blended with one of the target's own clips that scales them (a
+        // stretchy rig's idle), an unkeyed scale would take that clip's whole.
+        let values = (0..frames).map(|f| clip.locals[f * nt + b].scale.extend(0.0)).collect();
+        channels.push(NewChannel { node, property: Property::Scale, times: clip.times.clone(), values });
     }
     for b in map.translated_bones() {
         let values = (0..frames).map(|f| clip.locals[f * nt + b].translation.extend(0.0)).collect();

@@ -406,8 +406,8 @@ fn every_clip_can_be_retargeted_and_same_named_clips_are_kept_unless_replaced() 
         assert!(walk.sampled.locals.iter().all(Xform::is_finite));
         assert_eq!(
             walk.clip.channels.len(),
-            walk.character.report.bone_names.len() + 3,
-            "role rotations + pelvis + feet"
+            2 * walk.character.report.bone_names.len() + 3,
+            "role rotations and scales + pelvis + feet"
         );
     }
     // Only same-named clips chosen, no --replace: nothing to do, said so, nothing written.
