@@ -3,8 +3,8 @@
 //! bar met today (`walks.txt`) must keep doing so, and the files the rigging must refuse
 //! (`refusals.txt`) must be refused with the words listed. The scoreboard runs on a copy of
 //! those files in a folder of their own, exactly as `bevy_ik_demo --scoreboard DIR` runs for a
-//! user. The whole folder (`--scoreboard assets/characters`) is the bar, which four
-//! humanoids do not meet yet; they are not run here.
+//! user. The whole folder (`--scoreboard assets/characters`) is the bar; the humanoids
+//! not in `walks.txt` do not meet it yet and are not run here.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
