@@ -73,20 +73,25 @@ impl Rays {
         let top_of_ray = point.y + self.start;
         let bottom_of_ray = top_of_ray - self.length;
         let top = self.ray(ground, point + Vec3::Y * self.start, true, self.length)?;
+        // A ray down that starts inside something (an overhang the start height reaches into)
+        // meets it at its own start: the inside of a board, never its top, however near its
+        // underside the start is.
+        let started_inside = top.0.y >= top_of_ray - 1e-4;
+        let past_top = if started_inside { OVERHANG_THICKNESS } else { 0.0 };
         let mut lift = OVERHANG_LIFT;
         for _ in 0..MAX_LIFTS {
             let from = point + Vec3::Y * lift;
             if top.0.y <= from.y + OVERHANG_THICKNESS {
                 return Some(top);
             }
-            let Some(ceiling) = self.ray(ground, from, false, top.0.y - from.y) else { return Some(top) };
+            let Some(ceiling) = self.ray(ground, from, false, top.0.y - from.y + past_top) else { return Some(top) };
             let underside = ceiling.0.y;
             if underside - from.y <= 1e-4 {
                 // Starting inside the ground: look again from higher up.
                 lift *= 2.0;
                 continue;
             }
-            if top.0.y - underside <= OVERHANG_THICKNESS {
+            if !started_inside && top.0.y - underside <= OVERHANG_THICKNESS {
                 // The top's own surface from below: no overhang.
                 return Some(top);
             }
@@ -198,7 +203,9 @@ mod tests {
         // On the floor, and sunk 1.5 to 10 cm into it (a toe rolling off, a blend): the ray down
         // from 50 cm up lands on the board; the ray up from just above the point starts inside
         // the floor and must look again from higher up, not take the board's top for ground.
-        for sink in [0.0, 0.015, 0.03, 0.06, 0.1] {
+        // Sunk 8.6–9 cm, the ray down starts inside the board, within its least thickness of
+        // the underside: still the board's inside, not its top.
+        for sink in [0.0, 0.015, 0.03, 0.06, 0.086, 0.088, 0.09, 0.1] {
             let (hit, _) = rays.under(&mut ground, Vec3::new(0.0, -sink, 0.0)).unwrap();
             assert!(hit.y.abs() < 1e-4, "sunk {sink}: ground found at {}", hit.y);
         }
