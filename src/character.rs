@@ -268,8 +268,11 @@ pub fn finish_character(
         // The capsule spans the whole body: 2.15 leg lengths (1.8 m for the mannequin's 0.84 m
         // legs; the rig's height stops at the head joint when there is no head-top bone).
         commands.entity(body.parent()).insert(controller(2.15 * leg_length));
-        // Clips: every clip, with its name and the speed measured from its feet.
-        let choice = match crate::clips::choose(&clips.candidates(), frame.leg_length, &source.clips) {
+        // Clips: every clip, with its name and the speed measured from its feet, at the size the
+        // character walks at (the speed bands are per leg length, so the choice is the same).
+        let mut candidates = clips.candidates();
+        candidates.iter_mut().for_each(|c| c.speed = c.speed.map(|s| s * scale));
+        let choice = match crate::clips::choose(&candidates, frame.leg_length * scale, &source.clips) {
             Ok(choice) => choice,
             Err(message) => {
                 fail(&mut commands, &mut status, message);

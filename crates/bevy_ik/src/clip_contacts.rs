@@ -12,7 +12,8 @@
 //! posed in the root's space. Then the steps `ik_tool contacts` runs, in `ik_core`: each foot's
 //! contact point (its ball, else an estimated sole point) and the way the feet face
 //! ([`ik_core::clip_feet`]); the clip's own travel (a pelvis moving faster than
-//! [`IN_PLACE_SPEED`] on average carries root motion, and that is its speed), else the ground's
+//! [`IN_PLACE_SPEED`](ik_core::clip_feet::IN_PLACE_SPEED) leg lengths a second on average
+//! carries root motion, and that is its speed), else the ground's
 //! speed under its planted feet ([`ground_velocity`]); the feet's paths with that travel added
 //! labelled by [`label_contacts`] with [`ContactSettings::for_gait`] (the defaults of
 //! `ik_tool contacts`). The labels land in [`ClipContactLabels`] and [`ClipContactsLabelled`]
@@ -48,7 +49,7 @@
 use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::clip_feet::{
-    ContactPoint, IN_PLACE_SPEED, ground_velocity, mean_travel, rest_forward, same_pose, travel_forward,
+    ContactPoint, carries_root_motion, ground_velocity, mean_travel, rest_forward, same_pose, travel_forward,
 };
 use ik_core::contact::{ContactSettings, label_contacts};
 use ik_core::resample::{TARGET_RATE, resample_locals};
@@ -299,7 +300,7 @@ pub(crate) fn label_clip(skeleton: &RetargetSkeleton, clip: &AnimationClip) -> R
     // The clip's own travel: the pelvis's mean horizontal velocity.
     let pelvis = |f: usize| world[f * bones + skeleton.rig.pelvis].translation;
     let own = mean_travel(pelvis(0), pelvis(frames - 1), duration);
-    let root_motion = own.length() > IN_PLACE_SPEED;
+    let root_motion = carries_root_motion(own, (points[0].leg_length + points[1].leg_length) * 0.5);
     let velocity = if root_motion {
         own
     } else {

@@ -8,10 +8,12 @@
 //! feet). Ground velocity of an in-place clip ([`ground_velocity`]): of the contact points'
 //! velocities on frames where they are within 0.06 × leg length of the clip's lowest contact
 //! point, the largest cluster of nearly equal ones (within 0.1 m/s or 10 %), averaged; zero
-//! under 5 cm/s. A clip loops ([`same_pose`]) when its first and last frames hold the same pose.
-//! A clip whose pelvis travels faster than [`IN_PLACE_SPEED`] on average ([`mean_travel`])
-//! carries its own root motion; an in-place one travels the way its feet face, else against
-//! the ground's motion ([`travel_forward`]). These are the steps `ik_tool contacts` and `bevy_ik`'s runtime labeller share before
+//! under 0.06 leg lengths a second. A clip loops ([`same_pose`]) when its first and last frames
+//! hold the same pose. A clip whose pelvis travels faster than [`IN_PLACE_SPEED`] leg lengths a
+//! second on average ([`mean_travel`], [`carries_root_motion`]) carries its own root motion; an
+//! in-place one travels the way its feet face, else against the ground's motion
+//! ([`travel_forward`]). Every speed bound is in leg lengths, so a file in centimetres, one in
+//! metres and a giant label alike. These are the steps `ik_tool contacts` and `bevy_ik`'s runtime labeller share before
 //! [`crate::contact::label_contacts`].
 //!
 //! **Inputs.** Model-space transforms (+Y up, metres), frame-major (`frames × bones`).
@@ -35,8 +37,9 @@ use glam::Vec3;
 
 use crate::Xform;
 
-/// Mean horizontal pelvis speed below which a clip counts as in place, m/s.
-pub const IN_PLACE_SPEED: f32 = 0.05;
+/// Mean horizontal pelvis speed below which a clip counts as in place, leg lengths per second
+/// (5 cm/s on 0.84 m legs).
+pub const IN_PLACE_SPEED: f32 = 0.06;
 
 /// Where a foot touches the floor: its ball bone, or a sole point fixed to its foot bone.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -108,21 +111,36 @@ pub fn ground_velocity(tracks: [&[Vec3]; 2], leg_lengths: [f32; 2], frame_rate: 
             }
         }
     }
-    let near = |a: Vec3, b: Vec3| a.distance(b) <= 0.1f32.max(0.1 * a.length());
+    // Speeds in leg lengths a second: 0.1 and 0.05 m/s on 0.84 m legs.
+    let leg = (leg_lengths[0] + leg_lengths[1]) * 0.5;
+    let near = |a: Vec3, b: Vec3| a.distance(b) <= (0.12 * leg).max(0.1 * a.length());
     let best = samples.iter().max_by_key(|&&a| samples.iter().filter(|&&b| near(a, b)).count());
     let Some(&best) = best else { return Vec3::ZERO };
     let cluster: Vec<Vec3> = samples.iter().copied().filter(|&b| near(best, b)).collect();
     let mean = cluster.iter().sum::<Vec3>() / cluster.len().max(1) as f32;
-    if mean.length() < 0.05 || !mean.is_finite() { Vec3::ZERO } else { mean }
+    if mean.length() < 0.06 * leg || !mean.is_finite() { Vec3::ZERO } else { mean }
 }
 
 /// A clip's own mean horizontal velocity, m/s: its pelvis from `first` to `last` (positions,
-/// +Y up) over `duration` s (at least 1 µs). Faster than [`IN_PLACE_SPEED`]: the clip carries
-/// root motion.
+/// +Y up) over `duration` s (at least 1 µs). See [`carries_root_motion`].
 pub fn mean_travel(first: Vec3, last: Vec3, duration: f32) -> Vec3 {
     let mut v = (last - first) / duration.max(1e-6);
     v.y = 0.0;
     if v.is_finite() { v } else { Vec3::ZERO }
+}
+
+/// Whether a clip whose pelvis travels at `travel` ([`mean_travel`]) on legs `leg_length` long
+/// carries its own root motion: faster than [`IN_PLACE_SPEED`] leg lengths a second.
+///
+/// ```
+/// use glam::Vec3;
+/// use ik_core::clip_feet::carries_root_motion;
+/// // 4.4 cm/s is a walk on legs of 2 cm (a file in centimetres), a drift on legs of 0.9 m.
+/// assert!(carries_root_motion(Vec3::new(0.0, 0.0, 0.044), 0.02));
+/// assert!(!carries_root_motion(Vec3::new(0.0, 0.0, 0.044), 0.9));
+/// ```
+pub fn carries_root_motion(travel: Vec3, leg_length: f32) -> bool {
+    travel.length() > IN_PLACE_SPEED * leg_length.max(1e-6)
 }
 
 /// The way an in-place clip travels: the way the feet point at rest (`facing`), else against

@@ -5,7 +5,7 @@
 //! reordered parents first: "bones"). The character travels at a *root velocity*: for a clip
 //! whose root motion [`crate::travel::split`] took out, the travel's velocity (the sampled locals
 //! are then the in-place remainder); for a clip with root motion left in (the pelvis's mean
-//! horizontal velocity `m` over the clip is above [`IN_PLACE_SPEED`]) that is `m`; for an
+//! horizontal velocity `m` over the clip is above [`IN_PLACE_SPEED`] leg lengths a second) that is `m`; for an
 //! in-place clip it is `nominal × forward`, where
 //! forward is the horizontal direction the feet point in (foot joint → ball, both feet, rest
 //! pose; else the way the planted feet move backward; glTF's +Z if that is degenerate), the
@@ -223,7 +223,8 @@ pub fn root_motion(
     let at = |f: usize, b: usize| world[f * bones + b].translation;
     let last = sampled.timeline.frames - 1;
     let clip_velocity = ik_core::clip_feet::mean_travel(at(0, pelvis), at(last, pelvis), sampled.timeline.duration());
-    if clip_velocity.length() > IN_PLACE_SPEED {
+    let points = contact_points(doc, sampled, legs)?;
+    if ik_core::clip_feet::carries_root_motion(clip_velocity, (points[0].leg_length + points[1].leg_length) * 0.5) {
         let velocity = match flag {
             Some(s) => clip_velocity.normalize() * s,
             None => clip_velocity,
@@ -241,7 +242,6 @@ pub fn root_motion(
         .and_then(Value::as_f64);
     let from_sidecar =
         sidecar.and_then(|s| s.get(&clip.name)).and_then(|c| c.get("nominal_speed")).and_then(Value::as_f64);
-    let points = contact_points(doc, sampled, legs)?;
     let ground = ground_velocity(sampled, &world, &points);
     // Forward: the way the feet point at rest, else against the planted feet's motion, else +Z.
     let forward = ik_core::clip_feet::travel_forward(rest_forward(doc, sampled, legs)?, ground);

@@ -41,13 +41,19 @@ fn app() -> App {
 
 /// Spawns the biped under a root; the feet carry animation targets named after them.
 fn spawn_biped(app: &mut App) -> Entity {
+    spawn_biped_scaled(app, 1.0)
+}
+
+/// [`spawn_biped`] with every bone `scale` times as long (a file in other units); the pelvis is
+/// a target too.
+fn spawn_biped_scaled(app: &mut App, scale: f32) -> Entity {
     let root = app.world_mut().spawn(Transform::default()).id();
     let mut spawned: Vec<Entity> = Vec::new();
     for (name, parent, at) in BONES {
         let parent = parent.map_or(root, |p| spawned[p]);
-        let mut bone =
-            app.world_mut().spawn((Name::new(*name), Transform::from_translation((*at).into()), ChildOf(parent)));
-        if name.starts_with("foot_") {
+        let local = Transform::from_translation(Vec3::from(*at) * scale);
+        let mut bone = app.world_mut().spawn((Name::new(*name), local, ChildOf(parent)));
+        if name.starts_with("foot_") || *name == "pelvis" {
             bone.insert(AnimationTargetId::from_name(&Name::new(*name)));
         }
         spawned.push(bone.id());
@@ -58,9 +64,15 @@ fn spawn_biped(app: &mut App) -> Entity {
 /// The walk: each foot's translation under its knee over a 1 s cycle, the right half a cycle
 /// behind the left.
 fn walk() -> AnimationClip {
-    let stance = |z: f32| Vec3::new(0.0, -0.4, z);
-    let left = [(0.0, stance(0.25)), (0.5, stance(-0.25)), (0.75, Vec3::new(0.0, -0.35, 0.0)), (1.0, stance(0.25))];
-    let right = [(0.0, stance(-0.25)), (0.25, Vec3::new(0.0, -0.35, 0.0)), (0.5, stance(0.25)), (1.0, stance(-0.25))];
+    scaled_walk(1.0)
+}
+
+/// [`walk`] on the biped `scale` times as long.
+fn scaled_walk(scale: f32) -> AnimationClip {
+    let stance = |z: f32| Vec3::new(0.0, -0.4, z) * scale;
+    let swing = Vec3::new(0.0, -0.35, 0.0) * scale;
+    let left = [(0.0, stance(0.25)), (0.5, stance(-0.25)), (0.75, swing), (1.0, stance(0.25))];
+    let right = [(0.0, stance(-0.25)), (0.25, swing), (0.5, stance(0.25)), (1.0, stance(-0.25))];
     let mut clip = AnimationClip::default();
     for (name, keys) in [("foot_l", left), ("foot_r", right)] {
         let curve = UnevenSampleAutoCurve::new(keys).unwrap();
@@ -94,6 +106,27 @@ fn an_in_place_walk_is_labelled_foot_by_foot_at_its_ground_speed() {
     for t in [0.05, 0.25, 0.45] {
         assert!(at(0, t) && !at(1, t), "left planted, right swinging at {t} s: {walk:?}");
         assert!(!at(0, t + 0.5) && at(1, t + 0.5), "right planted, left swinging at {} s: {walk:?}", t + 0.5);
+    }
+}
+
+#[test]
+fn root_motion_is_told_by_leg_lengths_in_any_units() {
+    // The walk with its travel left in (the pelvis forward one stride a second, the planted feet
+    // still on the ground), on the biped as it is and 50 times smaller (2 cm/s on 1.6 cm legs).
+    for scale in [1.0, 0.02] {
+        let mut clip = scaled_walk(scale);
+        let pelvis = [(0.0, Vec3::new(0.0, 0.9, 0.0) * scale), (1.0, Vec3::new(0.0, 0.9, 1.0) * scale)];
+        let curve =
+            AnimatableCurve::new(animated_field!(Transform::translation), UnevenSampleAutoCurve::new(pelvis).unwrap());
+        clip.add_curve_to_target(AnimationTargetId::from_name(&Name::new("pelvis")), curve);
+        let mut app = app();
+        let root = spawn_biped_scaled(&mut app, scale);
+        label(&mut app, root, clip);
+        let walk = &app.world().get::<ClipContactLabels>(root).expect("labelled").clips[0];
+        assert!(walk.root_motion, "scale {scale}: {walk:?}");
+        assert!((walk.nominal_speed / scale - 1.0).abs() < 0.02, "scale {scale}: speed {}", walk.nominal_speed);
+        let at = |foot: usize, t: f32| walk.contacts[foot][(t * 60.0).round() as usize];
+        assert!(at(0, 0.25) && !at(1, 0.25) && !at(0, 0.75) && at(1, 0.75), "scale {scale}: {walk:?}");
     }
 }
 
