@@ -1,11 +1,13 @@
 //! After [`HumanoidIk`] has rigged (or failed to rig) the character: start its animation, feed
 //! the sidecar's contact labels to the foot lock, and measure the sole points the metrics use.
 //!
-//! Method: on the plugin's `HumanoidRigged` the legs' rest pose (still un-animated, since the blend space is
-//! held back until now) gives, per foot, sole points every ~1 cm from the back of the heel
-//! through the ball to the toe tip of its `ik_core::sole::FlatSole` estimate (the one the
-//! plugin probes with), on the floor, stored in the foot or ball bone's local frame so they
-//! ride with the animated bones. On
+//! Method: on the plugin's `HumanoidRigged`, per foot, sole points every ~1 cm from the back of
+//! the heel through the ball to the toe tip of the sole the plugin probes with (its `LegRest`:
+//! heel, the sole under the toe joint, toe tip, in the foot and toe bones' frames, measured in
+//! the skin's bind pose), stored in the foot or ball bone's local frame so they ride with the
+//! animated bones; the nodes' current pose (still un-animated, since the blend space is held
+//! back until now) gives only bone lengths and scales, and the `ik_core::sole::FlatSole`
+//! estimate where the plugin gave no sole. On
 //! `HumanoidRigFailed` the message is kept for the UI and the character animates without IK.
 //! Inputs: the rig, the rest `Transform`s. Outputs: `Locomotion`, [`FootProbe`], [`RigStatus`].
 //! Invariants: sole points are finite; a rig without ball bones gets points estimated from the
@@ -127,8 +129,9 @@ pub fn on_rig_failed(
 }
 
 /// Per foot, the sole points the metrics probe (see the module docs) and which is the ball;
-/// `rests`: the placer's legs' rests (the soles the plugin uses), `rel`: a bone's rest relative
-/// to the avatar.
+/// `rests`: the placer's legs' rests (the soles the plugin uses), `rel`: a bone's transform
+/// relative to the avatar now (only bone lengths and scales are read from it where the plugin
+/// gave a sole; its rotations are the nodes' and need not be the pose the mesh was bound in).
 fn sole_points(
     humanoid: &RiggedHumanoid,
     rests: &[Option<LegRest>],
@@ -142,35 +145,62 @@ fn sole_points(
         // The sole the plugin uses (measured from the mesh where there is one), so the
         // metrics measure the feet the player sees; the estimate only without it.
         let rest = rests.get(side).copied().flatten();
-        let (heel, ball_pt, tip) = match rest.and_then(|r| Some((r.heel?, r.toe_tip?))) {
-            Some((heel, tip)) => {
-                let (heel, tip) = (ankle.transform_point(heel), ball.map_or(ankle, |(_, x)| x).transform_point(tip));
-                let under_ball = ball.map_or(heel.lerp(tip, ik_core::sole::BALL_SHARE), |(_, x)| x.translation);
-                (heel, Vec3::new(under_ball.x, heel.y, under_ball.z), tip)
-            }
+        let (heel, ball_foot, ball_toe, tip) = match rest.and_then(|r| Some((r, r.heel?, r.toe_tip?))) {
+            Some((rest, heel, tip)) => plugin_sole(&rest, heel, tip, &ankle, ball.as_ref().map(|(_, x)| x)),
             None => {
                 let toe = ball.as_ref().map(|(_, x)| x);
                 let sole = FlatSole::estimate(&ankle, toe, humanoid.frame.forward, humanoid.frame.leg_length);
-                (sole.heel, sole.ball, sole.tip)
+                let local = |x: &ik_core::Xform, p: Vec3| x.inverse_transform_point(p);
+                let toe_frame = toe.unwrap_or(&ankle);
+                (
+                    local(&ankle, sole.heel),
+                    local(&ankle, sole.ball),
+                    local(toe_frame, sole.ball),
+                    local(toe_frame, sole.tip),
+                )
             }
         };
-        let in_frame = |x: &ik_core::Xform, p: Vec3| x.inverse_transform_point(p);
         let (toe_bone, toe_frame) = ball.unwrap_or((leg.foot, ankle));
         // Heel → ball on the foot bone, ball → tip on the toe bone, a point every ~1 cm. The
         // ball point the slide is measured at is the toe bone's (the toe the lock holds): the
         // foot bone's point under the toe joint swings with the heel as it lifts, which is
         // rolling off, not sliding.
         let along = |from: Vec3, to: Vec3, bone: Entity, frame: ik_core::Xform, first: usize| {
-            let n = ((from.distance(to) / SOLE_SPACING).ceil() as usize).max(1);
-            (first..=n).map(move |k| SolePoint { bone, local: in_frame(&frame, from.lerp(to, k as f32 / n as f32)) })
+            let length = frame.transform_point(to).distance(frame.transform_point(from));
+            let n = ((length / SOLE_SPACING).ceil() as usize).max(1);
+            (first..=n).map(move |k| SolePoint { bone, local: from.lerp(to, k as f32 / n as f32) })
         };
-        let mut points: Vec<SolePoint> = along(heel, ball_pt, leg.foot, ankle, 0).collect();
+        let mut points: Vec<SolePoint> = along(heel, ball_foot, leg.foot, ankle, 0).collect();
         let on_toe = usize::from(toe_bone != leg.foot);
         ball_index[side] = points.len() - 1 + on_toe;
-        points.extend(along(ball_pt, tip, toe_bone, toe_frame, 1 - on_toe));
+        points.extend(along(ball_toe, tip, toe_bone, toe_frame, 1 - on_toe));
         feet[side] = points;
     }
     (feet, ball_index)
+}
+
+/// The plugin's sole in bone frames: heel, ball (on the foot bone, then on the toe bone) and
+/// toe tip. The ball is the sole under the toe joint as the plugin probes it: the joint moved
+/// down the foot's (the toe's) flat-pose up axis by the toe's rest height, so the points hold
+/// wherever the nodes happen to stand when rigging happens (the plugin measured them in the
+/// skin's bind pose). Without a toe bone the tip is on the foot bone and the ball between.
+fn plugin_sole(
+    rest: &LegRest,
+    heel: Vec3,
+    tip: Vec3,
+    ankle: &ik_core::Xform,
+    toe: Option<&ik_core::Xform>,
+) -> (Vec3, Vec3, Vec3, Vec3) {
+    let Some(toe) = toe else {
+        let ball = heel.lerp(tip, ik_core::sole::BALL_SHARE);
+        return (heel, ball, ball, tip);
+    };
+    // A model-space height as a length along a bone's local axis.
+    let local_height = |x: &ik_core::Xform, axis: Vec3| rest.toe_height / (x.scale * axis).length().max(1e-6);
+    let toe_in_ankle = ankle.inverse_transform_point(toe.translation);
+    let ball_foot = toe_in_ankle - rest.foot_up * local_height(ankle, rest.foot_up);
+    let ball_toe = -rest.toe_up * local_height(toe, rest.toe_up);
+    (heel, ball_foot, ball_toe, tip)
 }
 
 /// Demo tuning of the placer: corrections follow the ground closely (short half-lives), so a
@@ -196,5 +226,47 @@ fn pose_warping(humanoid: &RiggedHumanoid) -> PoseWarping {
         clip_forward: humanoid.frame.forward,
         spine: rig.spine.iter().map(|&bone| WarpSpineJoint { bone, share }).collect(),
         ..default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ik_core::Xform;
+    use ik_core::foot_placement::FootRest;
+
+    #[test]
+    fn the_sole_rides_the_bones_as_the_plugin_measured_it_whatever_the_nodes_hold() {
+        // Bound flat: ankle 8 cm up, toe joint 22 cm ahead at the same height, the bones' own
+        // axes turned; the sole from 10 cm behind the ankle to 6 cm past the toe joint, on the floor.
+        let ankle =
+            Xform { translation: Vec3::new(0.0, 0.08, 0.0), rotation: Quat::from_rotation_x(1.1), scale: Vec3::ONE };
+        let toe_local =
+            Xform { translation: Vec3::new(0.0, 0.2, 0.1), rotation: Quat::from_rotation_x(-0.4), scale: Vec3::ONE };
+        let toe = ankle.mul_xform(&toe_local);
+        let measured = FootRest::measure(&ankle, Some(&toe));
+        let rest = LegRest {
+            ankle_height: measured.ankle_height,
+            toe_height: measured.toe_height,
+            foot_up: measured.foot_up,
+            toe_up: measured.toe_up,
+            heel: Some(ankle.inverse_transform_point(Vec3::new(0.0, 0.0, -0.1))),
+            toe_tip: Some(toe.inverse_transform_point(toe.translation * Vec3::new(1.0, 0.0, 1.0) + Vec3::Z * 0.06)),
+        };
+        // The nodes hold another pose when rigging happens (a file saved mid-stride): the ankle
+        // pitched 40° and the toes bent, the bones as long.
+        let node_ankle = Xform { rotation: Quat::from_rotation_x(0.7) * ankle.rotation, ..ankle };
+        let node_toe =
+            node_ankle.mul_xform(&Xform { rotation: Quat::from_rotation_x(0.5) * toe_local.rotation, ..toe_local });
+        let (heel, ball_foot, ball_toe, tip) =
+            plugin_sole(&rest, rest.heel.unwrap(), rest.toe_tip.unwrap(), &node_ankle, Some(&node_toe));
+        // Placed by the bind pose, every point is on the floor, and the ball is one point on
+        // both bones: the sole under the toe joint.
+        let on_foot = [heel, ball_foot].map(|p| ankle.transform_point(p));
+        let on_toe = [ball_toe, tip].map(|p| toe.transform_point(p));
+        for p in on_foot.iter().chain(&on_toe) {
+            assert!(p.y.abs() < 1e-5, "{p}");
+        }
+        assert!(on_foot[1].distance(on_toe[0]) < 1e-5 && on_foot[1].z > 0.14, "{} {}", on_foot[1], on_toe[0]);
     }
 }
