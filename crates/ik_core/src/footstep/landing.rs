@@ -205,7 +205,9 @@ pub struct LandingChoice {
 /// own landing if that does, else the nearest shift that does ([`search_landing`]); when
 /// nothing fits with room, with [`FootstepSettings::tight_fit`] the middle of the run of shifts
 /// nearest `current` that fit with the room of a tight tier (a tread barely longer than the
-/// foot: see [`FootstepSettings::tight_fit`]), else the animation's landing.
+/// foot: see [`FootstepSettings::tight_fit`]), else going up the last of those shifts where the
+/// ball and the tip fit with the tip's margin (a tread shorter than the foot: see
+/// [`FootstepSettings::tight_overhang`]), else the animation's landing.
 ///
 /// ```
 /// use glam::Vec3;
@@ -249,24 +251,40 @@ pub fn choose_landing<G: FootprintGround + ?Sized>(
     // landing to the other side of an edge late in the swing.
     for (behind, ahead) in tight_tiers(at, forward, (back, front), ground, settings) {
         let print = (back + behind, front + ahead);
-        if let Some(shift) = middle_of_fits(at, forward, print, current, ground, settings) {
-            return found(shift, false);
+        if let Some((first, last)) = run_of_fits(at, forward, print, current, ground, settings) {
+            return found((first + last) * 0.5, false);
+        }
+    }
+    // Going up, a foot longer than the tread: the ball on it and the tip with its margin to
+    // spare, the heel hanging over the lower level as far as it must (where any overhang is
+    // allowed), as a big foot climbs stairs. The shift that hangs the least (going down, as
+    // animated: the toes over the nosing).
+    if settings.tight_overhang > 0.0 && rises_ahead(at, forward, (back, front), ground, settings) {
+        let print = (0.0, front + settings.edge_margin.max(0.0));
+        if let Some((_, last)) = run_of_fits(at, forward, print, current, ground, settings) {
+            // Only a heel over a lower level: a tread, not a ramp or rough ground.
+            let along_stride = Vec3::new(forward.x, 0.0, forward.z).normalize_or_zero();
+            let height = |along: f32, g: &mut G| g.height(at + along_stride * (last + along));
+            let (heel, ball) = (height(-back, ground), height(0.0, ground));
+            if matches!((heel, ball), (Some(h), Some(b)) if h < b - settings.edge_height) {
+                return found(last, false);
+            }
         }
     }
     LandingChoice { shift: 0.0, roomy: false, fits: false }
 }
 
-/// The middle of the run of shifts (half a search step apart, within
+/// The run of shifts (first, last; half a search step apart, within
 /// [`FootstepSettings::max_shift`]) at which `print` [`landing_fits`], the run nearest the shift
 /// `near`; `None` when none fits.
-fn middle_of_fits<G: FootprintGround + ?Sized>(
+fn run_of_fits<G: FootprintGround + ?Sized>(
     at: Vec3,
     forward: Vec3,
     print: (f32, f32),
     near: f32,
     ground: &mut G,
     settings: &FootstepSettings,
-) -> Option<f32> {
+) -> Option<(f32, f32)> {
     let half_step = 0.5 * settings.search_step.max(1e-3);
     let steps = (settings.max_shift.max(0.0) / half_step + 1e-3) as i32;
     let near = if near.is_finite() { near / half_step } else { 0.0 };
@@ -287,5 +305,5 @@ fn middle_of_fits<G: FootprintGround + ?Sized>(
             _ => {}
         }
     }
-    best.map(|(start, end)| (start + end) as f32 * 0.5 * half_step)
+    best.map(|(start, end)| (start as f32 * half_step, end as f32 * half_step))
 }
