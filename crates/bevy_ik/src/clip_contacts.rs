@@ -300,7 +300,7 @@ pub(crate) fn label_clip(skeleton: &RetargetSkeleton, clip: &AnimationClip) -> R
     // The clip's own travel: the pelvis's mean horizontal velocity.
     let pelvis = |f: usize| world[f * bones + skeleton.rig.pelvis].translation;
     let own = mean_travel(pelvis(0), pelvis(frames - 1), duration);
-    let root_motion = carries_root_motion(own, (points[0].leg_length + points[1].leg_length) * 0.5);
+    let root_motion = carries_root_motion(own, points.map(|p| p.leg_length));
     let velocity = if root_motion {
         own
     } else {

@@ -129,18 +129,19 @@ pub fn mean_travel(first: Vec3, last: Vec3, duration: f32) -> Vec3 {
     if v.is_finite() { v } else { Vec3::ZERO }
 }
 
-/// Whether a clip whose pelvis travels at `travel` ([`mean_travel`]) on legs `leg_length` long
-/// carries its own root motion: faster than [`IN_PLACE_SPEED`] leg lengths a second.
+/// Whether a clip whose pelvis travels at `travel` ([`mean_travel`]) carries its own root
+/// motion: faster than [`IN_PLACE_SPEED`] lengths a second of its two legs (`leg_lengths`, as
+/// [`ground_velocity`] takes them), on average.
 ///
 /// ```
 /// use glam::Vec3;
 /// use ik_core::clip_feet::carries_root_motion;
 /// // 4.4 cm/s is a walk on legs of 2 cm (a file in centimetres), a drift on legs of 0.9 m.
-/// assert!(carries_root_motion(Vec3::new(0.0, 0.0, 0.044), 0.02));
-/// assert!(!carries_root_motion(Vec3::new(0.0, 0.0, 0.044), 0.9));
+/// assert!(carries_root_motion(Vec3::new(0.0, 0.0, 0.044), [0.02, 0.02]));
+/// assert!(!carries_root_motion(Vec3::new(0.0, 0.0, 0.044), [0.9, 0.9]));
 /// ```
-pub fn carries_root_motion(travel: Vec3, leg_length: f32) -> bool {
-    travel.length() > IN_PLACE_SPEED * leg_length.max(1e-6)
+pub fn carries_root_motion(travel: Vec3, leg_lengths: [f32; 2]) -> bool {
+    travel.length() > IN_PLACE_SPEED * ((leg_lengths[0] + leg_lengths[1]) * 0.5).max(1e-6)
 }
 
 /// The way an in-place clip travels: the way the feet point at rest (`facing`), else against

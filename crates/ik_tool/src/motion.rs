@@ -224,7 +224,7 @@ pub fn root_motion(
     let last = sampled.timeline.frames - 1;
     let clip_velocity = ik_core::clip_feet::mean_travel(at(0, pelvis), at(last, pelvis), sampled.timeline.duration());
     let points = contact_points(doc, sampled, legs)?;
-    if ik_core::clip_feet::carries_root_motion(clip_velocity, (points[0].leg_length + points[1].leg_length) * 0.5) {
+    if ik_core::clip_feet::carries_root_motion(clip_velocity, points.map(|p| p.leg_length)) {
         let velocity = match flag {
             Some(s) => clip_velocity.normalize() * s,
             None => clip_velocity,

@@ -126,9 +126,10 @@ pub fn search_landing<G: FootprintGround + ?Sized>(
 }
 
 /// Whether a landing `shift` chosen by [`choose_landing`] still fits where the foot is now
-/// predicted to land, with the least room [`choose_landing`] takes (its last tight tier).
-/// Cheap (a footprint of rays, two more and one [`FootprintGround::clear`]), so a caller
-/// between searches can tell that its shift no longer does.
+/// predicted to land, with the least room [`choose_landing`] takes (its last tight tier, or
+/// going up the ball and tip alone). Cheap (a footprint of rays or two, two more and
+/// [`FootprintGround::clear`]), so a caller between searches can tell that its shift no longer
+/// does.
 pub fn landing_still_fits<G: FootprintGround + ?Sized>(
     at: Vec3,
     forward: Vec3,
@@ -137,8 +138,17 @@ pub fn landing_still_fits<G: FootprintGround + ?Sized>(
     ground: &mut G,
     settings: &FootstepSettings,
 ) -> bool {
-    let [_, (behind, ahead)] = tight_tiers(at, forward, (back, front), ground, settings);
+    let up = rises_ahead(at, forward, (back, front), ground, settings);
+    let [_, (behind, ahead)] = tight_tiers((back, front), up, settings);
     landing_fits(at, forward, (back + behind, front + ahead), shift, ground, settings)
+        || big_foot_print(front, up, settings)
+            .is_some_and(|print| landing_fits(at, forward, print, shift, ground, settings))
+}
+
+/// The footprint of [`choose_landing`]'s last tier: going up with any overhang allowed, the
+/// ball and the tip with the tip's margin (the heel hangs as far as it must); else none.
+fn big_foot_print(front: f32, up: bool, settings: &FootstepSettings) -> Option<(f32, f32)> {
+    (up && settings.tight_overhang > 0.0).then(|| (0.0, front + settings.edge_margin.max(0.0)))
 }
 
 /// Whether the ground rises ahead of a landing at `at` rather than behind it, compared
@@ -172,16 +182,9 @@ pub fn rises_ahead<G: FootprintGround + ?Sized>(
 /// [`choose_landing`]'s two tight tiers: all of [`FootstepSettings::edge_margin`] at the end
 /// facing higher ground ([`rises_ahead`]), half of it at the other; then all of it and up to
 /// [`FootstepSettings::tight_overhang`] of the foot over the lower level.
-fn tight_tiers<G: FootprintGround + ?Sized>(
-    at: Vec3,
-    forward: Vec3,
-    (back, front): (f32, f32),
-    ground: &mut G,
-    settings: &FootstepSettings,
-) -> [(f32, f32); 2] {
+fn tight_tiers((back, front): (f32, f32), up: bool, settings: &FootstepSettings) -> [(f32, f32); 2] {
     let margin = settings.edge_margin.max(0.0);
     let hang = -settings.tight_overhang.clamp(0.0, 1.0) * (back + front);
-    let up = rises_ahead(at, forward, (back, front), ground, settings);
     // (higher end, lower end) as (behind, ahead).
     let orient = |high: f32, low: f32| if up { (low, high) } else { (high, low) };
     [orient(margin, 0.5 * margin), orient(margin, hang)]
@@ -249,7 +252,8 @@ pub fn choose_landing<G: FootprintGround + ?Sized>(
     // to spare, caught the nosing going down and stood the foot on it). The run nearest the
     // shift the swing already has, so a prediction moving by a centimetre does not flip the
     // landing to the other side of an edge late in the swing.
-    for (behind, ahead) in tight_tiers(at, forward, (back, front), ground, settings) {
+    let up = rises_ahead(at, forward, (back, front), ground, settings);
+    for (behind, ahead) in tight_tiers((back, front), up, settings) {
         let print = (back + behind, front + ahead);
         if let Some((first, last)) = run_of_fits(at, forward, print, current, ground, settings) {
             return found((first + last) * 0.5, false);
@@ -259,16 +263,15 @@ pub fn choose_landing<G: FootprintGround + ?Sized>(
     // spare, the heel hanging over the lower level as far as it must (where any overhang is
     // allowed), as a big foot climbs stairs. The shift that hangs the least (going down, as
     // animated: the toes over the nosing).
-    if settings.tight_overhang > 0.0 && rises_ahead(at, forward, (back, front), ground, settings) {
-        let print = (0.0, front + settings.edge_margin.max(0.0));
-        if let Some((_, last)) = run_of_fits(at, forward, print, current, ground, settings) {
-            // Only a heel over a lower level: a tread, not a ramp or rough ground.
-            let along_stride = Vec3::new(forward.x, 0.0, forward.z).normalize_or_zero();
-            let height = |along: f32, g: &mut G| g.height(at + along_stride * (last + along));
-            let (heel, ball) = (height(-back, ground), height(0.0, ground));
-            if matches!((heel, ball), (Some(h), Some(b)) if h < b - settings.edge_height) {
-                return found(last, false);
-            }
+    if let Some(print) = big_foot_print(front, up, settings)
+        && let Some((_, last)) = run_of_fits(at, forward, print, current, ground, settings)
+    {
+        // Only a heel over a lower level: a tread, not a ramp or rough ground.
+        let along_stride = Vec3::new(forward.x, 0.0, forward.z).normalize_or_zero();
+        let height = |along: f32, g: &mut G| g.height(at + along_stride * (last + along));
+        let (heel, ball) = (height(-back, ground), height(0.0, ground));
+        if matches!((heel, ball), (Some(h), Some(b)) if h < b - settings.edge_height) {
+            return found(last, false);
         }
     }
     LandingChoice { shift: 0.0, roomy: false, fits: false }
