@@ -126,10 +126,10 @@ pub fn search_landing<G: FootprintGround + ?Sized>(
 }
 
 /// Whether a landing `shift` chosen by [`choose_landing`] still fits where the foot is now
-/// predicted to land, with the least room [`choose_landing`] takes (its last tight tier, or
-/// going up the ball and tip alone). Cheap (a footprint of rays or two, two more and
-/// [`FootprintGround::clear`]), so a caller between searches can tell that its shift no longer
-/// does.
+/// predicted to land, with the least room of [`choose_landing`]'s tight tiers (a landing its
+/// last, going-up tier chose reads as not fitting, so the caller searches again). Cheap (a
+/// footprint of rays, two more and one [`FootprintGround::clear`]), so a caller between
+/// searches can tell that its shift no longer does.
 pub fn landing_still_fits<G: FootprintGround + ?Sized>(
     at: Vec3,
     forward: Vec3,
@@ -141,8 +141,6 @@ pub fn landing_still_fits<G: FootprintGround + ?Sized>(
     let up = rises_ahead(at, forward, (back, front), ground, settings);
     let [_, (behind, ahead)] = tight_tiers((back, front), up, settings);
     landing_fits(at, forward, (back + behind, front + ahead), shift, ground, settings)
-        || big_foot_print(front, up, settings)
-            .is_some_and(|print| landing_fits(at, forward, print, shift, ground, settings))
 }
 
 /// The footprint of [`choose_landing`]'s last tier: going up with any overhang allowed, the

@@ -94,8 +94,9 @@ fn a_footprint_on_one_level_needs_no_shift_and_one_across_an_edge_is_moved_off_i
     let choice = choose_landing(at(1.08), Vec3::Z, print, 0.0, &mut short, &settings);
     let (ball, tip) = (1.08 + choice.shift, 1.08 + choice.shift + 0.08);
     assert!(choice.fits && !choice.roomy && ball > 1.0 && (1.115..=1.131).contains(&tip), "{choice:?}");
-    // Between searches that landing still fits (the check takes the same least room).
-    assert!(landing_still_fits(at(1.08), Vec3::Z, print, choice.shift, &mut short, &settings), "{choice:?}");
+    // Between searches it reads as not fitting the tight tiers, so it is searched for again
+    // (keeping it instead left a local 0.333 m sole 97 % over an edge on the turning stair).
+    assert!(!landing_still_fits(at(1.08), Vec3::Z, print, choice.shift, &mut short, &settings), "{choice:?}");
     // A 29 cm tread going up: the tip keeps 2 cm from the next riser, the heel hangs over
     // the lower level by at most a tenth of the foot (2.8 cm); with no overhang allowed, as
     // animated.
