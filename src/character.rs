@@ -233,6 +233,25 @@ pub fn facing_rotation(up: Vec3, forward: Vec3) -> Quat {
     if q.is_finite() { q.normalize() } else { Quat::IDENTITY }
 }
 
+/// Largest angle between the way the feet point at rest and in the walk clip that is still
+/// the same facing (feet turned out, a clip's lean), degrees.
+const SAME_FACING_DEG: f32 = 45.0;
+
+/// The way the character walks, in the holder's frame: its rest pose's `forward`, unless its
+/// walk clip's feet point more than [`SAME_FACING_DEG`] away (`walk_facing`: a clip that turns
+/// the whole body, as a conversion whose bind pose faces the other way) — then the clip's, with
+/// a note for the log saying so.
+fn walking_forward(up: Vec3, forward: Vec3, walk_facing: Option<Vec3>) -> (Vec3, String) {
+    let flat = |v: Vec3| v.reject_from(up.normalize_or(Vec3::Y)).normalize_or_zero();
+    match walk_facing.map(flat).filter(|w| *w != Vec3::ZERO) {
+        Some(walk) if walk.angle_between(flat(forward)).to_degrees() > SAME_FACING_DEG => {
+            let away = walk.angle_between(flat(forward)).to_degrees();
+            (walk, format!(" by its walk clip, whose feet point {away:.0}° from the rest pose's"))
+        }
+        _ => (forward, String::new()),
+    }
+}
+
 /// Once the clips are ready: rig detection, facing, clips, the blend graph and `HumanoidIk`.
 /// Runs once per avatar.
 #[allow(clippy::too_many_arguments)]
@@ -261,13 +280,7 @@ pub fn finish_character(
                 continue;
             }
         };
-        let turn = facing_rotation(frame.up, frame.forward);
         let scale = size_scale(frame.leg_length, source.keep_scale);
-        commands.entity(avatar.holder).insert(Transform::from_rotation(turn).with_scale(Vec3::splat(scale)));
-        let (height, leg_length) = (frame.height * scale, frame.leg_length * scale);
-        // The capsule spans the whole body: 2.15 leg lengths (1.8 m for the mannequin's 0.84 m
-        // legs; the rig's height stops at the head joint when there is no head-top bone).
-        commands.entity(body.parent()).insert(controller(2.15 * leg_length));
         // Clips: every clip, with its name and the speed measured from its feet, at the size the
         // character walks at (the speed bands are per leg length, so the choice is the same).
         let mut candidates = clips.candidates();
@@ -279,9 +292,17 @@ pub fn finish_character(
                 continue;
             }
         };
+        let walk_facing = choice.walk.and_then(|w| clips.info(w)).and_then(|c| c.facing);
+        let (forward, facing_note) = walking_forward(frame.up, frame.forward, walk_facing);
+        let turn = facing_rotation(frame.up, forward);
+        commands.entity(avatar.holder).insert(Transform::from_rotation(turn).with_scale(Vec3::splat(scale)));
+        let (height, leg_length) = (frame.height * scale, frame.leg_length * scale);
+        // The capsule spans the whole body: 2.15 leg lengths (1.8 m for the mannequin's 0.84 m
+        // legs; the rig's height stops at the head joint when there is no head-top bone).
+        commands.entity(body.parent()).insert(controller(2.15 * leg_length));
         let report = clip_report(&choice, clips);
         info!(
-            "character: {height:.2} m tall, legs {leg_length:.2} m{}, turned {:.0}° to face +Z; clips: {}",
+            "character: {height:.2} m tall, legs {leg_length:.2} m{}, turned {:.0}° to face +Z{facing_note}; clips: {}",
             size_note(scale, frame.leg_length),
             turn.angle_between(Quat::IDENTITY).to_degrees(),
             report.join("; ")
@@ -392,5 +413,18 @@ mod tests {
         assert!((0.08 * size_scale(0.08, false) - 0.84).abs() < 1e-3);
         // --keep-scale, or no legs to measure: as it is.
         assert_eq!((size_scale(1.54, true), size_scale(0.0, false), size_scale(f32::NAN, false)), (1.0, 1.0, 1.0));
+    }
+
+    #[test]
+    fn a_walk_clip_that_turns_the_body_turns_the_character() {
+        // Feet turned out 20° in the clip: the rest pose's facing stands, nothing said.
+        let out = Quat::from_rotation_y(20f32.to_radians()) * Vec3::Z;
+        assert_eq!(walking_forward(Vec3::Y, Vec3::Z, Some(out)), (Vec3::Z, String::new()));
+        assert_eq!(walking_forward(Vec3::Y, Vec3::Z, None), (Vec3::Z, String::new()));
+        // A clip facing the other way from the bind pose: its facing, said.
+        let (forward, note) = walking_forward(Vec3::Y, Vec3::Z, Some(Vec3::new(0.1, 0.2, -1.0)));
+        assert!(forward.distance(Vec3::new(0.1, 0.0, -1.0).normalize()) < 1e-5, "{forward}");
+        assert!(note.contains("walk clip") && note.contains("174°"), "{note}");
+        assert!((facing_rotation(Vec3::Y, forward) * forward).distance(Vec3::Z) < 1e-5);
     }
 }

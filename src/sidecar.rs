@@ -9,6 +9,7 @@
 //! read as "no contact" past their end); [`ClipInfo::contact_at`] takes any phase (wrapped to
 //! `[0, 1)`).
 
+use bevy::math::Vec3;
 use bevy_ik::clip_contacts::ClipContactLabels;
 use ik_core::sidecar::Sidecar;
 
@@ -25,6 +26,9 @@ pub struct ClipInfo {
     pub frame_count: usize,
     /// Contact flags per frame, `[left, right]`.
     pub contacts: [Vec<bool>; 2],
+    /// The way the feet point while it plays, in the character's space (runtime labels only:
+    /// `None` from a sidecar or without toe bones).
+    pub facing: Option<Vec3>,
 }
 
 impl ClipInfo {
@@ -36,6 +40,7 @@ impl ClipInfo {
             duration: duration.max(1e-3),
             frame_count: 1,
             contacts: [vec![], vec![]],
+            facing: None,
         }
     }
 
@@ -130,6 +135,7 @@ impl ClipTable {
                 duration: clip.duration,
                 frame_count: clip.frame_count.max(1),
                 contacts: [clip.contacts.foot_l, clip.contacts.foot_r],
+                facing: None,
             })
             .collect();
         ClipTable { clips }
@@ -148,6 +154,7 @@ impl ClipTable {
                 duration: clip.duration,
                 frame_count: clip.frame_count.max(1),
                 contacts: clip.contacts.clone(),
+                facing: clip.facing,
             })
             .collect();
         ClipTable { clips }
@@ -195,6 +202,7 @@ mod tests {
             duration: 1.0,
             frame_count: 21,
             contacts: [l, r],
+            facing: None,
         };
         let walk = clip(
             labels(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]),

@@ -5,6 +5,8 @@ use bevy::animation::{AnimationPlugin, AnimationTargetId, animated_field};
 use bevy::math::curve::UnevenSampleAutoCurve;
 
 use super::*;
+use std::f32::consts::PI;
+
 use crate::IkPlugin;
 
 /// `(name, parent, local translation)`: Unreal-style names, legs straight down, feet forward.
@@ -173,4 +175,23 @@ fn a_clip_keyed_linearly_on_a_coarse_grid_is_found_and_others_are_sampled_as_pla
         .unwrap();
     // The walk is keyed every 0.25 s; keys at 0.37 s sit on none of the usual grids.
     assert_eq!(rates, [Some(4.0), None]);
+}
+
+#[test]
+fn a_clip_that_turns_the_body_faces_the_way_its_feet_point_in_it() {
+    // The walk as it is (feet forward, +Z, as at rest), and with the pelvis turned half round
+    // for the whole clip (a conversion whose bind pose faces the other way from its clips).
+    let half_turn = UnevenSampleAutoCurve::new([(0.0, Quat::from_rotation_y(PI)), (1.0, Quat::from_rotation_y(PI))]);
+    let mut turned = walk();
+    let curve = AnimatableCurve::new(animated_field!(Transform::rotation), half_turn.unwrap());
+    turned.add_curve_to_target(AnimationTargetId::from_name(&Name::new("pelvis")), curve);
+    for (clip, facing) in [(walk(), Vec3::Z), (turned, Vec3::NEG_Z)] {
+        let mut app = app();
+        let root = spawn_biped(&mut app);
+        label(&mut app, root, clip);
+        let walk = &app.world().get::<ClipContactLabels>(root).expect("labelled").clips[0];
+        let measured = walk.facing.expect("the feet have balls");
+        assert!(measured.distance(facing) < 1e-3, "facing {measured}, expected {facing}");
+        assert!((walk.nominal_speed - 1.0).abs() < 0.02, "ground speed {}", walk.nominal_speed);
+    }
 }
