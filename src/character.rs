@@ -233,20 +233,20 @@ pub fn facing_rotation(up: Vec3, forward: Vec3) -> Quat {
     if q.is_finite() { q.normalize() } else { Quat::IDENTITY }
 }
 
-/// Largest angle between the way the feet point at rest and in the walk clip that is still
-/// the same facing (feet turned out, a clip's lean), degrees.
+/// Largest angle between the way the rest pose faces and the way its walk clip travels that is
+/// still walking forward (a walk that drifts, a curved path), degrees.
 const SAME_FACING_DEG: f32 = 45.0;
 
 /// The way the character walks, in the holder's frame: its rest pose's `forward`, unless its
-/// walk clip's feet point more than [`SAME_FACING_DEG`] away (`walk_facing`: a clip that turns
-/// the whole body, as a conversion whose bind pose faces the other way) — then the clip's, with
-/// a note for the log saying so.
-fn walking_forward(up: Vec3, forward: Vec3, walk_facing: Option<Vec3>) -> (Vec3, String) {
+/// walk clip travels more than [`SAME_FACING_DEG`] away from it (`walk_velocity`: a clip that
+/// turns the whole body, as a conversion whose bind pose faces the other way) — then the
+/// clip's, with a note for the log saying so.
+fn walking_forward(up: Vec3, forward: Vec3, walk_velocity: Option<Vec3>) -> (Vec3, String) {
     let flat = |v: Vec3| v.reject_from(up.normalize_or(Vec3::Y)).normalize_or_zero();
-    match walk_facing.map(flat).filter(|w| *w != Vec3::ZERO) {
+    match walk_velocity.map(flat).filter(|w| *w != Vec3::ZERO) {
         Some(walk) if walk.angle_between(flat(forward)).to_degrees() > SAME_FACING_DEG => {
             let away = walk.angle_between(flat(forward)).to_degrees();
-            (walk, format!(" by its walk clip, whose feet point {away:.0}° from the rest pose's"))
+            (walk, format!(" by its walk clip, which travels {away:.0}° from where its rest pose faces"))
         }
         _ => (forward, String::new()),
     }
@@ -292,8 +292,8 @@ pub fn finish_character(
                 continue;
             }
         };
-        let walk_facing = choice.walk.and_then(|w| clips.info(w)).and_then(|c| c.facing);
-        let (forward, facing_note) = walking_forward(frame.up, frame.forward, walk_facing);
+        let walk_velocity = choice.walk.and_then(|w| clips.info(w)).and_then(|c| c.velocity);
+        let (forward, facing_note) = walking_forward(frame.up, frame.forward, walk_velocity);
         let turn = facing_rotation(frame.up, forward);
         commands.entity(avatar.holder).insert(Transform::from_rotation(turn).with_scale(Vec3::splat(scale)));
         let (height, leg_length) = (frame.height * scale, frame.leg_length * scale);
@@ -417,7 +417,7 @@ mod tests {
 
     #[test]
     fn a_walk_clip_that_turns_the_body_turns_the_character() {
-        // Feet turned out 20° in the clip: the rest pose's facing stands, nothing said.
+        // A walk drifting 20° to the side: the rest pose's facing stands, nothing said.
         let out = Quat::from_rotation_y(20f32.to_radians()) * Vec3::Z;
         assert_eq!(walking_forward(Vec3::Y, Vec3::Z, Some(out)), (Vec3::Z, String::new()));
         assert_eq!(walking_forward(Vec3::Y, Vec3::Z, None), (Vec3::Z, String::new()));

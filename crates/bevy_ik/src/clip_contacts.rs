@@ -49,7 +49,7 @@
 use bevy::prelude::*;
 use ik_core::Xform;
 use ik_core::clip_feet::{
-    ContactPoint, carries_root_motion, feet_forward, ground_velocity, mean_travel, same_pose, travel_forward,
+    ContactPoint, carries_root_motion, ground_velocity, mean_travel, rest_forward, same_pose, travel_forward,
 };
 use ik_core::contact::{ContactSettings, label_contacts};
 use ik_core::resample::{TARGET_RATE, resample_locals};
@@ -105,11 +105,12 @@ pub struct ClipContacts {
     pub root_motion: bool,
     /// Whether its first and last frames hold the same pose.
     pub looping: bool,
-    /// The horizontal way the feet point while the clip plays, a unit vector in the
-    /// character's space ([`feet_forward`] over its frames); `None` without toe bones. It
-    /// differs from the rest pose's when the clip turns the whole body (a conversion whose bind
-    /// pose faces the other way): turn the character by it to walk the way its clip faces.
-    pub facing: Option<Vec3>,
+    /// The ground velocity the clip is made for, m/s, horizontal, in the character's space:
+    /// its own travel, or against the ground's motion under its planted feet; zero for a clip
+    /// that goes nowhere. [`Self::nominal_speed`] is its length. A clip may travel away from
+    /// the way the rest pose faces (a conversion whose bind pose faces the other way from its
+    /// clips): turn the character by its walk's velocity to walk the way the clip goes.
+    pub velocity: Vec3,
 }
 
 /// The labels, in [`LabelClipContacts::clips`] order.
@@ -297,11 +298,10 @@ pub(crate) fn label_clip(skeleton: &RetargetSkeleton, clip: &AnimationClip) -> R
     let mut rest = vec![Xform::IDENTITY; bones];
     fk(&skeleton.rest, &mut rest)?;
     let legs = &skeleton.rig.legs;
-    let feet = legs.each_ref().map(|l| (l.foot, l.ball));
-    let rest_facing = feet_forward(&rest, bones, feet).unwrap_or(Vec3::Z);
-    let points =
-        legs.each_ref().map(|l| ContactPoint::from_rest(&rest, [l.thigh, l.calf, l.foot], l.ball, rest_facing));
-    let facing = feet_forward(&world, bones, feet);
+    let facing = rest_forward(&rest, legs.each_ref().map(|l| (l.foot, l.ball)));
+    let points = legs
+        .each_ref()
+        .map(|l| ContactPoint::from_rest(&rest, [l.thigh, l.calf, l.foot], l.ball, facing.unwrap_or(Vec3::Z)));
     let mut tracks = points.map(|p| (0..frames).map(|f| p.at(&world, bones, f)).collect::<Vec<Vec3>>());
     // The clip's own travel: the pelvis's mean horizontal velocity.
     let pelvis = |f: usize| world[f * bones + skeleton.rig.pelvis].translation;
@@ -336,7 +336,7 @@ pub(crate) fn label_clip(skeleton: &RetargetSkeleton, clip: &AnimationClip) -> R
         contacts,
         root_motion,
         looping,
-        facing,
+        velocity: if velocity.is_finite() { Vec3::new(velocity.x, 0.0, velocity.z) } else { Vec3::ZERO },
     })
 }
 

@@ -4,8 +4,8 @@
 //! **Method.** Contact point of a foot ([`ContactPoint`]): its ball bone, or for an ankle-only
 //! foot an estimated sole point fixed to the foot bone ([`crate::sole::toeless_contact`]: under
 //! the ankle at its rest height above the rest pose's lowest joint, 0.07 × leg length forward).
-//! Forward ([`feet_forward`]): the horizontal way the feet point (ankle → ball, both feet) at
-//! rest, or over a clip's frames. Ground velocity of an in-place clip ([`ground_velocity`]): of the contact points'
+//! Forward ([`rest_forward`]): the horizontal way the feet point at rest (ankle → ball, both
+//! feet). Ground velocity of an in-place clip ([`ground_velocity`]): of the contact points'
 //! velocities on frames where they are within 0.06 × leg length of the clip's lowest contact
 //! point, the largest cluster of nearly equal ones (within 0.1 m/s or 10 %), averaged; zero
 //! under 0.06 leg lengths a second. A clip loops ([`same_pose`]) when its first and last frames
@@ -80,27 +80,13 @@ impl ContactPoint {
     }
 }
 
-/// The horizontal direction the feet point in over `poses` (`frames × bones` model transforms;
-/// one frame for the rest pose): foot joint → ball, summed over both `(foot, ball)` pairs and
-/// every frame. `None` without balls or when that is degenerate.
-///
-/// A clip may turn the whole body away from the rest pose (a conversion whose bind pose faces
-/// the other way): its frames then give the way the character faces while it plays.
-///
-/// ```
-/// use glam::{Quat, Vec3};
-/// use ik_core::{Xform, clip_feet::feet_forward};
-/// let at = |z: f32| Xform::from_translation_rotation(Vec3::new(0.0, 0.0, z), Quat::IDENTITY);
-/// // Two frames of one foot (bone 0) and its ball (bone 1), pointing −Z.
-/// let frames = [at(0.0), at(-0.15), at(0.1), at(-0.05)];
-/// assert_eq!(feet_forward(&frames, 2, [(0, Some(1)), (0, Some(1))]), Some(Vec3::NEG_Z));
-/// ```
-pub fn feet_forward(poses: &[Xform], bones: usize, feet: [(usize, Option<usize>); 2]) -> Option<Vec3> {
+/// The horizontal direction the feet point in in the rest pose (foot joint → ball, summed over
+/// both `(foot, ball)` pairs of `rest`, model transforms); `None` without balls or when that is
+/// degenerate.
+pub fn rest_forward(rest: &[Xform], feet: [(usize, Option<usize>); 2]) -> Option<Vec3> {
     let mut sum = Vec3::ZERO;
-    for pose in poses.chunks_exact(bones.max(1)) {
-        for (foot, ball) in feet {
-            sum += pose.get(ball?)?.translation - pose.get(foot)?.translation;
-        }
+    for (foot, ball) in feet {
+        sum += rest[ball?].translation - rest[foot].translation;
     }
     Vec3::new(sum.x, 0.0, sum.z).try_normalize()
 }
@@ -158,7 +144,7 @@ pub fn carries_root_motion(travel: Vec3, leg_lengths: [f32; 2]) -> bool {
     travel.length() > IN_PLACE_SPEED * ((leg_lengths[0] + leg_lengths[1]) * 0.5).max(1e-6)
 }
 
-/// The way an in-place clip travels: the way its feet point (`facing`, [`feet_forward`]), else against
+/// The way an in-place clip travels: the way the feet point at rest (`facing`), else against
 /// the `ground`'s motion under the planted feet, else +Z.
 pub fn travel_forward(facing: Option<Vec3>, ground: Vec3) -> Vec3 {
     facing.or_else(|| (-ground).try_normalize()).unwrap_or(Vec3::Z)
@@ -191,9 +177,9 @@ mod tests {
             .chain([Vec3::new(0.0, 0.0, 0.15)])
             .map(|p| Xform::from_translation_rotation(p, Quat::IDENTITY))
             .collect();
-        let forward = feet_forward(&rest, 4, [(2, Some(3)), (2, Some(3))]).unwrap();
+        let forward = rest_forward(&rest, [(2, Some(3)), (2, Some(3))]).unwrap();
         assert!(forward.distance(Vec3::Z) < 1e-6);
-        assert_eq!(feet_forward(&rest, 4, [(2, Some(3)), (2, None)]), None);
+        assert_eq!(rest_forward(&rest, [(2, Some(3)), (2, None)]), None);
         let with_ball = ContactPoint::from_rest(&rest, [0, 1, 2], Some(3), forward);
         assert!((with_ball.leg_length - 0.8).abs() < 1e-6);
         assert_eq!(with_ball.at(&rest, 4, 0), Vec3::new(0.0, 0.0, 0.15));

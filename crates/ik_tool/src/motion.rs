@@ -243,8 +243,8 @@ pub fn root_motion(
     let from_sidecar =
         sidecar.and_then(|s| s.get(&clip.name)).and_then(|c| c.get("nominal_speed")).and_then(Value::as_f64);
     let ground = ground_velocity(sampled, &world, &points);
-    // Forward: the way the feet point in the clip, else against the planted feet's motion, else +Z.
-    let forward = ik_core::clip_feet::travel_forward(feet_forward(sampled, &world, legs), ground);
+    // Forward: the way the feet point at rest, else against the planted feet's motion, else +Z.
+    let forward = ik_core::clip_feet::travel_forward(rest_forward(doc, sampled, legs)?, ground);
     let (speed, source) = if let Some(s) = flag {
         (s, "--root-speed".to_string())
     } else if let Some(s) = from_extras.filter(|s| s.is_finite()) {
@@ -258,20 +258,11 @@ pub fn root_motion(
 }
 
 /// The horizontal direction the feet point in in the rest pose
-/// ([`ik_core::clip_feet::feet_forward`]); `None` without balls or when that is degenerate.
+/// ([`ik_core::clip_feet::rest_forward`]); `None` without balls or when that is degenerate.
 pub fn rest_forward(doc: &Document, sampled: &Sampled, legs: &Legs) -> Result<Option<Vec3>, IkError> {
-    Ok(feet_forward(sampled, &rest_world(doc, sampled)?, legs))
-}
-
-/// The horizontal direction the feet point in over `world` (`frames × bones` model transforms
-/// of `sampled`'s bones, [`ik_core::clip_feet::feet_forward`]).
-fn feet_forward(sampled: &Sampled, world: &[Xform], legs: &Legs) -> Option<Vec3> {
+    let world = rest_world(doc, sampled)?;
     let bone = |node: usize| sampled.bone_of_node[node];
-    ik_core::clip_feet::feet_forward(
-        world,
-        sampled.bones(),
-        legs.legs.each_ref().map(|l| (bone(l.foot), l.ball.map(bone))),
-    )
+    Ok(ik_core::clip_feet::rest_forward(&world, legs.legs.each_ref().map(|l| (bone(l.foot), l.ball.map(bone)))))
 }
 
 /// The ground's velocity under an in-place clip, measured from its planted feet
