@@ -153,7 +153,7 @@ pub fn spawn_scene(
     }
     let Some(gltf) = gltfs.get(&handle.0) else {
         if let Some(bevy::asset::LoadState::Failed(e)) = assets.get_load_state(&handle.0) {
-            let message = format!("cannot load the character: {e}");
+            let message = load_failure(&e.to_string());
             error!("{message}");
             commands.insert_resource(CharacterError(message));
         }
@@ -175,6 +175,33 @@ pub fn spawn_scene(
             },
         );
     }
+}
+
+/// Extensions a file may require that Bevy's glTF loader does not read, and what to do.
+const UNREAD_EXTENSIONS: &[(&str, &str)] = &[
+    ("KHR_draco_mesh_compression", "re-export the file without Draco mesh compression"),
+    ("EXT_meshopt_compression", "re-export the file without meshopt compression"),
+    (
+        "KHR_materials_pbrSpecularGlossiness",
+        "re-export the file with metallic-roughness materials (glTF retired the specular-glossiness ones)",
+    ),
+    ("KHR_texture_basisu", "re-export the file with PNG or JPEG textures"),
+];
+
+/// The one message for a character file Bevy could not load (`error`, its loader's words): with
+/// what to do when the file requires an extension the loader does not read.
+fn load_failure(error: &str) -> String {
+    let required = error.split("extensionsRequired[").nth(1).and_then(|rest| rest.split('"').nth(1));
+    let Some(extension) = required.filter(|_| error.contains("Unsupported extension")) else {
+        return format!("cannot load the character: {error}");
+    };
+    let remedy = UNREAD_EXTENSIONS
+        .iter()
+        .find(|(name, _)| *name == extension)
+        .map_or_else(|| format!("re-export the file without {extension}"), |(_, remedy)| remedy.to_string());
+    format!(
+        "cannot load the character: the file requires the glTF extension {extension}, which Bevy's glTF loader does not read: {remedy}"
+    )
 }
 
 /// Clip info for clip `index`: its labels (the sidecar's, measured, or the mannequin's; its
@@ -426,5 +453,22 @@ mod tests {
         assert!(forward.distance(Vec3::new(0.1, 0.0, -1.0).normalize()) < 1e-5, "{forward}");
         assert!(note.contains("walk clip") && note.contains("174°"), "{note}");
         assert!((facing_rotation(Vec3::Y, forward) * forward).distance(Vec3::Z) < 1e-5);
+    }
+
+    #[test]
+    fn a_file_requiring_an_extension_bevy_does_not_read_says_what_to_do() {
+        // Bevy 0.19's words for a file exported with specular-glossiness materials.
+        let bevy = "Failed to load asset 'user://walk.glb' with asset loader 'bevy_gltf::loader::GltfLoader': \
+                    invalid glTF file: invalid glTF: extensionsRequired[0] = \"KHR_materials_pbrSpecularGlossiness\": \
+                    Unsupported extension";
+        let message = load_failure(bevy);
+        assert!(message.contains("requires the glTF extension KHR_materials_pbrSpecularGlossiness"), "{message}");
+        assert!(message.contains("re-export the file with metallic-roughness materials"), "{message}");
+        let draco = load_failure(&bevy.replace("KHR_materials_pbrSpecularGlossiness", "KHR_draco_mesh_compression"));
+        assert!(draco.ends_with("re-export the file without Draco mesh compression"), "{draco}");
+        let other = load_failure(&bevy.replace("KHR_materials_pbrSpecularGlossiness", "EXT_future"));
+        assert!(other.ends_with("re-export the file without EXT_future"), "{other}");
+        // Anything else is passed on as Bevy said it.
+        assert_eq!(load_failure("path not found"), "cannot load the character: path not found");
     }
 }
