@@ -22,9 +22,10 @@
 //! the middle of a tread barely longer than the foot that leaves all the margin at the end
 //! facing higher ground (the tip going up, the heel going down: [`rises_ahead`]) and half of it
 //! at the other, else the whole margin there and the other end hanging over the lower level by
-//! up to [`FootstepSettings::tight_overhang`] of the foot, else going up (a tread shorter than
-//! the foot) the ball on the tread with the tip's margin and the heel hanging as far as it
-//! must, else none (the landing as animated);
+//! up to [`FootstepSettings::tight_overhang`] of the foot, else (a tread shorter than the foot)
+//! going up the ball on the tread with the tip's margin and the heel hanging as far as it
+//! must, going down the heel with its margin and the arch on the tread and the toes hanging,
+//! else none (the landing as animated);
 //! [`landing_still_fits`] tells, between searches, that a chosen shift no longer does.
 //! [`FootstepState::swing_shift`] eases that shift in over the swing, so the foot is steered
 //! while in the air and lands where it fits.
@@ -71,9 +72,10 @@ pub struct FootstepSettings {
     pub tight_fit: bool,
     /// With [`FootstepSettings::tight_fit`], the most of the foot's length (0..1) that may hang
     /// over the lower level at the end away from higher ground when nothing else fits (a 28 cm
-    /// foot on a 30 cm tread). Going up a tread shorter than the foot, with any overhang
-    /// allowed (above 0), the heel hangs as far as it must with the ball on the tread (a 34 cm
-    /// foot on a 30 cm tread). Default 0.1.
+    /// foot on a 30 cm tread). On a tread shorter than the foot, with any overhang allowed
+    /// (above 0), the ball stands on the tread and the end away from higher ground hangs as far
+    /// as it must: the heel going up, the toes going down (a 34 cm foot on a 30 cm tread).
+    /// Default 0.1.
     pub tight_overhang: f32,
     /// Slowest a swinging foot stepping down is let down past an edge, m/s ([`descending_floor`]):
     /// where the ground under it drops away (past a nosing) its correction falls at this speed,

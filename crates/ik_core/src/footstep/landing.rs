@@ -143,10 +143,13 @@ pub fn landing_still_fits<G: FootprintGround + ?Sized>(
     landing_fits(at, forward, (back + behind, front + ahead), shift, ground, settings)
 }
 
-/// The footprint of [`choose_landing`]'s last tier: going up with any overhang allowed, the
-/// ball and the tip with the tip's margin (the heel hangs as far as it must); else none.
-fn big_foot_print(front: f32, up: bool, settings: &FootstepSettings) -> Option<(f32, f32)> {
-    (up && settings.tight_overhang > 0.0).then(|| (0.0, front + settings.edge_margin.max(0.0)))
+/// The footprint of [`choose_landing`]'s last tier, where any overhang is allowed: going up,
+/// the ball and the tip with the tip's margin (the heel hangs as far as it must); going down,
+/// the heel with its margin and the arch up to [`FootstepSettings::tight_overhang`] of the
+/// foot behind the ball (the ball at the nosing, the toes hanging over it); else none.
+fn big_foot_print((back, front): (f32, f32), up: bool, settings: &FootstepSettings) -> Option<(f32, f32)> {
+    let (margin, hang) = (settings.edge_margin.max(0.0), settings.tight_overhang.min(1.0));
+    (hang > 0.0).then_some(if up { (0.0, front + margin) } else { (back + margin, -hang * (back + front)) })
 }
 
 /// Whether the ground rises ahead of a landing at `at` rather than behind it, compared
@@ -206,9 +209,10 @@ pub struct LandingChoice {
 /// own landing if that does, else the nearest shift that does ([`search_landing`]); when
 /// nothing fits with room, with [`FootstepSettings::tight_fit`] the middle of the run of shifts
 /// nearest `current` that fit with the room of a tight tier (a tread barely longer than the
-/// foot: see [`FootstepSettings::tight_fit`]), else going up the last of those shifts where the
-/// ball and the tip fit with the tip's margin (a tread shorter than the foot: see
-/// [`FootstepSettings::tight_overhang`]), else the animation's landing.
+/// foot: see [`FootstepSettings::tight_fit`]), else for a tread shorter than the foot (see
+/// [`FootstepSettings::tight_overhang`]) going up the last of those shifts where the ball and
+/// the tip fit with the tip's margin, going down the first where the heel with its margin and
+/// the arch do, else the animation's landing.
 ///
 /// ```
 /// use glam::Vec3;
@@ -257,19 +261,20 @@ pub fn choose_landing<G: FootprintGround + ?Sized>(
             return found((first + last) * 0.5, false);
         }
     }
-    // Going up, a foot longer than the tread: the ball on it and the tip with its margin to
-    // spare, the heel hanging over the lower level as far as it must (where any overhang is
-    // allowed), as a big foot climbs stairs. The shift that hangs the least (going down, as
-    // animated: the toes over the nosing).
-    if let Some(print) = big_foot_print(front, up, settings)
-        && let Some((_, last)) = run_of_fits(at, forward, print, current, ground, settings)
+    // A foot longer than the tread, as a big foot takes stairs (where any overhang is
+    // allowed): going up the ball on the tread and the tip with its margin to spare, the heel
+    // hanging over the lower level as far as it must; going down the heel with its margin and
+    // the arch on the tread, the toes hanging over the nosing. The shift that hangs the least.
+    if let Some(print) = big_foot_print((back, front), up, settings)
+        && let Some((first, last)) = run_of_fits(at, forward, print, current, ground, settings)
     {
-        // Only a heel over a lower level: a tread, not a ramp or rough ground.
+        let (shift, hanging_end, standing_end) = if up { (last, -back, front) } else { (first, front, -back) };
+        // Only an end over a lower level: a tread, not a ramp or rough ground.
         let along_stride = Vec3::new(forward.x, 0.0, forward.z).normalize_or_zero();
-        let height = |along: f32, g: &mut G| g.height(at + along_stride * (last + along));
-        let (heel, ball) = (height(-back, ground), height(0.0, ground));
-        if matches!((heel, ball), (Some(h), Some(b)) if h < b - settings.edge_height) {
-            return found(last, false);
+        let height = |along: f32, g: &mut G| g.height(at + along_stride * (shift + along));
+        let (hanging, standing) = (height(hanging_end, ground), height(standing_end, ground));
+        if matches!((hanging, standing), (Some(h), Some(s)) if h < s - settings.edge_height) {
+            return found(shift, false);
         }
     }
     LandingChoice { shift: 0.0, roomy: false, fits: false }

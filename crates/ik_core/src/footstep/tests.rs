@@ -97,6 +97,20 @@ fn a_footprint_on_one_level_needs_no_shift_and_one_across_an_edge_is_moved_off_i
     // Between searches it reads as not fitting the tight tiers, so it is searched for again
     // (keeping it instead left a local 0.333 m sole 97 % over an edge on the turning stair).
     assert!(!landing_still_fits(at(1.08), Vec3::Z, print, choice.shift, &mut short, &settings), "{choice:?}");
+    // Going down onto a 24 cm tread (from the 40 cm level, toward -Z), shorter than the
+    // 28 cm foot: no tight tier fits, so the heel goes on it 2-3 cm clear of the riser behind
+    // and the toes hang over the nosing, as little as they must (not the animation's landing,
+    // whose heel would stand the foot on the nosing behind).
+    let mut down = one_tread(1.24);
+    let choice = choose_landing(at(1.1), Vec3::NEG_Z, print, 0.0, &mut down, &settings);
+    let (ball, heel) = (1.1 - choice.shift, 1.1 - choice.shift + 0.2);
+    assert!(choice.fits && !choice.roomy && ball >= 0.97 && (1.205..=1.2201).contains(&heel), "{choice:?}");
+    // A 20 cm tread, as long as heel to ball: the ball over the nosing by at most a tenth of
+    // the foot (2.8 cm), the heel still 2 cm clear.
+    let mut shorter = one_tread(1.2);
+    let choice = choose_landing(at(1.05), Vec3::NEG_Z, print, 0.0, &mut shorter, &settings);
+    let (ball, heel) = (1.05 - choice.shift, 1.05 - choice.shift + 0.2);
+    assert!(choice.fits && ball >= 1.0 - 0.028 - 1e-4 && heel <= 1.18 + 1e-4, "{choice:?}");
     // A 29 cm tread going up: the tip keeps 2 cm from the next riser, the heel hangs over
     // the lower level by at most a tenth of the foot (2.8 cm); with no overhang allowed, as
     // animated.
