@@ -264,19 +264,41 @@ pub fn facing_rotation(up: Vec3, forward: Vec3) -> Quat {
 /// still walking forward (a walk that drifts, a curved path), degrees.
 const SAME_FACING_DEG: f32 = 45.0;
 
-/// The way the character walks, in the holder's frame: its rest pose's `forward`, unless its
-/// walk clip travels more than [`SAME_FACING_DEG`] away from it (`walk_velocity`: a clip that
-/// turns the whole body, as a conversion whose bind pose faces the other way) — then the
-/// clip's, with a note for the log saying so.
-fn walking_forward(up: Vec3, forward: Vec3, walk_velocity: Option<Vec3>) -> (Vec3, String) {
+/// The way the character walks, in the holder's frame, where its walk clip decides it: the
+/// clip's heading (`walk_heading`) and how far it is from the rest pose's `forward`, degrees,
+/// when that is more than [`SAME_FACING_DEG`] (a clip that turns the whole body, as a
+/// conversion whose bind pose faces the other way); `None`: the rest pose's facing stands.
+fn walking_forward(up: Vec3, forward: Vec3, walk_heading: Option<Vec3>) -> Option<(Vec3, f32)> {
     let flat = |v: Vec3| v.reject_from(up.normalize_or(Vec3::Y)).normalize_or_zero();
-    match walk_velocity.map(flat).filter(|w| *w != Vec3::ZERO) {
-        Some(walk) if walk.angle_between(flat(forward)).to_degrees() > SAME_FACING_DEG => {
-            let away = walk.angle_between(flat(forward)).to_degrees();
-            (walk, format!(" by its walk clip, which travels {away:.0}° from where its rest pose faces"))
-        }
-        _ => (forward, String::new()),
-    }
+    let walk = walk_heading.map(flat).filter(|w| *w != Vec3::ZERO)?;
+    let away = walk.angle_between(flat(forward)).to_degrees();
+    (away > SAME_FACING_DEG).then_some((walk, away))
+}
+
+/// The clips' roles: every clip, with its name and the speed measured from its feet, at the
+/// size the character walks at (`scale` times the file's, legs `leg_length` long in the file;
+/// the speed bands are per leg length, so the choice is the same).
+fn choose_clips(
+    clips: &CharacterClips,
+    scale: f32,
+    leg_length: f32,
+    wanted: &ClipOverrides,
+) -> Result<ClipChoice, String> {
+    let mut candidates = clips.candidates();
+    candidates.iter_mut().for_each(|c| c.speed = c.speed.map(|s| s * scale));
+    crate::clips::choose(&candidates, leg_length * scale, wanted)
+}
+
+/// The holder's turn for a rest pose facing `forward` whose walk heads `walk_heading`
+/// ([`walking_forward`]), the way it then faces for [`HumanoidIk::facing`] (rigged under the
+/// turned holder: +Z) where its walk clip decided it, and the log's note saying so.
+fn turn_to_walk(up: Vec3, forward: Vec3, walk_heading: Option<Vec3>) -> (Quat, Option<Vec3>, String) {
+    let by_clip = walking_forward(up, forward, walk_heading);
+    let turn = facing_rotation(up, by_clip.map_or(forward, |(walk, _)| walk));
+    let note = by_clip.map_or(String::new(), |(_, away)| {
+        format!(" by its walk clip, which travels {away:.0}° from where its rest pose faces")
+    });
+    (turn, by_clip.map(|(walk, _)| turn * walk), note)
 }
 
 /// Once the clips are ready: rig detection, facing, clips, the blend graph and `HumanoidIk`.
@@ -308,20 +330,15 @@ pub fn finish_character(
             }
         };
         let scale = size_scale(frame.leg_length, source.keep_scale);
-        // Clips: every clip, with its name and the speed measured from its feet, at the size the
-        // character walks at (the speed bands are per leg length, so the choice is the same).
-        let mut candidates = clips.candidates();
-        candidates.iter_mut().for_each(|c| c.speed = c.speed.map(|s| s * scale));
-        let choice = match crate::clips::choose(&candidates, frame.leg_length * scale, &source.clips) {
+        let choice = match choose_clips(clips, scale, frame.leg_length, &source.clips) {
             Ok(choice) => choice,
             Err(message) => {
                 fail(&mut commands, &mut status, message);
                 continue;
             }
         };
-        let walk_velocity = choice.walk.and_then(|w| clips.info(w)).and_then(|c| c.velocity);
-        let (forward, facing_note) = walking_forward(frame.up, frame.forward, walk_velocity);
-        let turn = facing_rotation(frame.up, forward);
+        let walk_heading = choice.walk.and_then(|w| clips.info(w)).and_then(|c| c.heading);
+        let (turn, facing, facing_note) = turn_to_walk(frame.up, frame.forward, walk_heading);
         commands.entity(avatar.holder).insert(Transform::from_rotation(turn).with_scale(Vec3::splat(scale)));
         let (height, leg_length) = (frame.height * scale, frame.leg_length * scale);
         // The capsule spans the whole body: 2.15 leg lengths (1.8 m for the mannequin's 0.84 m
@@ -353,6 +370,7 @@ pub fn finish_character(
                 hand_target: targets.as_ref().map(|t| IkTarget::Entity(t.focus)),
                 foot_lock: true,
                 patience_frames: 2,
+                facing,
                 ..Default::default()
             },
             // Clips that carry the body forward are played in place (their travel reported,
@@ -444,14 +462,14 @@ mod tests {
 
     #[test]
     fn a_walk_clip_that_turns_the_body_turns_the_character() {
-        // A walk drifting 20° to the side: the rest pose's facing stands, nothing said.
+        // A walk drifting 20° to the side: the rest pose's facing stands.
         let out = Quat::from_rotation_y(20f32.to_radians()) * Vec3::Z;
-        assert_eq!(walking_forward(Vec3::Y, Vec3::Z, Some(out)), (Vec3::Z, String::new()));
-        assert_eq!(walking_forward(Vec3::Y, Vec3::Z, None), (Vec3::Z, String::new()));
-        // A clip facing the other way from the bind pose: its facing, said.
-        let (forward, note) = walking_forward(Vec3::Y, Vec3::Z, Some(Vec3::new(0.1, 0.2, -1.0)));
+        assert_eq!(walking_forward(Vec3::Y, Vec3::Z, Some(out)), None);
+        assert_eq!(walking_forward(Vec3::Y, Vec3::Z, None), None);
+        // A clip travelling the other way from the bind pose: its heading, flat, 174° away.
+        let (forward, away) = walking_forward(Vec3::Y, Vec3::Z, Some(Vec3::new(0.1, 0.2, -1.0))).unwrap();
         assert!(forward.distance(Vec3::new(0.1, 0.0, -1.0).normalize()) < 1e-5, "{forward}");
-        assert!(note.contains("walk clip") && note.contains("174°"), "{note}");
+        assert!((away - 174.3).abs() < 0.1, "{away}");
         assert!((facing_rotation(Vec3::Y, forward) * forward).distance(Vec3::Z) < 1e-5);
     }
 

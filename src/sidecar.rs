@@ -26,9 +26,9 @@ pub struct ClipInfo {
     pub frame_count: usize,
     /// Contact flags per frame, `[left, right]`.
     pub contacts: [Vec<bool>; 2],
-    /// The ground velocity it is made for, in the character's space (runtime labels only:
+    /// The way it travels, a unit vector in the character's space (runtime labels only:
     /// `None` from a sidecar).
-    pub velocity: Option<Vec3>,
+    pub heading: Option<Vec3>,
 }
 
 impl ClipInfo {
@@ -40,7 +40,7 @@ impl ClipInfo {
             duration: duration.max(1e-3),
             frame_count: 1,
             contacts: [vec![], vec![]],
-            velocity: None,
+            heading: None,
         }
     }
 
@@ -135,7 +135,7 @@ impl ClipTable {
                 duration: clip.duration,
                 frame_count: clip.frame_count.max(1),
                 contacts: [clip.contacts.foot_l, clip.contacts.foot_r],
-                velocity: None,
+                heading: None,
             })
             .collect();
         ClipTable { clips }
@@ -154,7 +154,7 @@ impl ClipTable {
                 duration: clip.duration,
                 frame_count: clip.frame_count.max(1),
                 contacts: clip.contacts.clone(),
-                velocity: Some(clip.velocity),
+                heading: Some(clip.heading),
             })
             .collect();
         ClipTable { clips }
@@ -202,7 +202,7 @@ mod tests {
             duration: 1.0,
             frame_count: 21,
             contacts: [l, r],
-            velocity: None,
+            heading: None,
         };
         let walk = clip(
             labels(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]),

@@ -83,6 +83,35 @@ fn a_mixamo_rig_is_detected_and_gets_feet_look_at_and_a_reaching_arm() {
 }
 
 #[test]
+fn a_rig_whose_clips_face_away_from_its_rest_pose_looks_and_reaches_the_way_they_face() {
+    // The same rig (rest pose facing +Z) told its clips turn it to face -Z: the look-at's field
+    // of view and the reaching elbow's pole follow the clips, not the rest pose.
+    let [(rest_look, rest_pole), (turned_look, turned_pole)] = [None, Some(Vec3::NEG_Z)].map(|facing| {
+        let mut app = headless_app();
+        app.insert_resource(IkGround::Plane(GroundPlane::default()));
+        let root = spawn_mixamo(app.world_mut(), &[]);
+        app.world_mut().entity_mut(root).insert(HumanoidIk {
+            look_target: Some(IkTarget::Position(Vec3::new(0.0, 1.6, 3.0))),
+            hand_target: Some(IkTarget::Position(Vec3::new(-0.3, 1.2, 0.4))),
+            facing,
+            ..Default::default()
+        });
+        for _ in 0..3 {
+            app.update();
+        }
+        let look = app.world().get::<LookAtSpread>(root).expect("a look-at").character_forward;
+        let rigged = app.world().get::<RiggedHumanoid>(root).expect("rigged");
+        let pole = rigged.pole.expect("a pole");
+        (look, app.world().get::<Transform>(pole).expect("pole transform").translation.z)
+    });
+    assert!(
+        rest_look.distance(Vec3::Z) < 1e-4 && turned_look.distance(Vec3::NEG_Z) < 1e-4,
+        "{rest_look} {turned_look}"
+    );
+    assert!(rest_pole < 0.0 && turned_pole > 0.0, "the elbow's pole behind the body: {rest_pole} {turned_pole}");
+}
+
+#[test]
 fn a_rig_missing_roles_fails_once_naming_them() {
     let mut app = headless_app();
     let root = spawn_mixamo(app.world_mut(), &["LeftLeg", "Head"]);

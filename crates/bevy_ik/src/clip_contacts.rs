@@ -105,12 +105,12 @@ pub struct ClipContacts {
     pub root_motion: bool,
     /// Whether its first and last frames hold the same pose.
     pub looping: bool,
-    /// The ground velocity the clip is made for, m/s, horizontal, in the character's space:
-    /// its own travel, or against the ground's motion under its planted feet; zero for a clip
-    /// that goes nowhere. [`Self::nominal_speed`] is its length. A clip may travel away from
-    /// the way the rest pose faces (a conversion whose bind pose faces the other way from its
-    /// clips): turn the character by its walk's velocity to walk the way the clip goes.
-    pub velocity: Vec3,
+    /// The horizontal way the clip travels at [`Self::nominal_speed`], a unit vector in the
+    /// character's space (its own travel, or against the ground's motion under its planted
+    /// feet); zero for a clip that goes nowhere. A clip may travel away from the way the rest
+    /// pose faces (a conversion whose bind pose faces the other way from its clips): turn the
+    /// character by its walk's heading, and give it to [`crate::humanoid::HumanoidIk::facing`].
+    pub heading: Vec3,
 }
 
 /// The labels, in [`LabelClipContacts::clips`] order.
@@ -336,7 +336,7 @@ pub(crate) fn label_clip(skeleton: &RetargetSkeleton, clip: &AnimationClip) -> R
         contacts,
         root_motion,
         looping,
-        velocity: if velocity.is_finite() { Vec3::new(velocity.x, 0.0, velocity.z) } else { Vec3::ZERO },
+        heading: velocity.try_normalize().unwrap_or(Vec3::ZERO),
     })
 }
 

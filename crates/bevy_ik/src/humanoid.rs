@@ -97,6 +97,12 @@ pub struct HumanoidIk {
     /// Targets further than this from the character's forward are let go of, fading out over
     /// 30° ([`LookAtSpread::field_of_view`]), radians. Default 100°.
     pub look_field_of_view: f32,
+    /// The way the character faces while its clips play, in its root's space, where they turn
+    /// the whole body away from its rest pose (a conversion whose bind pose faces the other way
+    /// from its clips: take its walk's [`ClipContacts::heading`](crate::clip_contacts::ClipContacts::heading)).
+    /// Aims the look-at's field of view and puts the reaching elbow's pole behind the body.
+    /// `None`: as the rest pose faces.
+    pub facing: Option<Vec3>,
 }
 
 impl Default for HumanoidIk {
@@ -110,6 +116,7 @@ impl Default for HumanoidIk {
             patience_frames: 120,
             look_limit: 70f32.to_radians(),
             look_field_of_view: 100f32.to_radians(),
+            facing: None,
         }
     }
 }
@@ -487,6 +494,7 @@ fn attach(
     hierarchy: &Hierarchy,
 ) -> (Option<Entity>, Option<Entity>, String) {
     let Rigging { root, rig, frame, .. } = *rigging;
+    let facing = walking_facing(humanoid, frame);
     let (mut from_mesh, mut lengths) = (0, Vec::new());
     let legs = rig
         .legs
@@ -532,23 +540,34 @@ fn attach(
             joints: joints.iter().zip(&shares).map(|(b, j)| LookAtJoint { bone: *b, spread: *j }).collect(),
             target,
             forward,
-            character_forward: frame.forward,
+            character_forward: facing,
             field_of_view: humanoid.look_field_of_view,
             ..Default::default()
         });
     }
-    let (hand, pole) = attach_reach(commands, humanoid, rigging).unzip();
+    let (hand, pole) = attach_reach(commands, humanoid, rigging, facing).unzip();
     (hand, pole, soles)
 }
 
+/// The way the body faces while its clips play (root space): [`HumanoidIk::facing`] when given
+/// and not along up, else the rest pose's.
+fn walking_facing(humanoid: &HumanoidIk, frame: &RigFrame) -> Vec3 {
+    humanoid.facing.and_then(|f| f.reject_from_normalized(frame.up).try_normalize()).unwrap_or(frame.forward)
+}
+
 /// The reaching right arm (when the rig kept it and a hand target is asked for): its hand and
-/// the elbow's pole entity.
-fn attach_reach(commands: &mut Commands, humanoid: &HumanoidIk, rigging: &Rigging) -> Option<(Entity, Entity)> {
+/// the elbow's pole entity, behind the body facing `facing`.
+fn attach_reach(
+    commands: &mut Commands,
+    humanoid: &HumanoidIk,
+    rigging: &Rigging,
+    facing: Vec3,
+) -> Option<(Entity, Entity)> {
     let (Some(target), Some(arm)) = (humanoid.hand_target, rigging.rig.arms[1]) else { return None };
     // The elbow hint: out to the right, behind and below the shoulder, scaled to the character.
     let frame = rigging.frame;
-    let h = frame.height;
-    let at = frame.left * (-0.39 * h) + frame.up * (0.55 * h) - frame.forward * (0.33 * h);
+    let (h, left) = (frame.height, frame.up.cross(facing));
+    let at = left * (-0.39 * h) + frame.up * (0.55 * h) - facing * (0.33 * h);
     let pole =
         commands.spawn((Name::new("right elbow pole"), Transform::from_translation(at), ChildOf(rigging.root))).id();
     commands.entity(arm.hand).insert((
