@@ -3,8 +3,8 @@
 //! Method: [`build_app`] picks the plugin set — `DefaultPlugins` with a window, or without winit
 //! and with no render backend for `--headless` (assets, scenes, animation, rapier and bevy_ik
 //! still run) — then adds [`DemoCore`] (course, character, locomotion, IK switches, metrics,
-//! autopilot) and, with a window, [`crate::view::DemoView`] (camera, lights, UI, labs,
-//! screenshots). Inputs: [`Args`]. Output: a ready-to-run `App`. Invariants: with `--autopilot`
+//! autopilot) and, with a window, [`crate::view::DemoView`] (camera, lights, screenshots),
+//! [`crate::ui::DemoUi`] and [`crate::labs::LabsPlugin`]. Inputs: [`Args`]. Output: a ready-to-run `App`. Invariants: with `--autopilot`
 //! or `--screenshot`, time advances exactly 1/60 s per frame (physics too), so runs are
 //! repeatable and independent of how fast the machine renders.
 
@@ -287,7 +287,11 @@ pub fn build_app(args: &Args) -> Result<App, String> {
         app.add_plugins(crate::fox::FoxPlugin { start });
     }
     if !args.headless {
-        app.add_plugins(crate::view::DemoView { args: args.clone() });
+        app.add_plugins((
+            crate::view::DemoView { args: args.clone() },
+            crate::ui::DemoUi { args: args.clone() },
+            crate::labs::LabsPlugin { start: args.view, orbit: args.orbit },
+        ));
     }
     Ok(app)
 }

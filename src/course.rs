@@ -4,7 +4,8 @@
 //!
 //! Method: [`CourseLayout::new`] describes every piece as plain data (boxes, ramps, the rough
 //! patch), the metric sections as rectangles and the autopilot route as a polyline;
-//! [`spawn_course`] turns it into rapier colliders, plus lit meshes when [`Visuals`](crate::marks::Visuals) is on.
+//! [`spawn_course`](crate::course_spawn::spawn_course) turns it into rapier colliders, plus
+//! lit meshes when [`Visuals`](crate::marks::Visuals) is on.
 //! Colliders and meshes come from the same numbers, so what is drawn is what feet stand on.
 //! Stairs are walked the way many games do it: the character controller slides up an invisible
 //! ramp through the middle of each riser (a sensor only the controller sees), while the

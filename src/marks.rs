@@ -17,6 +17,10 @@ pub enum DemoSystems {
     Drive,
 }
 
+/// The main camera for the course.
+#[derive(Component)]
+pub struct MainCamera;
+
 /// Marks IK components that belong to a lab, not to the playable character.
 #[derive(Component)]
 pub struct LabOnly;
@@ -52,7 +56,7 @@ pub struct Player;
 pub struct DriveMode {
     /// Face the camera's aim and walk where the keys steer (pose warping turns the legs).
     pub strafe: bool,
-    /// Wanted speed, m/s, in [`SPEED_RANGE`]; `None`: walk, or jog with Shift.
+    /// Wanted speed, m/s, in [`SPEED_RANGE`](crate::player::SPEED_RANGE); `None`: walk, or jog with Shift.
     pub speed: Option<f32>,
 }
 

@@ -103,7 +103,7 @@ pub fn on_rigged(
         && visuals.0
         && let (Some(meshes), Some(materials)) = (meshes.as_deref_mut(), materials.as_deref_mut())
     {
-        crate::labs::build::add_eyes(&mut commands, rig.head, meshes, materials);
+        add_eyes(&mut commands, rig.head, meshes, materials);
     }
     *status = RigStatus::Rigged(rig.profile.clone());
 }
@@ -226,6 +226,31 @@ fn pose_warping(humanoid: &RiggedHumanoid) -> PoseWarping {
         clip_forward: humanoid.frame.forward,
         spine: rig.spine.iter().map(|&bone| WarpSpineJoint { bone, share }).collect(),
         ..default()
+    }
+}
+
+/// Two small dark eyes on a mannequin's head bone, so where it looks can be seen. Head-local
+/// positions fit the project's mannequin (head joint at 1.60 m, face at about +0.11 m in z).
+pub fn add_eyes(
+    commands: &mut Commands,
+    head: Entity,
+    meshes: &mut Assets<Mesh>,
+    materials: &mut Assets<StandardMaterial>,
+) {
+    let mesh = meshes.add(Sphere::new(0.016).mesh().uv(10, 6));
+    let material = materials.add(StandardMaterial {
+        base_color: Color::srgb(0.08, 0.08, 0.1),
+        perceptual_roughness: 0.3,
+        ..default()
+    });
+    for side in [-1.0, 1.0] {
+        commands.spawn((
+            Name::new("eye"),
+            Mesh3d(mesh.clone()),
+            MeshMaterial3d(material.clone()),
+            Transform::from_xyz(0.034 * side, 0.105, 0.1),
+            ChildOf(head),
+        ));
     }
 }
 

@@ -1,17 +1,16 @@
-//! Everything that needs a window: the orbit camera, sun and sky, egui panels, lab scenes and
-//! the screenshot flag.
+//! The window's scene: the orbit camera, sun and sky, and the screenshot flag.
 //!
 //! Method: a plugin adding the camera (following the character), a shadow-casting sun with
-//! cascades sized to the course, ambient light, then [`crate::ui::DemoUi`],
-//! [`crate::labs::LabsPlugin`] and, with `--screenshot`, the capture system. Inputs: the flags.
-//! Invariants: exactly one camera, which egui uses as its primary context.
+//! cascades sized to the course, ambient light and, with `--screenshot`, the capture system
+//! (the app adds the egui panels and the labs beside it). Inputs: the flags. Invariants:
+//! exactly one camera, which egui uses as its primary context.
 
 use bevy::light::CascadeShadowConfigBuilder;
 use bevy::prelude::*;
 
 use crate::camera::{OrbitCamera, PointerCaptured, orbit_input, place_cameras};
 use crate::cli::Args;
-use crate::marks::Player;
+use crate::marks::{MainCamera, Player};
 use crate::orb::LookTargets;
 use crate::screenshot::{ScreenshotPlan, screenshot_and_exit};
 
@@ -30,21 +29,13 @@ impl Plugin for DemoView {
             .add_systems(Startup, move |commands: Commands| spawn_camera_and_sun(commands, orbit))
             .add_systems(Startup, spawn_sky)
             .add_systems(PostStartup, follow_player)
-            .add_systems(Update, (orbit_input, place_cameras).chain().after(crate::marks::DemoSystems::Drive))
-            .add_plugins((
-                crate::ui::DemoUi { args: self.args.clone() },
-                crate::labs::LabsPlugin { start: self.args.view, orbit: self.args.orbit },
-            ));
+            .add_systems(Update, (orbit_input, place_cameras).chain().after(crate::marks::DemoSystems::Drive));
         if let Some(path) = &self.args.screenshot {
             app.insert_resource(ScreenshotPlan::new(path.clone(), self.args.frames))
                 .add_systems(Last, screenshot_and_exit);
         }
     }
 }
-
-/// The main camera for the course.
-#[derive(Component)]
-pub struct MainCamera;
 
 fn spawn_camera_and_sun(mut commands: Commands, orbit: Option<(f32, f32, f32)>) {
     let (yaw, pitch, distance) = orbit.map_or((200f32, -18f32, 5.5f32), |o| o);

@@ -102,28 +102,3 @@ pub fn plate(commands: &mut Commands, paints: &mut Paints, at: Vec3, radius: f32
         Transform::from_translation(at + Vec3::Y * 0.01),
     ));
 }
-
-/// Two small dark eyes on a mannequin's head bone, so where it looks can be seen. Head-local
-/// positions fit the project's mannequin (head joint at 1.60 m, face at about +0.11 m in z).
-pub fn add_eyes(
-    commands: &mut Commands,
-    head: Entity,
-    meshes: &mut Assets<Mesh>,
-    materials: &mut Assets<StandardMaterial>,
-) {
-    let mesh = meshes.add(Sphere::new(0.016).mesh().uv(10, 6));
-    let material = materials.add(StandardMaterial {
-        base_color: Color::srgb(0.08, 0.08, 0.1),
-        perceptual_roughness: 0.3,
-        ..default()
-    });
-    for side in [-1.0, 1.0] {
-        commands.spawn((
-            Name::new("eye"),
-            Mesh3d(mesh.clone()),
-            MeshMaterial3d(material.clone()),
-            Transform::from_xyz(0.034 * side, 0.105, 0.1),
-            ChildOf(head),
-        ));
-    }
-}

@@ -10,7 +10,7 @@
 use bevy::prelude::*;
 
 use crate::camera::PointerCaptured;
-use crate::view::MainCamera;
+use crate::marks::MainCamera;
 
 /// A sphere the mouse can drag.
 #[derive(Component, Clone, Copy, Debug)]

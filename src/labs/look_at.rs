@@ -111,7 +111,7 @@ fn ready(
         }
     }
     if let Ok(head) = bevy_ik::rig::find_chain(root, &["head"], &names, &children) {
-        super::build::add_eyes(&mut commands, head[0], &mut meshes, &mut materials);
+        crate::rigging::add_eyes(&mut commands, head[0], &mut meshes, &mut materials);
     }
     let target = IkTarget::Entity(lab.target);
     let look = match variants.get(root) {

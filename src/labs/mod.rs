@@ -19,9 +19,7 @@ use bevy::prelude::*;
 
 use crate::camera::OrbitCamera;
 use crate::cli::StartView;
-use crate::marks::LabOnly;
-use crate::marks::{MoveIntent, Player};
-use crate::view::MainCamera;
+use crate::marks::{LabOnly, MainCamera, MoveIntent, Player};
 
 /// The scene the camera shows.
 #[derive(Resource, Clone, Copy, Debug, PartialEq, Eq, Default)]
