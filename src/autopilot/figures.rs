@@ -104,6 +104,62 @@ impl BarCount {
     }
 }
 
+/// One pass's IK configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassConfig {
+    /// Foot placement on.
+    pub foot_ik: bool,
+    /// Foot locking on.
+    pub foot_lock: bool,
+}
+
+impl PassConfig {
+    /// Column label.
+    pub fn label(self) -> &'static str {
+        match (self.foot_ik, self.foot_lock) {
+            (false, _) => "IK off",
+            (true, false) => "IK on",
+            (true, true) => "IK+lock",
+        }
+    }
+}
+
+/// The three passes, in order.
+pub const PASSES: [PassConfig; 3] = [
+    PassConfig { foot_ik: false, foot_lock: false },
+    PassConfig { foot_ik: true, foot_lock: false },
+    PassConfig { foot_ik: true, foot_lock: true },
+];
+
+/// Maxima for one (pass, section, foot).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Maxima {
+    /// Deepest penetration, m.
+    pub penetration: f32,
+    /// Highest planted float, m.
+    pub float: f32,
+    /// Largest toe slide in one contact, m.
+    pub slide: f32,
+    /// Frames measured.
+    pub frames: u32,
+    /// Contacts ended here.
+    pub contacts: u32,
+    /// Deepest penetration while the foot swings (the clip labels it off the ground), m.
+    pub swing_penetration: f32,
+    /// Largest share of a planted foot's sole over a drop (see
+    /// [`FootFigures::overhang`](crate::metrics::FootFigures::overhang)), 0–1.
+    pub overhang: f32,
+}
+
+impl Default for StairPelvis {
+    fn default() -> Self {
+        StairPelvis { lowest: f32::INFINITY, at: Vec2::ZERO, frames: 0 }
+    }
+}
+
+/// The staircase whose pelvis drop is a goal (its rise, m).
+pub const GOAL_STAIR_RISE: f32 = 0.20;
+
 #[cfg(test)]
 mod tests {
     use super::*;

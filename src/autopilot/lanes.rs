@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{BarCount, PASSES};
+use super::figures::{BarCount, PASSES};
 use crate::course_lanes::{OVERHANG_SPAN, PlatformKind};
 use crate::lane_metrics::LaneMetrics;
 use crate::metrics::FootMetrics;

@@ -7,7 +7,7 @@
 //! section (from the character's position) and foot. Inputs: the course layout, `FootMetrics`,
 //! the IK timer. Outputs: `MoveIntent`, `DemoIk` per pass, the printed table; `AppExit` at the
 //! end (0 every `bar:` line met, 1 one not measured, 3 one NOT met, 2 no character;
-//! [`BarCount`]). Invariants: the route is walked in order (progress never goes back); a pass
+//! [`BarCount`](figures::BarCount)). Invariants: the route is walked in order (progress never goes back); a pass
 //! that takes longer than 4 minutes of game time is stopped and reported as such.
 
 use std::collections::BTreeMap;
@@ -33,7 +33,7 @@ mod lanes;
 mod report;
 mod swings;
 
-pub use figures::{BarCount, Gaze, SlopeFigures, StairPelvis};
+pub use figures::{GOAL_STAIR_RISE, Gaze, Maxima, PASSES, SlopeFigures, StairPelvis};
 
 use report::{print_stand, print_table};
 
@@ -44,62 +44,6 @@ const FLAT_MARGIN: f32 = 1.0;
 const SETTLE: f32 = 1.0;
 /// Look-ahead along the route, m.
 const LOOKAHEAD: f32 = 1.2;
-
-/// One pass's IK configuration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PassConfig {
-    /// Foot placement on.
-    pub foot_ik: bool,
-    /// Foot locking on.
-    pub foot_lock: bool,
-}
-
-impl PassConfig {
-    /// Column label.
-    pub fn label(self) -> &'static str {
-        match (self.foot_ik, self.foot_lock) {
-            (false, _) => "IK off",
-            (true, false) => "IK on",
-            (true, true) => "IK+lock",
-        }
-    }
-}
-
-/// The three passes, in order.
-pub const PASSES: [PassConfig; 3] = [
-    PassConfig { foot_ik: false, foot_lock: false },
-    PassConfig { foot_ik: true, foot_lock: false },
-    PassConfig { foot_ik: true, foot_lock: true },
-];
-
-/// Maxima for one (pass, section, foot).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Maxima {
-    /// Deepest penetration, m.
-    pub penetration: f32,
-    /// Highest planted float, m.
-    pub float: f32,
-    /// Largest toe slide in one contact, m.
-    pub slide: f32,
-    /// Frames measured.
-    pub frames: u32,
-    /// Contacts ended here.
-    pub contacts: u32,
-    /// Deepest penetration while the foot swings (the clip labels it off the ground), m.
-    pub swing_penetration: f32,
-    /// Largest share of a planted foot's sole over a drop (see
-    /// [`FootFigures::overhang`](crate::metrics::FootFigures::overhang)), 0–1.
-    pub overhang: f32,
-}
-
-impl Default for StairPelvis {
-    fn default() -> Self {
-        StairPelvis { lowest: f32::INFINITY, at: Vec2::ZERO, frames: 0 }
-    }
-}
-
-/// The staircase whose pelvis drop is a goal (its rise, m).
-pub const GOAL_STAIR_RISE: f32 = 0.20;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Phase {

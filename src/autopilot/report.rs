@@ -1,8 +1,9 @@
 //! The autopilot's printed figures: the table per section, foot and pass, the bars, the
 //! slope-warping lines per ramp, and the standing check.
 
+use super::Autopilot;
+use super::figures::{BarCount, GOAL_STAIR_RISE, Maxima, PASSES, SlopeFigures};
 use super::swings::Step;
-use super::{Autopilot, BarCount, GOAL_STAIR_RISE, Maxima, PASSES, SlopeFigures};
 use crate::course_pieces::Section;
 
 /// Prints the standing check; returns its two bars' verdicts (each foot within 1 cm of its

@@ -1,4 +1,5 @@
-//! Building blocks for labs: a chain of joint entities drawn as spheres and capsules, handles.
+//! Building blocks for labs: which lab the camera shows and where each stands, a chain of joint
+//! entities drawn as spheres and capsules, handles.
 //!
 //! Method: each joint is an entity whose local `Transform` is the previous bone's offset (so
 //! bevy_ik turns joints exactly as it turns a skeleton's bones); each joint carries a ball and,
@@ -9,6 +10,33 @@
 use bevy::prelude::*;
 
 use super::drag::Draggable;
+use crate::cli::StartView;
+
+/// The scene the camera shows.
+#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ActiveView(pub StartView);
+
+impl ActiveView {
+    /// Every view with its label, in key order (1–5).
+    pub const ALL: [(StartView, &'static str); 5] = [
+        (StartView::Course, "Course"),
+        (StartView::TwoBone, "Two-bone arm"),
+        (StartView::Chains, "CCD vs FABRIK"),
+        (StartView::LookAt, "Look-at spread"),
+        (StartView::Caterpillar, "Caterpillar"),
+    ];
+}
+
+/// Where each lab stands (world), beside the course.
+pub fn lab_origin(view: StartView) -> Vec3 {
+    match view {
+        StartView::Course => Vec3::ZERO,
+        StartView::TwoBone => Vec3::new(-30.0, 0.0, 0.0),
+        StartView::Chains => Vec3::new(-30.0, 0.0, 14.0),
+        StartView::LookAt => Vec3::new(-30.0, 0.0, 28.0),
+        StartView::Caterpillar => Vec3::new(-48.0, 0.0, 14.0),
+    }
+}
 
 /// Materials and meshes a lab reuses.
 pub struct Paints<'a> {

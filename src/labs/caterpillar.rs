@@ -10,8 +10,8 @@
 use bevy::prelude::*;
 use ik_core::follow::{bob, chase, follow_the_leader};
 
+use super::build::lab_origin;
 use super::build::{Paints, handle, plate};
-use super::lab_origin;
 use crate::cli::StartView;
 
 const SEGMENTS: usize = 12;

@@ -12,9 +12,10 @@
 use bevy::prelude::*;
 use bevy_ik::prelude::*;
 
+use super::build::lab_origin;
 use super::build::{Paints, bone_chain, handle, plate};
-use super::{LabOnly, lab_origin};
 use crate::cli::StartView;
+use crate::marks::LabOnly;
 
 /// Bones per chain.
 pub const BONES: usize = 6;

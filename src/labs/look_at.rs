@@ -11,9 +11,10 @@ use bevy::prelude::*;
 use bevy::world_serialization::WorldInstanceReady;
 use bevy_ik::prelude::*;
 
+use super::build::lab_origin;
 use super::build::{Paints, handle, plate};
-use super::{LabOnly, lab_origin};
 use crate::cli::StartView;
+use crate::marks::LabOnly;
 
 /// Lab state.
 #[derive(Resource, Clone, Debug)]
@@ -153,7 +154,7 @@ fn sweep_target(
 fn draw(
     mut gizmos: Gizmos,
     lab: Res<LookAtLabState>,
-    view: Res<super::ActiveView>,
+    view: Res<super::build::ActiveView>,
     globals: Query<&GlobalTransform>,
     names: Query<(Entity, &Name)>,
     children: Query<&Children>,

@@ -6,7 +6,7 @@
 //! views ([`ActiveView`], keys 1–5 or the UI) only moves the camera there (and hands the
 //! keyboard back to the character on the course). Inputs: the view, the pointer (handles are
 //! dragged with the left button). Outputs: lab entities, camera presets, per-lab readouts.
-//! Invariants: lab IK components carry [`LabOnly`], so the course's switches never touch them.
+//! Invariants: lab IK components carry [`LabOnly`](crate::marks::LabOnly), so the course's switches never touch them.
 
 pub mod build;
 pub mod caterpillar;
@@ -19,33 +19,9 @@ use bevy::prelude::*;
 
 use crate::camera::OrbitCamera;
 use crate::cli::StartView;
-use crate::marks::{LabOnly, MainCamera, MoveIntent, Player};
+use crate::marks::{MainCamera, MoveIntent, Player};
 
-/// The scene the camera shows.
-#[derive(Resource, Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct ActiveView(pub StartView);
-
-impl ActiveView {
-    /// Every view with its label, in key order (1–5).
-    pub const ALL: [(StartView, &'static str); 5] = [
-        (StartView::Course, "Course"),
-        (StartView::TwoBone, "Two-bone arm"),
-        (StartView::Chains, "CCD vs FABRIK"),
-        (StartView::LookAt, "Look-at spread"),
-        (StartView::Caterpillar, "Caterpillar"),
-    ];
-}
-
-/// Where each lab stands (world), beside the course.
-pub fn lab_origin(view: StartView) -> Vec3 {
-    match view {
-        StartView::Course => Vec3::ZERO,
-        StartView::TwoBone => Vec3::new(-30.0, 0.0, 0.0),
-        StartView::Chains => Vec3::new(-30.0, 0.0, 14.0),
-        StartView::LookAt => Vec3::new(-30.0, 0.0, 28.0),
-        StartView::Caterpillar => Vec3::new(-48.0, 0.0, 14.0),
-    }
-}
+pub use build::{ActiveView, lab_origin};
 
 /// Camera preset per lab: focus offset from the origin, yaw, pitch (degrees), distance.
 fn camera_preset(view: StartView) -> (Vec3, f32, f32, f32) {

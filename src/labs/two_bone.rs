@@ -10,9 +10,10 @@
 use bevy::prelude::*;
 use bevy_ik::prelude::*;
 
+use super::build::lab_origin;
 use super::build::{Paints, bone_chain, handle, plate};
-use super::{LabOnly, lab_origin};
 use crate::cli::StartView;
+use crate::marks::LabOnly;
 
 /// Entities and switches of the two-bone lab.
 #[derive(Resource, Clone, Debug)]
@@ -117,7 +118,12 @@ fn animate_target(
     }
 }
 
-fn draw(mut gizmos: Gizmos, lab: Res<TwoBoneLabState>, view: Res<super::ActiveView>, globals: Query<&GlobalTransform>) {
+fn draw(
+    mut gizmos: Gizmos,
+    lab: Res<TwoBoneLabState>,
+    view: Res<super::build::ActiveView>,
+    globals: Query<&GlobalTransform>,
+) {
     if view.0 != StartView::TwoBone {
         return;
     }
