@@ -55,12 +55,13 @@ use glam::{Quat, Vec3};
 
 use crate::leg::{LegChain, descends_from, refresh_model, soft_zone_start, validate_chain};
 use crate::skeleton::{blend_locals, forward_kinematics};
-use crate::sole::{Probe, SOLE_EDGES, SOLE_PROBES, find_edges, sole_float};
+use crate::sole::SOLE_PROBES;
 use crate::spring::Spring;
 use crate::{IkError, TwoBoneJob, Xform};
 
 pub(crate) mod external;
 mod lifts;
+mod measure;
 mod probe;
 mod report;
 mod resolve;
@@ -68,7 +69,6 @@ mod rig;
 mod settings;
 mod slope;
 mod support;
-use lifts::{ALL_PROBES, SoleLifts};
 pub use probe::{OVERHANG_LIFT, OVERHANG_THICKNESS, ground_under};
 pub use report::FootReport;
 pub use rig::{FootRest, FootRig, knee_bend_direction};
@@ -365,7 +365,8 @@ impl FootPlacement<'_> {
         Ok(pelvis_offset)
     }
 
-    /// The placement at full weight (inputs validated).
+    /// The placement at full weight (inputs validated): each foot's ground and correction,
+    /// the pelvis lowered for the lowest, each leg re-solved to its target.
     fn place<G>(
         &self,
         locals: &mut [Xform],
@@ -378,168 +379,43 @@ impl FootPlacement<'_> {
     where
         G: FnMut(Vec3, Vec3, f32) -> Option<GroundHit>,
     {
-        let s = &self.settings;
-        let max_tilt = s.max_tilt.clamp(0.0, 80f32.to_radians());
-        // A ground normal turned toward +Y until it is within `max_tilt` of it (the same as
-        // `turn_towards(Y, n, max_tilt) * Y`, without trigonometry per call).
-        let (cos_tilt, sin_tilt) = (max_tilt.cos(), max_tilt.sin());
-        let tilt_limit = |n: Vec3| -> Vec3 {
-            let n = n.normalize_or(Vec3::Y);
-            if n.y >= cos_tilt {
-                return n;
-            }
-            let across = Vec3::new(n.x, 0.0, n.z).normalize_or(Vec3::X);
-            Vec3::Y * cos_tilt + across * sin_tilt
-        };
-        let (max_up, max_down) = (s.max_step_up.clamp(0.0, MAX_LENGTH), s.max_step_down.clamp(0.0, MAX_LENGTH));
-        let ray_start = s.ray_start_height.clamp(-MAX_LENGTH, MAX_LENGTH);
-        let ray_length = s.ray_length.clamp(0.0, MAX_LENGTH);
-        let planted_height = s.planted_height.clamp(-MAX_LENGTH, MAX_LENGTH);
-        let fresh = state.fresh;
+        let frame = self.frame(state.fresh, dt);
         state.fresh = false;
-        let to_world = self.model_to_world;
-        let rays = probe::Rays { to_world, start: ray_start, length: ray_length };
-
-        // 1. Ground under each foot and the correction it asks for.
-        // The lowest correction any foot asks for.
+        // 1. Ground under each foot and the correction it asks for; the lowest any foot asks for.
         let mut lowest_offset: f32 = 0.0;
-        let forward = support::front(self.travel, self.feet.iter().map(|f| f.knee_forward));
         for (i, ((foot, st), report)) in self.feet.iter().zip(state.feet.iter_mut()).zip(reports.iter_mut()).enumerate()
         {
-            let shift = self.foot_shifts.get(i).map_or(Vec3::ZERO, |s| Vec3::new(s.x, 0.0, s.z));
-            let mut ankle = model[foot.leg.ankle];
-            ankle.translation += shift;
-            st.animated_rotation = ankle.rotation;
-            st.ankle_in_knee = external::is_external(self.parents, &foot.leg)
-                .then(|| model[foot.leg.knee].inverse_transform_point(model[foot.leg.ankle].translation));
-            let points = foot.sole_points(model).map(|p| p.map(|(at, rest)| (at + shift, rest)));
-            // The foot tilts about its ankle, or, when shifts are given (locking), about the
-            // ball the lock holds (the sole under its toe joint, else its sole's ball point), so tilting to the
-            // slope does not drag a locked foot along.
-            let ball = foot.ball(model).filter(|_| !self.foot_shifts.is_empty());
-            let pivot = ball.map_or(ankle.translation, |b| b + shift);
-            let about_pivot = |turn: Quat, p: Vec3| pivot + turn * (p - pivot);
-            let floor = self.floor_heights.get(i).copied().unwrap_or(0.0);
-            let mut sole = ankle.translation.y - floor - foot.ankle_height;
-            if let Some((t, h)) = points[1] {
-                sole = sole.min(t.y - floor - h);
-            }
-            let swing = self.swing_floors.get(i).copied().unwrap_or_default();
-            let swinging = swing.weight.clamp(0.0, 1.0);
-            let animated_planted = planted_weight(sole, planted_height, s.planted_fade.clamp(0.0, MAX_LENGTH));
-            // How planted it stands (squash, report): the clip's planted weight, less the swing floor's.
-            let planted = animated_planted * (1.0 - swinging);
-            // Rays straight down from above each probe point (ankle, toe, heel, toe tip), past
-            // anything hanging over the foot.
-            let mut cast = |point: Vec3| rays.under(&mut ground, point);
-            let ends = points[2].is_some() || points[3].is_some();
-            // Each point is probed where last frame's tilt puts it: a foot pitched down a slope
-            // about its ball brings its heel forward, past the crest it stood behind.
-            let last_turn = Quat::from_rotation_arc(Vec3::Y, st.normal.value.normalize_or(Vec3::Y));
-            let tilted = points.map(|p| p.map(|(at, rest)| (about_pivot(last_turn, at), rest)));
-            let cast_hits: [_; SOLE_PROBES] =
-                core::array::from_fn(|k| tilted[k].filter(|_| s.probes.probes(k, ends)).and_then(|(at, _)| cast(at)));
-            // Points left unprobed take the ground of their nearest probed neighbour's plane.
-            let hits = probe::fill_unprobed(&tilted, cast_hits, |k| s.probes.probes(k, ends));
-            st.probes = hits;
-            st.target = None;
-            st.toes_down = 0.0;
-            st.vote = SupportVote::default();
-            *report = FootReport {
-                ground_normal: Vec3::Y,
-                planted,
-                clip_planted: animated_planted,
-                ankle_target: ankle.translation,
-                ..Default::default()
-            };
-            let any_hit = hits.iter().any(Option::is_some);
-            // The ground's slope under the sole (tilt-limited; [`sole_slope`]) as far as the clip
-            // plants the foot, smoothed first, so heights below use the tilt actually applied.
-            let goal_normal = match slope::sole_slope(&hits) {
-                Some(normal) => Vec3::Y.lerp(tilt_limit(normal), animated_planted).normalize_or(Vec3::Y),
-                None => Vec3::Y,
-            };
-            if fresh {
-                st.normal.snap(goal_normal);
-            } else {
-                st.normal.update(goal_normal, s.tilt_half_life, dt);
-            }
-            let turn = Quat::from_rotation_arc(Vec3::Y, st.normal.value.normalize_or(Vec3::Y));
-            let (goal_offset, floor) = if !any_hit {
-                (0.0, f32::NEG_INFINITY)
-            } else {
-                // Per probe: the point once the foot is tilted (about its pivot), its animated
-                // height above the floor, its flat-standing height, and the ground under it.
-                let placed: [Option<Probe>; SOLE_PROBES] = core::array::from_fn(|i| {
-                    let ((at, rest), hit) = (points[i]?, hits[i]?);
-                    Some((about_pivot(turn, at), at.y - floor, rest, hit))
-                });
-                let edges = if s.edge_search { find_edges(&placed, &mut cast) } else { [None; SOLE_EDGES] };
-                let probes: [Option<Probe>; ALL_PROBES] =
-                    core::array::from_fn(|i| if i < SOLE_PROBES { placed[i] } else { edges[i - SOLE_PROBES] });
-                // The lift that puts a point `height` above its (tilt-limited) ground plane.
-                // Any foot, planted or swinging, is lifted at least so that no point ends below
-                // its ground (`clearance`). `n.y ≥ cos 80°`, so the division is safe.
-                let lift_to = |point: Vec3, height: f32, (hit, n): (Vec3, Vec3)| {
-                    let n = tilt_limit(n);
-                    (height - (point - hit).dot(n)) / n.y.max(0.1)
-                };
-                let lifts = SoleLifts::measure(&probes, planted, lift_to);
-                let (planted_lift, clearance) = (lifts.planted, lifts.clearance);
-                // The foot rests on its ground as far as the clip plants it, raised by its swing
-                // floor's weight to keep its animated height above that floor (never lowered by
-                // it). The pelvis hears the planted part; a foot the floor raises counts that much
-                // less planted (eased over CONTACT_BAND of raise), one it does not raise counts.
-                let lift = planted_lift.clamp(-max_down, max_up);
-                let offset = (lift * animated_planted).max(clearance.min(max_up));
-                st.toes_down = lifts.toes_down(offset);
-                let raise = ((swing.height - floor).min(max_up) - offset).max(0.0);
-                let voting = animated_planted * (1.0 - swinging * (raise / CONTACT_BAND).min(1.0));
-                let planted_offset = (lift * voting).max(clearance.min(max_up));
-                let offset = offset + swinging * raise;
-                if let Some((point, normal)) = hits[0].or(hits[1]).or(hits[2]).or(hits[3]) {
-                    report.hit = true;
-                    report.ground_height = point.y;
-                    report.ground_point = point;
-                    report.ground_normal = normal;
-                }
-                if let Some((point, normal)) = cast_hits[1] {
-                    report.toe_hit = true;
-                    report.toe_ground_point = point;
-                    report.toe_ground_normal = normal;
-                }
-                report.float_before = sole_float(&points, &hits);
-                lowest_offset = lowest_offset.min(planted_offset);
-                let target = about_pivot(turn, ankle.translation) + Vec3::Y * offset;
-                st.target = Some(target);
-                st.toe = foot.leg.toe.map(|t| about_pivot(turn, model[t].translation + shift) + Vec3::Y * offset);
-                let leg_length = model[foot.leg.hip].translation.distance(model[foot.leg.knee].translation)
-                    + model[foot.leg.knee].translation.distance(model[foot.leg.ankle].translation);
-                st.vote =
-                    SupportVote { offset: planted_offset, planted: voting, ahead: target.dot(forward), leg_length };
-                (offset, clearance.min(max_up))
-            };
-            report.target_offset = goal_offset;
-            if fresh {
-                st.offset.snap(goal_offset);
-            } else {
-                st.offset.update(goal_offset, s.foot_half_life, dt);
-            }
-            // Smoothing never lets a point sink into its ground.
-            if st.offset.value < floor {
-                st.offset.value = floor;
-                st.offset.velocity = st.offset.velocity.max(0.0);
-            }
-            report.offset = st.offset.value;
-            report.ankle_target = about_pivot(turn, ankle.translation) + Vec3::Y * st.offset.value;
+            let vote = self.measure_foot((i, foot), (st, report), model, &mut ground, &frame);
+            lowest_offset = lowest_offset.min(vote);
         }
-        let (pelvis_goal, pelvis_reach) = self.support(model, lowest_offset, dt, fresh, state, reports);
-        let pelvis_goal = pelvis_goal.max(-max_down);
-        if fresh {
+        // 2. and 3. How low the pelvis must go, and lower it.
+        let pelvis_offset = self.lower_pelvis(locals, model, lowest_offset, &frame, state, reports);
+
+        // 4. Re-solve each leg to its ankle target, then tilt the foot.
+        for ((foot, st), report) in self.feet.iter().zip(state.feet.iter()).zip(reports.iter_mut()) {
+            self.resolve_leg(foot, st, report, locals, model, pelvis_offset);
+        }
+        pelvis_offset
+    }
+
+    /// Steps 2 and 3: the pelvis offset the feet's votes ask for (smoothed, never past what the
+    /// lowest foot needs), applied to the pelvis bone. Returns it (model y, ≤ 0).
+    fn lower_pelvis(
+        &self,
+        locals: &mut [Xform],
+        model: &mut [Xform],
+        lowest_offset: f32,
+        frame: &measure::Frame,
+        state: &mut FootPlacementState,
+        reports: &mut [FootReport],
+    ) -> f32 {
+        let (pelvis_goal, pelvis_reach) = self.support(model, lowest_offset, frame.dt, frame.fresh, state, reports);
+        let pelvis_goal = pelvis_goal.max(-frame.max_down);
+        if frame.fresh {
             state.pelvis.snap(pelvis_goal);
         } else {
-            state.pelvis.update(pelvis_goal, s.pelvis_half_life, dt);
-            let needed = pelvis_reach.max(-max_down);
+            state.pelvis.update(pelvis_goal, self.settings.pelvis_half_life, frame.dt);
+            let needed = pelvis_reach.max(-frame.max_down);
             if state.pelvis.value > needed {
                 state.pelvis.value = needed;
                 state.pelvis.velocity = 0.0;
@@ -547,7 +423,6 @@ impl FootPlacement<'_> {
         }
         let pelvis_offset = state.pelvis.value.min(0.0);
 
-        // 3. Lower the pelvis.
         let pelvis_model = model[self.pelvis].translation + Vec3::Y * pelvis_offset;
         let pelvis_local = match self.parents[self.pelvis] {
             Some(p) => model[p].inverse_transform_point(pelvis_model),
@@ -559,11 +434,6 @@ impl FootPlacement<'_> {
                 model[self.pelvis] = locals[self.pelvis];
             }
             refresh_model(self.parents, locals, model, self.pelvis);
-        }
-
-        // 4. Re-solve each leg to its ankle target, then tilt the foot.
-        for ((foot, st), report) in self.feet.iter().zip(state.feet.iter()).zip(reports.iter_mut()) {
-            self.resolve_leg(foot, st, report, locals, model, pelvis_offset);
         }
         pelvis_offset
     }
