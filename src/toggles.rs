@@ -2,8 +2,9 @@
 //!
 //! Method: [`DemoIk`] holds the wanted state; [`apply_toggles`] eases each feature's weight
 //! toward on/off over [`FADE_TIME`] (foot placement and look-at weights; the reaching arm uses
-//! bevy_ik's own `IkFade`), inserts or removes the `FootLock`, writes the sidecar's contact
-//! labels into it (`ContactSource::Manual`), points the look-at at the camera or the orb, and
+//! bevy_ik's own `IkFade`), inserts or removes the `FootLock`, writes the clips' contact
+//! labels into `FootContacts` (`ContactSource::Manual`; the lock and footstep prediction both
+//! read them, locked or not), points the look-at at the camera or the orb, and
 //! lets the right hand reach only while the orb is within arm's reach. Inputs: `DemoIk`, keys,
 //! the character's components. Outputs: component fields. Invariants: weights stay in [0, 1].
 
@@ -244,23 +245,30 @@ pub fn apply_toggles(
     time: Res<Time>,
     mut ik: ResMut<DemoIk>,
     targets: Option<Res<LookTargets>>,
-    mut placers: Query<(Entity, &mut FootPlacer, Option<&mut FootLock>, Option<&LockTemplate>, Option<&Locomotion>)>,
+    mut placers: Query<(Entity, &mut FootPlacer, Option<&FootLock>, Option<&mut FootContacts>, Option<&LockTemplate>)>,
+    spaces: Query<&Locomotion>,
     mut looks: Query<&mut LookAtSpread, Without<crate::marks::LabOnly>>,
     mut orbs: Query<&mut Orb>,
 ) {
     let dt = time.delta_secs();
     let snap = std::mem::take(&mut ik.snap);
-    for (entity, mut placer, lock, template, loco) in &mut placers {
+    for (entity, mut placer, lock, contacts, template) in &mut placers {
         ease(&mut placer.weight, ik.foot_ik, dt, snap);
-        match (ik.foot_lock && ik.foot_ik, lock) {
-            (true, Some(mut lock)) => {
-                if let Some(loco) = loco.filter(|l| l.labelled) {
-                    let flags = vec![loco.contacts[0], loco.contacts[1]];
-                    if lock.contacts != ContactSource::Manual(flags.clone()) {
-                        lock.contacts = ContactSource::Manual(flags);
-                    }
+        // The clips' labels are the feet's contacts, for the lock and footstep prediction alike.
+        if let Ok(loco) = spaces.get(entity)
+            && loco.labelled
+        {
+            let labels = ContactSource::Manual(loco.contacts.to_vec());
+            match contacts {
+                Some(mut contacts) if contacts.0 != labels => contacts.0 = labels,
+                Some(_) => {}
+                None => {
+                    commands.entity(entity).insert(FootContacts(labels));
                 }
             }
+        }
+        match (ik.foot_lock && ik.foot_ik, lock) {
+            (true, Some(_)) => {}
             (true, None) => {
                 if let Some(t) = template {
                     commands.entity(entity).insert(t.0.clone());

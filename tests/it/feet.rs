@@ -351,8 +351,8 @@ fn ball_slide(lock: bool) -> f32 {
     app.insert_resource(IkGround::Plane(GroundPlane::default()));
     let biped = spawn_biped(app.world_mut(), Vec3::ZERO);
     if lock {
-        let contacts = ContactSource::Manual(vec![true, true]);
-        app.world_mut().entity_mut(biped.root).insert(FootLock { contacts, ..Default::default() });
+        let contacts = FootContacts(ContactSource::Manual(vec![true, true]));
+        app.world_mut().entity_mut(biped.root).insert((FootLock::default(), contacts));
     }
     app.update();
     let start = world_translation(&mut app, biped.balls[0]);

@@ -39,11 +39,12 @@ fn ball_drift(motion: Motion, ground: IkGround) -> (f32, bool) {
         Motion::Slide => Vec3::new(0.0, 0.05, 0.0),
         Motion::Turn => Vec3::new(1.0, 0.05, 0.0),
     };
-    let contacts = ContactSource::Manual(vec![true, true]);
+    let contacts = FootContacts(ContactSource::Manual(vec![true, true]));
     app.world_mut().entity_mut(biped.root).insert((
         Transform::from_translation(at),
         ChildOf(platform),
-        FootLock { contacts, ..Default::default() },
+        FootLock::default(),
+        contacts,
     ));
     for _ in 0..10 {
         app.update();

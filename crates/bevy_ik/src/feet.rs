@@ -135,7 +135,7 @@ fn placer_removed(mut world: DeferredWorld, context: HookContext) {
     });
 }
 
-/// Where a [`FootLock`] learns that a foot is in contact.
+/// Where [`FootContacts`] learn that a foot is in contact.
 #[derive(Reflect, Clone, Debug, PartialEq)]
 pub enum ContactSource {
     /// From the animated toe: slow (its horizontal speed in the world) and low (its height in
@@ -149,6 +149,37 @@ pub enum ContactSource {
 impl Default for ContactSource {
     fn default() -> Self {
         ContactSource::Heuristic(ContactHeuristic::default())
+    }
+}
+
+/// Where each foot's contact comes from, for a [`FootLock`] (which toes it holds) and a
+/// [`FootstepPrediction`](crate::footstep::FootstepPrediction) (when a swing starts and ends).
+/// A [`FootLock`] brings the default heuristic along. Write [`ContactSource::Manual`] flags here
+/// (e.g. a clip's contact labels) and both follow them, with or without a lock; without flags
+/// or a lock, a foot is in contact as far as its clip plants it (its height).
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use bevy_ik::prelude::*;
+/// // Your clip's labels this frame: the left foot planted, the right swinging.
+/// fn label_feet(mut characters: Query<&mut FootContacts>) {
+///     for mut contacts in &mut characters {
+///         contacts.0 = ContactSource::Manual(vec![true, false]);
+///     }
+/// }
+/// # bevy::ecs::system::assert_is_system(label_feet);
+/// ```
+#[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
+#[reflect(Component, Default)]
+pub struct FootContacts(pub ContactSource);
+
+impl FootContacts {
+    /// The flag per leg, when they are written by hand ([`ContactSource::Manual`]).
+    pub fn manual(&self) -> Option<&[bool]> {
+        match &self.0 {
+            ContactSource::Manual(flags) => Some(flags),
+            ContactSource::Heuristic(_) => None,
+        }
     }
 }
 
@@ -168,6 +199,9 @@ impl Default for ContactSource {
 /// too; that is the character controller's business.) With [`crate::ground::IkGround::Plane`]
 /// there is nothing to ride.
 ///
+/// Which feet are in contact comes from the character's [`FootContacts`] (the heuristic,
+/// unless you write flags there).
+///
 /// ```no_run
 /// # use bevy::prelude::*;
 /// # use bevy_ik::prelude::*;
@@ -179,11 +213,10 @@ impl Default for ContactSource {
 /// ```
 #[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
 #[reflect(Component, Default)]
+#[require(FootContacts)]
 pub struct FootLock {
     /// Lock and unlock distances and blend times.
     pub settings: FootLockSettings,
-    /// Where contacts come from.
-    pub contacts: ContactSource,
 }
 
 /// One foot's state after the last frame, for metrics and gizmos (world space).

@@ -10,12 +10,12 @@
 
 use bevy::prelude::*;
 use ik_core::Xform;
-use ik_core::foot_lock::FootLockState;
+use ik_core::foot_lock::{ContactHeuristic, FootLockState};
 use ik_core::foot_placement::{FootRig, leg_reaches};
 
 use crate::bones::{Hierarchy, world_of};
 use crate::fault::IkFault;
-use crate::feet::{ContactSource, FootLock, FootStatus};
+use crate::feet::{ContactSource, FootContacts, FootLock, FootStatus};
 use crate::ground::GroundProbe;
 
 /// What a locked toe stands on: the collider entity and its world transform when last seen.
@@ -84,7 +84,7 @@ pub(crate) struct LockMemory<'a> {
 /// that foot's shift (model space), so placement probes and puts the foot where the lock holds
 /// it, at the height the ground there asks for.
 pub(crate) fn lock_toes(
-    lock: &FootLock,
+    (lock, contacts): (&FootLock, Option<&FootContacts>),
     animated_toes: &[Option<Vec3>],
     to_world: Xform,
     memory: LockMemory,
@@ -101,9 +101,10 @@ pub(crate) fn lock_toes(
         // root climbing or descending under a held toe never reads as the leg failing to reach.
         let flat = Vec3::new(animated_world.x, 0.0, animated_world.z);
         let memory = locks[i].get_or_insert_with(|| FootLockState::new(flat));
-        let contact = match &lock.contacts {
-            ContactSource::Heuristic(heuristic) => heuristic.in_contact(animated.y, memory.toe_speed(flat, dt)),
-            ContactSource::Manual(flags) => flags.get(i).copied().unwrap_or(false),
+        let contact = match contacts.map(|c| &c.0) {
+            Some(ContactSource::Manual(flags)) => flags.get(i).copied().unwrap_or(false),
+            Some(ContactSource::Heuristic(heuristic)) => heuristic.in_contact(animated.y, memory.toe_speed(flat, dt)),
+            None => ContactHeuristic::default().in_contact(animated.y, memory.toe_speed(flat, dt)),
         };
         // Whether the leg reaches the held toe, its ankle moved as far as the toe is held from
         // where the clip has it: only a hold out of reach is let go before the contact ends.

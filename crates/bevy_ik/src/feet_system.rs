@@ -22,7 +22,7 @@ use crate::IkSettings;
 use crate::bones::{BoneSet, Hierarchy, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultSender, IkComponent, IkFault};
-use crate::feet::{ContactSource, FeetScratch, FootLock, FootPlacer, FootPlacerState, FootStatus};
+use crate::feet::{FeetScratch, FootContacts, FootLock, FootPlacer, FootPlacerState, FootStatus};
 use crate::feet_lock::{self, LockMemory, lock_toes};
 use crate::footstep::{self, FootstepPrediction, FootstepPredictionState};
 use crate::ground::{GroundProbe, GroundRays};
@@ -44,7 +44,12 @@ pub fn place_feet(
     ground: GroundRays,
     mut placers: Query<(
         Entity,
-        (&FootPlacer, Option<&FootLock>, Option<(&FootstepPrediction, &mut FootstepPredictionState)>),
+        (
+            &FootPlacer,
+            Option<&FootLock>,
+            Option<&FootContacts>,
+            Option<(&FootstepPrediction, &mut FootstepPredictionState)>,
+        ),
         (Option<&IkFade>, Option<&IkLodState>),
         &mut FootPlacerState,
         Option<(&PoseWarping, &mut PoseWarpingState)>,
@@ -60,9 +65,14 @@ pub fn place_feet(
     {
         let hierarchy = transforms.p0();
         let notices = faults.notices();
-        let solve = |(root, (placer, lock, mut prediction), (fade, lod), mut state, mut warping): (
+        let solve = |(root, (placer, lock, contacts, mut prediction), (fade, lod), mut state, mut warping): (
             Entity,
-            (&FootPlacer, Option<&FootLock>, Option<(&FootstepPrediction, Mut<FootstepPredictionState>)>),
+            (
+                &FootPlacer,
+                Option<&FootLock>,
+                Option<&FootContacts>,
+                Option<(&FootstepPrediction, Mut<FootstepPredictionState>)>,
+            ),
             (Option<&IkFade>, Option<&IkLodState>),
             Mut<FootPlacerState>,
             Warping,
@@ -82,7 +92,7 @@ pub fn place_feet(
             }
             let borrowed = warping.as_mut().map(|(w, s)| (*w, &mut **s));
             let prediction = prediction.as_mut().map(|(p, s)| (*p, &mut **s));
-            let components = Components { placer, lock, prediction, fade, lod, warping: borrowed };
+            let components = Components { placer, lock, contacts, prediction, fade, lod, warping: borrowed };
             let dt = lod.map_or(dt, |lod| lod.time_step(dt));
             let outcome = solve_character(root, components, state, &hierarchy, &probe, dt);
             if outcome.is_err() {
@@ -173,6 +183,7 @@ fn leg_chains(placer: &FootPlacer, bones: &BoneSet) -> Vec<LegChain> {
 struct Components<'a> {
     placer: &'a FootPlacer,
     lock: Option<&'a FootLock>,
+    contacts: Option<&'a FootContacts>,
     prediction: Prediction<'a>,
     fade: Option<&'a IkFade>,
     lod: Option<&'a IkLodState>,
@@ -187,7 +198,7 @@ type Prediction<'a> = Option<(&'a FootstepPrediction, &'a mut FootstepPrediction
 /// floors through the placer's scratch.
 fn solve_character(
     root: Entity,
-    Components { placer, lock, prediction, fade, lod, warping }: Components,
+    Components { placer, lock, contacts, prediction, fade, lod, warping }: Components,
     state: &mut FootPlacerState,
     hierarchy: &Hierarchy,
     probe: &GroundProbe,
@@ -223,11 +234,12 @@ fn solve_character(
     let predicting = prediction.is_some();
     if let Some((prediction, memory)) = prediction {
         let prediction = (prediction, memory, prediction_weight);
-        predict(prediction, (placer, lock), s, floor_heights, &mut state.feet, (probe, root), dt);
+        let (placer, lock, manual) = (placer, lock.is_some(), contacts.and_then(FootContacts::manual));
+        predict(prediction, (placer, lock, manual), s, floor_heights, &mut state.feet, (probe, root), dt);
     }
     match lock {
         Some(lock) => {
-            lock_feet(lock, s, &mut state.feet, hierarchy, dt)?;
+            lock_feet((lock, contacts), s, &mut state.feet, hierarchy, dt)?;
             for (shift, steer) in s.shifts.iter_mut().zip(&s.steer).filter(|_| lock_weight < 1.0) {
                 *shift = *steer + (*shift - *steer) * lock_weight;
             }
@@ -242,7 +254,7 @@ fn solve_character(
     let weight = effective_weight(placer.weight, fade) * lod.map_or(1.0, IkLodState::placement_weight);
     let settings = level.placement_settings(placer.settings);
     let pelvis_offset = place(s, (floor_heights, predicting), (probe, root), (settings, weight), dt)?;
-    report_feet(placer, s, &mut state.feet, lock.is_some());
+    report_feet(placer, s, &mut state.feet, (lock.is_some(), contacts.and_then(FootContacts::manual)));
     if lock.is_some() {
         let bones = s.bones.as_ref().expect("gathered");
         let up = (bones.stop_world.rotation * Vec3::Y).normalize_or(Vec3::Y);
@@ -328,10 +340,11 @@ fn warp(
 
 /// The prediction stage: [`footstep::predict_steps`], its landing shifts and swing floors
 /// handed to the lock (or, without one, the placement) and the placement, scaled by `weight`
-/// (a level of detail fading the prediction in or out).
+/// (a level of detail fading the prediction in or out). `manual`: this frame's contact flags,
+/// when written by hand ([`FootContacts`]).
 fn predict(
     (prediction, memory, weight): (&FootstepPrediction, &mut FootstepPredictionState, f32),
-    (placer, lock): (&FootPlacer, Option<&FootLock>),
+    (placer, locked, manual): (&FootPlacer, bool, Option<&[bool]>),
     s: &mut FeetScratch,
     floor_heights: &[f32],
     feet: &mut [FootStatus],
@@ -343,19 +356,20 @@ fn predict(
     let scale = to_world.scale.y.abs();
     let ray = (placer.settings.ray_start_height * scale, placer.settings.ray_length * scale);
     // Labels written for this frame are known now; the heuristic's only once the lock runs.
-    let planted_now = match lock.map(|l| &l.contacts) {
-        Some(ContactSource::Manual(flags)) => Some(&flags[..]),
-        _ => None,
+    let legs = footstep::Legs {
+        toes: &s.animated_toes,
+        rigs: &s.rigs,
+        model: &bones.model,
+        planted_now: manual,
+        floor_heights,
     };
-    let legs =
-        footstep::Legs { toes: &s.animated_toes, rigs: &s.rigs, model: &bones.model, planted_now, floor_heights };
     let settings = (&prediction.settings, &mut *memory);
     footstep::predict_steps(settings, (to_world, &s.motion), legs, feet, (probe, root, ray), dt);
     for (i, out) in memory.outputs.iter().enumerate() {
         let floor = SwingFloor { weight: out.floor.weight * weight, ..out.floor };
         (s.steer[i], s.swing_floors[i]) = (out.steer * weight, floor);
     }
-    if lock.is_none() {
+    if !locked {
         s.shifts.copy_from_slice(&s.steer);
     }
 }
@@ -363,7 +377,7 @@ fn predict(
 /// The locking stage: a held toe rides the surface it stands on (if that moved since last
 /// frame), then each lock turns into its foot's shift.
 fn lock_feet(
-    lock: &FootLock,
+    lock: (&FootLock, Option<&FootContacts>),
     s: &mut FeetScratch,
     feet: &mut [FootStatus],
     hierarchy: &Hierarchy,
@@ -412,8 +426,14 @@ fn place(
     })
 }
 
-/// The report stage: each foot's status (world) from the placement's reports.
-fn report_feet(placer: &FootPlacer, s: &FeetScratch, feet: &mut [FootStatus], locked: bool) {
+/// The report stage: each foot's status (world) from the placement's reports; a foot's
+/// contact is the lock's, else the flags written by hand, else the clip's height.
+fn report_feet(
+    placer: &FootPlacer,
+    s: &FeetScratch,
+    feet: &mut [FootStatus],
+    (locked, manual): (bool, Option<&[bool]>),
+) {
     let Some(bones) = s.bones.as_ref() else { return };
     let to_world = bones.stop_world;
     for (i, (chain, report)) in s.chains.iter().zip(&s.reports).enumerate() {
@@ -433,7 +453,7 @@ fn report_feet(placer: &FootPlacer, s: &FeetScratch, feet: &mut [FootStatus], lo
             status.locked = false;
             // The clip's own judgement: a foot a swing floor carries (a planted weight the
             // prediction took away) must not read as swinging to the prediction next frame.
-            status.contact = report.clip_planted > 0.5;
+            status.contact = manual.map_or(report.clip_planted > 0.5, |flags| flags.get(i).copied().unwrap_or(false));
         }
         let ball = s.rigs[i].ball(&bones.model).unwrap_or(bones.model[chain.ankle].translation);
         status.toe_world = to_world.transform_point(ball);

@@ -88,7 +88,9 @@ pub mod prelude {
     pub use crate::creature::{CreatureIk, CreatureRigFailed, CreatureRigged, RiggedCreature};
     pub use crate::fade::IkFade;
     pub use crate::fault::{IkComponent, IkFault, IkFaulted, IkRecovered};
-    pub use crate::feet::{ContactSource, FootLock, FootPlacer, FootPlacerState, FootStatus, LegBones, LegRest};
+    pub use crate::feet::{
+        ContactSource, FootContacts, FootLock, FootPlacer, FootPlacerState, FootStatus, LegBones, LegRest,
+    };
     pub use crate::footstep::FootstepPrediction;
     #[cfg(feature = "gizmos")]
     pub use crate::gizmos::IkGizmos;
@@ -254,6 +256,7 @@ fn register_types(app: &mut App) {
         .register_type::<feet::LegBones>()
         .register_type::<feet::LegRest>()
         .register_type::<feet::FootLock>()
+        .register_type::<feet::FootContacts>()
         .register_type::<footstep::FootstepPrediction>()
         .register_type::<feet::ContactSource>()
         .register_type::<feet::FootPlacerState>()

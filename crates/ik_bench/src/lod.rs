@@ -79,17 +79,14 @@ pub fn figures(world: &mut World) -> LodFigures {
     let plane = rig::ground_plane();
     let normal = plane.normal.normalize();
     let above = |p: Vec3| (p - Vec3::Y * plane.height).dot(normal);
-    let mut placers = world.query::<(&FootPlacer, &FootPlacerState, Option<&FootLock>, Option<&IkLodState>)>();
+    let mut placers = world.query::<(&FootPlacer, &FootPlacerState, Option<&FootContacts>, Option<&IkLodState>)>();
     let mut feet: Vec<(usize, Entity, Entity)> = Vec::new();
-    for (placer, state, lock, lod) in placers.iter(world) {
+    for (placer, state, contacts, lod) in placers.iter(world) {
         let level = lod.map_or(0, |l| l.level as usize);
         if level > 2 || lod.is_some_and(|l| l.fades.placement < 1.0) {
             continue;
         }
-        let labels = match lock.map(|l| &l.contacts) {
-            Some(ContactSource::Manual(flags)) => flags.clone(),
-            _ => vec![true; placer.legs.len()],
-        };
+        let labels = contacts.and_then(FootContacts::manual).map_or(vec![true; placer.legs.len()], <[bool]>::to_vec);
         for ((leg, status), label) in placer.legs.iter().zip(&state.feet).zip(labels) {
             if label && status.planted >= 0.99 {
                 feet.push((level, leg.ankle, leg.toe.unwrap_or(leg.ankle)));

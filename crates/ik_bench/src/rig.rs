@@ -202,7 +202,7 @@ pub fn add_pose_warping(world: &mut World, c: &Character) {
 }
 
 /// A full character ([`add_full_ik`] first) that travels: its root moves forward at
-/// [`WALK_SPEED`] ([`walk_roots`]) and its lock's contacts become the walk's labels, as a
+/// [`WALK_SPEED`] ([`walk_roots`]) and, with a lock, its contacts become the walk's labels, as a
 /// clip's would be ([`label_contacts`] sets them each frame; the heuristic reads the
 /// walk-in-place's sliding stance feet as moving, so footstep prediction would never learn a
 /// step). `prediction`: with [`FootstepPrediction`].
@@ -213,12 +213,12 @@ pub fn add_walking(world: &mut World, c: &Character, prediction: bool) {
     if prediction {
         root.insert(FootstepPrediction::default());
     }
-    if let Some(mut lock) = root.get_mut::<FootLock>() {
-        lock.contacts = ContactSource::Manual(vec![true; 2]);
+    if root.contains::<FootLock>() {
+        root.insert(FootContacts(ContactSource::Manual(vec![true; 2])));
     }
 }
 
-/// A character whose lock contacts follow the walk ([`label_contacts`]).
+/// A character whose contacts follow the walk ([`label_contacts`]).
 #[derive(Component, Clone, Copy, Debug)]
 pub struct WalkLabels {
     /// The character's gait phase offset, radians (as its bones' [`Anim::phase`]).
@@ -240,11 +240,11 @@ pub fn walk_roots(time: Res<Time>, mut roots: Query<&mut Transform, With<WalkLab
 
 /// Labels each foot planted during the half cycle in which [`animate`] leaves its knee
 /// unbent (left, then right), in place: nothing is allocated.
-pub fn label_contacts(time: Res<Time>, mut characters: Query<(&WalkLabels, &mut FootLock)>) {
+pub fn label_contacts(time: Res<Time>, mut characters: Query<(&WalkLabels, &mut FootContacts)>) {
     let t = time.elapsed_secs_wrapped();
-    characters.par_iter_mut().for_each(|(labels, mut lock)| {
+    characters.par_iter_mut().for_each(|(labels, mut contacts)| {
         let theta = t * TAU / CYCLE + labels.phase;
-        if let ContactSource::Manual(flags) = &mut lock.contacts {
+        if let ContactSource::Manual(flags) = &mut contacts.0 {
             for (flag, side) in flags.iter_mut().zip([1.0, -1.0]) {
                 *flag = knee_swing(leg_theta(theta, side)) <= 0.0;
             }

@@ -5,7 +5,7 @@ use bevy::time::TimeUpdateStrategy;
 
 use super::*;
 use crate::IkPlugin;
-use crate::feet::{ContactSource, LegBones};
+use crate::feet::{ContactSource, FootContacts, LegBones};
 use crate::ground::{GroundPlane, IkGround};
 
 const THIGH: f32 = 0.44;
@@ -117,7 +117,7 @@ fn feet_under_the_root_land_on_the_plane_with_the_shins_on_them() {
 fn a_locked_toe_on_an_external_foot_stays_put_while_the_root_walks_on() {
     let mut app = app();
     let rig = spawn_control_rig(app.world_mut(), Vec3::ZERO);
-    let lock = FootLock { contacts: ContactSource::Manual(vec![true, true]), ..default() };
+    let lock = (FootLock::default(), FootContacts(ContactSource::Manual(vec![true, true])));
     app.world_mut().entity_mut(rig.root).insert((FootPlacer::new(rig.pelvis, rig.legs.to_vec()), lock));
     app.update();
     let toe = |app: &App, k: usize| global(app, rig.legs[k].toe.unwrap()).translation();
@@ -148,7 +148,7 @@ fn a_locked_toe_stays_locked_while_the_root_climbs_further_than_the_unlock_dista
     // not let go (it used to, and re-locked a few centimetres off: a slide).
     let mut app = app();
     let rig = spawn_control_rig(app.world_mut(), Vec3::ZERO);
-    let lock = FootLock { contacts: ContactSource::Manual(vec![true, true]), ..default() };
+    let lock = (FootLock::default(), FootContacts(ContactSource::Manual(vec![true, true])));
     app.world_mut().entity_mut(rig.root).insert((FootPlacer::new(rig.pelvis, rig.legs.to_vec()), lock));
     app.update();
     let toe = |app: &App, k: usize| global(app, rig.legs[k].toe.unwrap()).translation();
@@ -204,7 +204,7 @@ fn a_foot_lock_put_back_holds_the_feet_where_they_are_then() {
     // be held where they are now, not pulled back toward where the first lock planted them.
     let mut app = app();
     let rig = spawn_control_rig(app.world_mut(), Vec3::ZERO);
-    let lock = FootLock { contacts: ContactSource::Manual(vec![true, true]), ..default() };
+    let lock = (FootLock::default(), FootContacts(ContactSource::Manual(vec![true, true])));
     app.world_mut().entity_mut(rig.root).insert((FootPlacer::new(rig.pelvis, rig.legs.to_vec()), lock.clone()));
     for _ in 0..5 {
         app.update();
@@ -234,9 +234,10 @@ fn a_held_toe_the_clip_runs_from_is_let_go_only_when_the_leg_cannot_reach_it() {
     // the ankle, thigh and shin 84 cm: up to 25.6 cm of horizontal reach).
     let mut app = app();
     let rig = spawn_control_rig(app.world_mut(), Vec3::ZERO);
-    let mut lock = FootLock { contacts: ContactSource::Manual(vec![true, true]), ..default() };
+    let mut lock = FootLock::default();
     lock.settings.unlock_distance = 0.1;
-    app.world_mut().entity_mut(rig.root).insert((FootPlacer::new(rig.pelvis, rig.legs.to_vec()), lock));
+    let contacts = FootContacts(ContactSource::Manual(vec![true, true]));
+    app.world_mut().entity_mut(rig.root).insert((FootPlacer::new(rig.pelvis, rig.legs.to_vec()), lock, contacts));
     app.update();
     let mut first_unlocked = None;
     for frame in 1..=32 {
@@ -250,4 +251,26 @@ fn a_held_toe_the_clip_runs_from_is_let_go_only_when_the_leg_cannot_reach_it() {
     println!("held toes let go {first_unlocked:?} cm from the clip's toes (unlock distance 10 cm, reach 25.6 cm)");
     let frame = first_unlocked.expect("a toe out of the leg's reach was never let go");
     assert!(frame > 24, "let go at {frame} cm, within the leg's reach");
+}
+
+#[test]
+fn contact_flags_decide_each_foots_contact_without_a_lock() {
+    // Both feet stand on the floor in the clip. Without flags a foot is in contact as its clip
+    // plants it; flags written by hand decide it, lock or no lock (footstep prediction reads
+    // the same contact to learn when a swing starts).
+    let mut app = app();
+    let rig = spawn_control_rig(app.world_mut(), Vec3::ZERO);
+    app.world_mut().entity_mut(rig.root).insert(FootPlacer::new(rig.pelvis, rig.legs.to_vec()));
+    let contacts = |app: &App| {
+        let feet = &app.world().get::<FootPlacerState>(rig.root).unwrap().feet;
+        [feet[0].contact, feet[1].contact]
+    };
+    app.update();
+    assert_eq!(contacts(&app), [true, true], "the clip plants both feet");
+    for flags in [[true, false], [false, true]] {
+        app.world_mut().entity_mut(rig.root).insert(FootContacts(ContactSource::Manual(flags.to_vec())));
+        app.update();
+        assert_eq!(contacts(&app), flags, "the flags were not the contacts");
+        assert!(app.world().get::<FootPlacerState>(rig.root).unwrap().feet.iter().all(|f| !f.locked));
+    }
 }
