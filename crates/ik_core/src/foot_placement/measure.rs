@@ -39,6 +39,7 @@ pub(super) struct Frame {
 impl Frame {
     /// A ground normal turned toward +Y until it is within the tilt limit of it (the same as
     /// `turn_towards(Y, n, max_tilt) * Y`, without trigonometry per call).
+    #[inline(always)]
     fn tilt_limit(&self, n: Vec3) -> Vec3 {
         let n = n.normalize_or(Vec3::Y);
         if n.y >= self.cos_tilt {
@@ -74,6 +75,7 @@ struct Sole {
 }
 
 impl Sole {
+    #[inline(always)]
     fn about_pivot(&self, turn: Quat, p: Vec3) -> Vec3 {
         self.pivot + turn * (p - self.pivot)
     }
@@ -81,6 +83,7 @@ impl Sole {
 
 impl FootPlacement<'_> {
     /// This frame's [`Frame`] from the settings.
+    #[inline(always)]
     pub(super) fn frame(&self, fresh: bool, dt: f32) -> Frame {
         let s = &self.settings;
         let max_tilt = s.max_tilt.clamp(0.0, 80f32.to_radians());
@@ -103,6 +106,7 @@ impl FootPlacement<'_> {
     /// Step 1 for foot `i`: probes its sole, smooths its tilt and height correction into `st`
     /// and fills `report`. Returns its planted offset (its say in the lowest correction any
     /// foot asks for; 0 without ground).
+    #[inline(always)]
     pub(super) fn measure_foot<G>(
         &self,
         (i, foot): (usize, &FootRig),
@@ -161,6 +165,7 @@ impl FootPlacement<'_> {
 
     /// The sole of foot `i` this frame (shifted with the foot, tilted as last frame) and what
     /// the rays find under it (kept in `st.probes`); the shifted ankle.
+    #[inline(always)]
     fn probe_sole<G>(
         &self,
         (i, foot): (usize, &FootRig),
@@ -225,6 +230,7 @@ impl FootPlacement<'_> {
     /// A foot with ground under it: the lift that rests it on its ground as far as the clip
     /// plants it (raised by its swing floor), its ankle and toe targets and its support vote.
     /// Returns (goal offset, the least offset that keeps it out of the ground, planted offset).
+    #[inline(always)]
     fn rest_on_ground<G>(
         &self,
         (foot, sole, ankle): (&FootRig, &Sole, Xform),
