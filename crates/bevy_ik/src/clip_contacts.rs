@@ -18,7 +18,9 @@
 //! labelled by [`label_contacts`] with [`ContactSettings::for_gait`] (the defaults of
 //! `ik_tool contacts`). The labels land in [`ClipContactLabels`] and [`ClipContactsLabelled`]
 //! is triggered on the character; a failure is one [`ClipContactsFailed`] (component and event)
-//! naming the clip and what is missing, logged once.
+//! naming the clip and what is missing, logged once. Each frame, write the flags at the time
+//! the clip plays into the character's [`FootContacts`](crate::feet::FootContacts) (before
+//! `IkSystems::Feet`): foot locking and footstep prediction both follow them.
 //!
 //! Add [`LabelClipContacts`] when you spawn the character, as [`crate::retarget::RetargetClips`]:
 //! the rest pose is what its bones hold when they first exist, not the skin's bind pose, so a
