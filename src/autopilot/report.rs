@@ -49,25 +49,43 @@ fn bar_sections() -> Vec<Section> {
     [&[Section::Step][..], &Section::STAIRS, &[Section::Ramps]].concat()
 }
 
+/// The maxima of `foot` in `pass` over `sections`.
+fn maxima(pilot: &Autopilot, pass: usize, sections: &[Section], foot: usize) -> Maxima {
+    let mut out = Maxima::default();
+    for s in sections {
+        if let Some(m) = pilot.stats.get(&(pass, *s, foot)) {
+            out.penetration = out.penetration.max(m.penetration);
+            out.float = out.float.max(m.float);
+            out.slide = out.slide.max(m.slide);
+            out.swing_penetration = out.swing_penetration.max(m.swing_penetration);
+            out.overhang = out.overhang.max(m.overhang);
+            out.frames += m.frames;
+            out.contacts += m.contacts;
+        }
+    }
+    out
+}
+
 /// Prints the table: per section and foot, max penetration, max planted float and max toe slide
 /// for each pass, then the bar summary over steps, stairs and ramps. Returns the bars' verdicts
 /// (one is not measured when a section was not walked or no contact completed).
 pub(super) fn print_table(pilot: &Autopilot) -> BarCount {
-    let get = |pass: usize, sections: &[Section], foot: usize| -> Maxima {
-        let mut out = Maxima::default();
-        for s in sections {
-            if let Some(m) = pilot.stats.get(&(pass, *s, foot)) {
-                out.penetration = out.penetration.max(m.penetration);
-                out.float = out.float.max(m.float);
-                out.slide = out.slide.max(m.slide);
-                out.swing_penetration = out.swing_penetration.max(m.swing_penetration);
-                out.overhang = out.overhang.max(m.overhang);
-                out.frames += m.frames;
-                out.contacts += m.contacts;
-            }
-        }
-        out
-    };
+    let get = |pass: usize, sections: &[Section], foot: usize| maxima(pilot, pass, sections, foot);
+    print_sections(pilot);
+    let mut bars = BarCount::default();
+    let measured = print_contact_bars(pilot, &mut bars);
+    print_stairs(pilot, measured, &get, &mut bars);
+    pilot.lanes.print(&mut bars);
+    print_slopes(pilot, measured, &mut bars);
+    print_timing(pilot);
+    print_gaze(pilot, &mut bars);
+    print_games(pilot);
+    bars
+}
+
+/// The table itself: per section (and the bar's sections, and all) and foot, each pass's
+/// deepest penetration, highest planted float and largest slide.
+fn print_sections(pilot: &Autopilot) {
     let labels: Vec<&str> = PASSES.iter().map(|p| p.label()).collect();
     println!();
     let walked_passes = (0..PASSES.len()).filter(|p| pilot.stats.keys().any(|k| k.0 == *p)).count();
@@ -88,7 +106,7 @@ pub(super) fn print_table(pilot: &Autopilot) -> BarCount {
     rows.push(("all".into(), Section::ALL.to_vec()));
     for (name, sections) in &rows {
         for (foot, foot_name) in ["L", "R"].iter().enumerate() {
-            let ms: Vec<Maxima> = (0..PASSES.len()).map(|p| get(p, sections, foot)).collect();
+            let ms: Vec<Maxima> = (0..PASSES.len()).map(|p| maxima(pilot, p, sections, foot)).collect();
             if ms.iter().all(|m| m.frames == 0) {
                 continue;
             }
@@ -107,6 +125,13 @@ pub(super) fn print_table(pilot: &Autopilot) -> BarCount {
             );
         }
     }
+}
+
+/// The bars on planted and grounded feet over steps, stairs and ramps (penetration, float) and
+/// the whole course (slide), and the rough ground's line. Returns whether they were measured:
+/// every section of the bar walked in both IK passes, and contacts completed with locking on.
+fn print_contact_bars(pilot: &Autopilot, bars: &mut BarCount) -> bool {
+    let get = |pass: usize, sections: &[Section], foot: usize| maxima(pilot, pass, sections, foot);
     let bar = bar_sections();
     let worst =
         |pass: usize, f: &dyn Fn(&Maxima) -> f32| (0..2).map(|foot| f(&get(pass, &bar, foot))).fold(0.0f32, f32::max);
@@ -126,7 +151,6 @@ pub(super) fn print_table(pilot: &Autopilot) -> BarCount {
     // and contacts completed with locking on.
     let walked = (1..PASSES.len()).all(|pass| bar.iter().all(|s| (0..2).all(|foot| get(pass, &[*s], foot).frames > 0)));
     let contacts = (0..2).map(|foot| get(2, &Section::ALL, foot).contacts).sum::<u32>();
-    let mut bars = BarCount::default();
     let mut section_verdict = |ok: bool| {
         bars.verdict(walked && contacts > 0, ok, "NOT measured: a section was not walked or no contact ended")
     };
@@ -153,10 +177,11 @@ pub(super) fn print_table(pilot: &Autopilot) -> BarCount {
         "rough ground max penetration: {rough_off} IK off -> {:.2} cm IK+lock (seed lesson: 13.7 -> 2.6)",
         rough_on * 100.0
     );
-    let measured = walked && contacts > 0;
-    print_stairs(pilot, measured, &get, &mut bars);
-    pilot.lanes.print(&mut bars);
-    print_slopes(pilot, measured, &mut bars);
+    walked && contacts > 0
+}
+
+/// The IK systems' wall time and the pelvis height on flat ground.
+fn print_timing(pilot: &Autopilot) {
     let mut ik = pilot.ik_ms.clone();
     ik.sort_by(f32::total_cmp);
     if !ik.is_empty() {
@@ -177,6 +202,10 @@ pub(super) fn print_table(pilot: &Autopilot) -> BarCount {
             pilot.step
         );
     }
+}
+
+/// The look-at's and the reaching hand's bars.
+fn print_gaze(pilot: &Autopilot, bars: &mut BarCount) {
     let g = pilot.gaze;
     if g.look_frames > 0 {
         println!(
@@ -207,6 +236,10 @@ pub(super) fn print_table(pilot: &Autopilot) -> BarCount {
         bars.verdict(true, g.widest_reach.to_degrees() <= 90.0, "NOT measured"),
         crate::toggles::REACH_DECIDE_CONE
     );
+}
+
+/// Each pass's gem run and the passes that did not finish.
+fn print_games(pilot: &Autopilot) {
     for (pass, run) in &pilot.games {
         let label = PASSES.get(*pass).map_or("?", |p| p.label());
         println!(
@@ -227,7 +260,6 @@ pub(super) fn print_table(pilot: &Autopilot) -> BarCount {
     for (p, why) in &pilot.timed_out {
         println!("warning: pass {} ({}) did not reach the end of the route: {why}", p + 1, PASSES[*p].label());
     }
-    bars
 }
 
 /// The bars of walking like a person over the course with foot IK on (both IK passes): the
