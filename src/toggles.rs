@@ -258,12 +258,14 @@ pub fn apply_toggles(
         if let Ok(loco) = spaces.get(entity)
             && loco.labelled
         {
-            let labels = ContactSource::Manual(loco.contacts.to_vec());
+            let labels = &loco.contacts[..];
             match contacts {
-                Some(mut contacts) if contacts.0 != labels => contacts.0 = labels,
+                Some(mut contacts) if contacts.manual() != Some(labels) => {
+                    contacts.0 = ContactSource::Manual(labels.to_vec());
+                }
                 Some(_) => {}
                 None => {
-                    commands.entity(entity).insert(FootContacts(labels));
+                    commands.entity(entity).insert(FootContacts(ContactSource::Manual(labels.to_vec())));
                 }
             }
         }

@@ -57,19 +57,25 @@ fn find_chain_names_every_missing_bone() {
     assert_eq!(found.1, Err(vec!["thigh_l".to_string(), "calf_l".to_string()]));
 }
 
-#[test]
-fn a_mixamo_rig_is_detected_and_gets_feet_look_at_and_a_reaching_arm() {
+/// The whole Mixamo-style humanoid on a ground plane, given `humanoid` and three frames to rig.
+fn rigged_mixamo(humanoid: HumanoidIk) -> (App, Entity) {
     let mut app = headless_app();
     app.insert_resource(IkGround::Plane(GroundPlane::default()));
     let root = spawn_mixamo(app.world_mut(), &[]);
-    app.world_mut().entity_mut(root).insert(HumanoidIk {
+    app.world_mut().entity_mut(root).insert(humanoid);
+    for _ in 0..3 {
+        app.update();
+    }
+    (app, root)
+}
+
+#[test]
+fn a_mixamo_rig_is_detected_and_gets_feet_look_at_and_a_reaching_arm() {
+    let (app, root) = rigged_mixamo(HumanoidIk {
         look_target: Some(IkTarget::Position(Vec3::new(1.0, 1.6, 3.0))),
         hand_target: Some(IkTarget::Position(Vec3::new(-0.3, 1.2, 0.4))),
         ..Default::default()
     });
-    for _ in 0..3 {
-        app.update();
-    }
     let rigged = app.world().get::<RiggedHumanoid>(root).expect("rigged");
     assert_eq!(rigged.rig.profile, "mixamo");
     let hand = rigged.reaching_hand.expect("a reaching hand");
@@ -87,18 +93,12 @@ fn a_rig_whose_clips_face_away_from_its_rest_pose_looks_and_reaches_the_way_they
     // The same rig (rest pose facing +Z) told its clips turn it to face -Z: the look-at's field
     // of view and the reaching elbow's pole follow the clips, not the rest pose.
     let [(rest_look, rest_pole), (turned_look, turned_pole)] = [None, Some(Vec3::NEG_Z)].map(|facing| {
-        let mut app = headless_app();
-        app.insert_resource(IkGround::Plane(GroundPlane::default()));
-        let root = spawn_mixamo(app.world_mut(), &[]);
-        app.world_mut().entity_mut(root).insert(HumanoidIk {
+        let (app, root) = rigged_mixamo(HumanoidIk {
             look_target: Some(IkTarget::Position(Vec3::new(0.0, 1.6, 3.0))),
             hand_target: Some(IkTarget::Position(Vec3::new(-0.3, 1.2, 0.4))),
             facing,
             ..Default::default()
         });
-        for _ in 0..3 {
-            app.update();
-        }
         let look = app.world().get::<LookAtSpread>(root).expect("a look-at").character_forward;
         let rigged = app.world().get::<RiggedHumanoid>(root).expect("rigged");
         let pole = rigged.pole.expect("a pole");

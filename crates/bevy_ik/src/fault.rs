@@ -43,6 +43,8 @@ pub enum IkFault {
     NonFiniteResult,
     /// An animation clip could not be read (the detail names the clip and the cause).
     Clip(String),
+    /// An input written by the game does not fit the rig (the detail says which and how).
+    Input(String),
 }
 
 impl fmt::Display for IkFault {
@@ -55,6 +57,7 @@ impl fmt::Display for IkFault {
             IkFault::Solver(err) => write!(f, "solver refused the pose: {err}"),
             IkFault::NonFiniteResult => f.write_str("solver result was not finite"),
             IkFault::Clip(detail) => write!(f, "animation clip unreadable ({detail})"),
+            IkFault::Input(detail) => write!(f, "input that does not fit the rig ({detail})"),
         }
     }
 }

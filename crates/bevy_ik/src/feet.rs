@@ -155,8 +155,10 @@ impl Default for ContactSource {
 /// Where each foot's contact comes from, for a [`FootLock`] (which toes it holds) and a
 /// [`FootstepPrediction`](crate::footstep::FootstepPrediction) (when a swing starts and ends).
 /// A [`FootLock`] brings the default heuristic along. Write [`ContactSource::Manual`] flags here
-/// (e.g. a clip's contact labels) and both follow them, with or without a lock; without flags
-/// or a lock, a foot is in contact as far as its clip plants it (its height).
+/// (e.g. a clip's contact labels), one per leg in [`FootPlacer::legs`] order, and both follow
+/// them, with or without a lock (another count is refused with one warning, the feet left as
+/// animated); without flags or a lock, a foot is in contact as far as its clip plants it (its
+/// height).
 ///
 /// ```no_run
 /// # use bevy::prelude::*;

@@ -204,6 +204,14 @@ fn solve_character(
     probe: &GroundProbe,
     dt: f32,
 ) -> Result<(), IkFault> {
+    let manual = contacts.and_then(FootContacts::manual);
+    if let Some(flags) = manual.filter(|f| f.len() != placer.legs.len()) {
+        return Err(IkFault::Input(format!(
+            "FootContacts has {} contact flags for {} legs: write one per leg, in FootPlacer::legs order",
+            flags.len(),
+            placer.legs.len()
+        )));
+    }
     ensure_built(root, placer, warping.as_ref().map(|(w, _)| *w), &mut state.inner, hierarchy)?;
     let ground_normal = warping.as_ref().map_or(Vec3::Y, |(w, _)| ground_under_feet(&state.feet, w.settings.max_slope));
     gather(placer, &mut state.inner, hierarchy)?;
@@ -234,8 +242,7 @@ fn solve_character(
     let predicting = prediction.is_some();
     if let Some((prediction, memory)) = prediction {
         let prediction = (prediction, memory, prediction_weight);
-        let (placer, lock, manual) = (placer, lock.is_some(), contacts.and_then(FootContacts::manual));
-        predict(prediction, (placer, lock, manual), s, floor_heights, &mut state.feet, (probe, root), dt);
+        predict(prediction, (placer, lock.is_some(), manual), s, floor_heights, &mut state.feet, (probe, root), dt);
     }
     match lock {
         Some(lock) => {
@@ -254,7 +261,7 @@ fn solve_character(
     let weight = effective_weight(placer.weight, fade) * lod.map_or(1.0, IkLodState::placement_weight);
     let settings = level.placement_settings(placer.settings);
     let pelvis_offset = place(s, (floor_heights, predicting), (probe, root), (settings, weight), dt)?;
-    report_feet(placer, s, &mut state.feet, (lock.is_some(), contacts.and_then(FootContacts::manual)));
+    report_feet(placer, s, &mut state.feet, (lock.is_some(), manual));
     if lock.is_some() {
         let bones = s.bones.as_ref().expect("gathered");
         let up = (bones.stop_world.rotation * Vec3::Y).normalize_or(Vec3::Y);
@@ -453,7 +460,7 @@ fn report_feet(
             status.locked = false;
             // The clip's own judgement: a foot a swing floor carries (a planted weight the
             // prediction took away) must not read as swinging to the prediction next frame.
-            status.contact = manual.map_or(report.clip_planted > 0.5, |flags| flags.get(i).copied().unwrap_or(false));
+            status.contact = manual.map_or(report.clip_planted > 0.5, |flags| flags[i]);
         }
         let ball = s.rigs[i].ball(&bones.model).unwrap_or(bones.model[chain.ankle].translation);
         status.toe_world = to_world.transform_point(ball);

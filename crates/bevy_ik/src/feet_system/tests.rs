@@ -274,3 +274,23 @@ fn contact_flags_decide_each_foots_contact_without_a_lock() {
         assert!(app.world().get::<FootPlacerState>(rig.root).unwrap().feet.iter().all(|f| !f.locked));
     }
 }
+
+#[test]
+fn contact_flags_for_another_number_of_legs_are_refused_once_with_the_counts() {
+    // One flag for two legs: not read as "the other foot swings", refused with one warning
+    // naming both counts, and the feet left as animated.
+    let mut app = app();
+    let rig = spawn_control_rig(app.world_mut(), Vec3::ZERO);
+    app.update();
+    let animated = global(&app, rig.legs[0].toe.unwrap()).translation();
+    let contacts = FootContacts(ContactSource::Manual(vec![true]));
+    app.world_mut().entity_mut(rig.root).insert((FootPlacer::new(rig.pelvis, rig.legs.to_vec()), contacts));
+    for _ in 0..5 {
+        app.update();
+    }
+    let state = app.world().get::<FootPlacerState>(rig.root).unwrap();
+    assert_eq!(state.warnings, 1, "one warning, not one per frame");
+    let fault = state.inner.faults.current().map(|f| f.to_string()).unwrap_or_default();
+    assert!(fault.contains("1 contact flags for 2 legs"), "{fault}");
+    assert!(global(&app, rig.legs[0].toe.unwrap()).translation().distance(animated) < 1e-5, "the feet were moved");
+}
