@@ -5,9 +5,11 @@
 //! ([`FoxFigures`]).
 //!
 //! The fox has no collider: a small controller here moves its root toward a point beside and
-//! behind the player, turns it, and carries it halfway between the ground under its front and
-//! hind hips (a ray under each), pitched along it; its Walk plays at the rate its speed asks
-//! for.
+//! behind the player along the player's own path, turns it (yaw only: the root stays upright),
+//! walks it on broken ground and paces it on stairs by the plugin's [`StairsAhead`], and
+//! carries it halfway between the ground under its front and hind hips (rays under them); bevy_ik's
+//! [`BodyFit`] pitches and rolls its body to the ground under its paws. Its Walk plays at the
+//! rate its speed asks for.
 
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAssetRoot;
@@ -15,21 +17,32 @@ use bevy_ik::prelude::*;
 use bevy_rapier3d::prelude::*;
 
 use crate::course::CourseLayout;
+use crate::lane_metrics::PlatformSlide;
 use crate::marks::Player;
+use crate::platforms::Platform;
 
 /// The Walk's ground speed at 1× (m/s, the Fox scaled to metres): its planted paws' backward
 /// speed under the root, as `cargo test --test it creature` measures it.
 const WALK_SPEED: f32 = 1.06;
+/// Half the Walk's stride at 1× (its 0.708 s cycle at [`WALK_SPEED`]), m: what
+/// [`StairsAhead::walking_speed`] paces one tread per step from.
+const WALK_STEP: f32 = 0.375;
 /// The fastest the fox follows (its Walk played at 1.8×), m/s.
 const TOP_SPEED: f32 = 1.9;
 /// Where the fox starts, in the player's frame (its left, behind it), m.
 const HEEL: Vec3 = Vec3::new(0.9, 0.0, -1.2);
 /// How far behind the player along its path the fox keeps, m.
 const BEHIND: f32 = 1.5;
+/// The player moving further than this in one frame was moved, not walking, m.
+const TELEPORT: f32 = 2.0;
+/// How far ahead along the player's path from its nearest point the fox steers, m.
+const LOOKAHEAD: f32 = 0.5;
 /// Half the distance between the fox's front and hind hips, m (its rays under them).
 const HALF_BODY: f32 = 0.25;
-/// The steepest the fox's body pitches along the ground, radians (35°).
-const MAX_PITCH: f32 = 0.61;
+/// Half the distance between its left and right paws, m (its rays under them).
+const HALF_WIDTH: f32 = 0.08;
+/// Ground under the hips spanning more than this is broken ground (a step, a flight's side), m.
+const UNEVEN: f32 = 0.03;
 
 /// Adds the fox, its controller and its figures.
 pub struct FoxPlugin {
@@ -55,8 +68,8 @@ impl Plugin for FoxPlugin {
 struct Fox {
     speed: f32,
     yaw: f32,
-    /// Nose up along the ground under its hips, radians.
-    pitch: f32,
+    /// The ground under its hips spanned more than [`UNEVEN`] last frame: it walks, no faster.
+    uneven: bool,
     /// The `AnimationPlayer` and the Survey and Walk nodes, once rigged.
     clips: Option<(Entity, AnimationNodeIndex, AnimationNodeIndex)>,
     /// The player's path.
@@ -88,6 +101,27 @@ impl Trail {
         }
         here
     }
+
+    /// The point of the path [`LOOKAHEAD`] on from its point nearest `at`, never past `goal`:
+    /// the fox keeps to the player's own path instead of cutting across what the player walked
+    /// around (the side of a flight, a ramp's edge).
+    fn steer(&self, at: Vec3, goal: Vec3) -> Vec3 {
+        let nearest = |p: Vec3| {
+            let distance = |i: &(usize, &Vec3)| i.1.distance_squared(p);
+            self.0.iter().enumerate().min_by(|a, b| distance(a).total_cmp(&distance(b))).map(|(i, _)| i)
+        };
+        let (Some(from), Some(to)) = (nearest(at), nearest(goal)) else { return goal };
+        let mut left = LOOKAHEAD;
+        let mut here = self.0[from];
+        for &point in self.0.range(from.min(to) + 1..=to) {
+            let step = here.distance(point);
+            if step >= left {
+                return here.lerp(point, left / step);
+            }
+            (left, here) = (left - step, point);
+        }
+        goal
+    }
 }
 
 /// The Fox file.
@@ -104,6 +138,8 @@ fn spawn_fox(mut commands: Commands, assets: Res<AssetServer>, (at, yaw): (Vec2,
             Name::new("Fox"),
             Fox { yaw, ..default() },
             CreatureIk::default(),
+            // Stairs found by the plugin's probes: the fox slows to one tread per step on them.
+            StairFinder::default(),
             Transform::from_translation(start).with_rotation(Quat::from_rotation_y(yaw)),
             Visibility::default(),
         ))
@@ -151,17 +187,27 @@ fn follow_player(
     time: Res<Time>,
     rapier: ReadRapierContext,
     players: Query<&Transform, (With<Player>, Without<Fox>)>,
-    mut foxes: Query<(&mut Fox, &mut Transform)>,
+    mut foxes: Query<(&mut Fox, &mut Transform, &StairFinder, Option<&StairsAhead>)>,
     mut animations: Query<&mut AnimationPlayer>,
 ) {
     let dt = time.delta_secs();
     let (Ok(player), Ok(context)) = (players.single(), rapier.single()) else { return };
-    for (mut fox, mut transform) in &mut foxes {
+    for (mut fox, mut transform, finder, stairs) in &mut foxes {
+        // The player was moved (a new pass starts where the route does): so is the fox.
+        if fox.trail.0.back().is_some_and(|last| last.distance(player.translation) > TELEPORT) {
+            let start = player.translation + player.rotation * HEEL;
+            *transform = Transform::from_translation(start).with_rotation(player.rotation);
+            (fox.trail, fox.speed, fox.yaw) = (Trail::default(), 0.0, player.rotation.to_euler(EulerRot::YXZ).0);
+        }
         let goal = fox.trail.follow(player.translation);
-        let to = (goal - transform.translation).with_y(0.0);
-        let wanted = if to.length() > 0.4 { (1.5 * to.length()).min(TOP_SPEED) } else { 0.0 };
+        let left = (goal - transform.translation).with_y(0.0).length();
+        let on_stairs =
+            stairs.and_then(|s| s.walking_speed(finder, transform.translation, (WALK_SPEED, WALK_STEP), None));
+        let top = if fox.uneven { WALK_SPEED } else { TOP_SPEED };
+        let wanted = if left > 0.4 { (1.5 * left).min(on_stairs.unwrap_or(top)) } else { 0.0 };
         fox.speed += (wanted - fox.speed) * (1.0 - (-4.0 * dt).exp());
-        if fox.speed > 0.05 && to.length() > 0.2 {
+        let to = (fox.trail.steer(transform.translation, goal) - transform.translation).with_y(0.0);
+        if fox.speed > 0.05 && left > 0.2 && to.length() > 0.05 {
             let heading = to.x.atan2(to.z);
             let turn =
                 (heading - fox.yaw + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI;
@@ -169,18 +215,26 @@ fn follow_player(
         }
         let forward = Quat::from_rotation_y(fox.yaw) * Vec3::Z;
         transform.translation += forward * fox.speed * dt;
-        // Its hips over the ground under them: the root halfway between, pitched along it.
-        let under = |p: Vec3| crate::metrics::ground_height(&context, p);
+        // Its hips over the ground under them: the root halfway between.
+        let rotation = Quat::from_rotation_y(fox.yaw);
+        let under = |x: f32, z: f32| {
+            crate::metrics::ground_height(&context, transform.translation + rotation * Vec3::new(x, 0.0, z))
+        };
+        let [front, back] = [HALF_BODY, -HALF_BODY].map(|z| [under(HALF_WIDTH, z), under(-HALF_WIDTH, z)]);
+        let mean =
+            |pair: [Option<f32>; 2]| pair.iter().flatten().sum::<f32>() / pair.iter().flatten().count().max(1) as f32;
+        let heights = front.iter().chain(&back).flatten();
+        let span = heights.clone().fold(f32::MIN, |a, &b| a.max(b)) - heights.fold(f32::MAX, |a, &b| a.min(b));
+        fox.uneven = span > UNEVEN;
         let at = transform.translation;
-        let (front, back) = (under(at + forward * HALF_BODY), under(at - forward * HALF_BODY));
-        let (height, pitch) = match (front, back) {
-            (Some(f), Some(b)) => (0.5 * (f + b), (f - b).atan2(2.0 * HALF_BODY).clamp(-MAX_PITCH, MAX_PITCH)),
-            (Some(g), None) | (None, Some(g)) => (g, 0.0),
-            (None, None) => (at.y, 0.0),
+        let height = match (front.iter().any(Option::is_some), back.iter().any(Option::is_some)) {
+            (true, true) => 0.5 * (mean(front) + mean(back)),
+            (true, false) => mean(front),
+            (false, true) => mean(back),
+            (false, false) => at.y,
         };
         transform.translation.y += (height - at.y) * 0.5;
-        fox.pitch += (pitch - fox.pitch) * 0.3;
-        transform.rotation = Quat::from_rotation_y(fox.yaw) * Quat::from_rotation_x(-fox.pitch);
+        transform.rotation = rotation;
         let Some((player, survey, walk)) = fox.clips else { continue };
         let Ok(mut animation) = animations.get_mut(player) else { continue };
         let moving = (fox.speed / 0.3).clamp(0.0, 1.0);
@@ -198,10 +252,12 @@ fn follow_player(
 #[derive(Resource, Default, Debug)]
 pub struct FoxFigures {
     /// Per section (its name): planted paw-frames, the largest planted sole float, the deepest
-    /// planted sole, the largest travel of a paw in one contact (m).
+    /// planted sole, the largest travel of a paw in one contact (m; on a moving platform, over
+    /// the platform).
     pub sections: std::collections::BTreeMap<&'static str, [f32; 4]>,
-    /// Per paw, where its contact began (world).
-    held: Vec<Option<Vec3>>,
+    /// Per paw, where its contact began (world), its slide over a platform it stands on, and
+    /// whether this contact rode one.
+    paws: Vec<(Option<Vec3>, PlatformSlide, bool)>,
 }
 
 impl FoxFigures {
@@ -226,28 +282,44 @@ impl FoxFigures {
 
 /// Measures the fox's paws while it moves with a [`FootLock`] (the demo's IK passes without
 /// locking take it off every character): per contact, how far its ball travels from where the
-/// contact began; planted, its sole's float and depth as bevy_ik reports them; each in the
-/// section of the course the paw is in.
+/// contact began (over a moving platform it stands on: in the platform's own frame, like the
+/// player's platform figure, [`PlatformSlide`]); planted, its sole's float and depth as bevy_ik
+/// reports them; each in the section of the course the paw is in.
 fn measure_paws(
     mut figures: ResMut<FoxFigures>,
     layout: Res<CourseLayout>,
+    rapier: ReadRapierContext,
+    platforms: Query<(&Platform, &GlobalTransform)>,
     foxes: Query<(&Fox, &FootPlacerState), With<FootLock>>,
     unlocked: Query<(), (With<Fox>, Without<FootLock>)>,
 ) {
     if !unlocked.is_empty() {
-        figures.held.clear();
+        figures.paws.clear();
     }
+    let Ok(context) = rapier.single() else { return };
+    // The platform a point stands on and the point in its frame (x, z).
+    let on_platform = |p: Vec3| {
+        let (hit, _) = context.cast_ray(p + Vec3::Y * 0.5, -Vec3::Y, 1.0, true, QueryFilter::default())?;
+        let (platform, at) = platforms.get(hit).ok()?;
+        Some((platform.index, at.affine().inverse().transform_point3(p).xz()))
+    };
     for (fox, state) in &foxes {
         let figures = &mut *figures;
-        figures.held.resize(state.feet.len(), None);
-        for (foot, held) in state.feet.iter().zip(figures.held.iter_mut()) {
+        figures.paws.resize(state.feet.len(), default());
+        for (foot, (held, riding, rode)) in state.feet.iter().zip(figures.paws.iter_mut()) {
             *held = foot.contact.then(|| held.unwrap_or(foot.toe_world));
+            let over_platform = riding.step(on_platform(foot.toe_world).filter(|_| foot.contact));
+            // A contact that rode a platform is measured over it only (its world travel is the
+            // platform's).
+            *rode = foot.contact && (*rode || over_platform.is_some());
             if fox.speed < 0.05 {
                 continue;
             }
             let at = figures.sections.entry(layout.section_at(foot.toe_world.xz()).label()).or_default();
-            if let Some(from) = *held {
-                at[3] = at[3].max((foot.toe_world - from).with_y(0.0).length());
+            match (*held, over_platform) {
+                (_, Some(slide)) => at[3] = at[3].max(slide),
+                (Some(from), None) if !*rode => at[3] = at[3].max((foot.toe_world - from).with_y(0.0).length()),
+                _ => {}
             }
             if foot.contact {
                 at[0] += 1.0;

@@ -1,6 +1,7 @@
 //! `CreatureIk` on the Khronos Fox (assets/characters/Fox.glb) playing its own Walk on a raised,
-//! tilted plane: its four legs are found whatever their names (the front pair are `*Arm*`
-//! bones), and each paw stands on the plane while the clip plants it.
+//! tilted plane and over rapier steps, stairs and a ramp: its four legs are found whatever their
+//! names (the front pair are `*Arm*` bones), each paw stands on the ground while the clip plants
+//! it, and its body is pitched along the ramp by its `BodyFit`.
 
 use bevy::gltf::GltfPlugin;
 use bevy::prelude::*;
@@ -173,6 +174,9 @@ fn the_fox_walks_its_own_walk_over_a_step_stairs_and_a_ramp_with_paws_placed_and
         _ => 5,
     };
     let mut worst = [[0.0f32; 5]; 6];
+    // The body's pitch (nose down > 0) from its BodyFit, least and most, on the floor before
+    // the step and on the ramp's middle.
+    let (mut floor_pitch, mut ramp_pitch) = ((f32::MAX, f32::MIN), (f32::MAX, f32::MIN));
     let mut held = [None::<Vec3>; 4];
     let (mut planted, mut frame) = (0, 0);
     while z < 8.5 {
@@ -187,6 +191,16 @@ fn the_fox_walks_its_own_walk_over_a_step_stairs_and_a_ramp_with_paws_placed_and
         if frame < 30 {
             // Moved from where its walk was measured: settling.
             continue;
+        }
+        let fit = app.world().get::<BodyFitState>(fox).expect("CreatureIk adds a BodyFit");
+        let pitch = fit.tilt.to_euler(EulerRot::XYZ).0;
+        let range = match z {
+            z if z < 0.5 => Some(&mut floor_pitch),
+            z if (RAMP_TOP + 0.8..RAMP_TOP + 1.8).contains(&z) => Some(&mut ramp_pitch),
+            _ => None,
+        };
+        if let Some((least, most)) = range {
+            (*least, *most) = (least.min(pitch), most.max(pitch));
         }
         let at = &mut worst[section(z)];
         for (i, foot) in state.feet.iter().enumerate() {
@@ -216,6 +230,10 @@ fn the_fox_walks_its_own_walk_over_a_step_stairs_and_a_ramp_with_paws_placed_and
             over * 100.0
         );
     }
+    let degrees = |(least, most): (f32, f32)| (least.to_degrees(), most.to_degrees());
+    eprintln!("fox body pitch (deg): floor {:.1?}, 10° ramp down {:.1?}", degrees(floor_pitch), degrees(ramp_pitch));
+    assert!(floor_pitch.0 > -1f32.to_radians() && floor_pitch.1 < 1f32.to_radians(), "level on the floor");
+    assert!(ramp_pitch.0 > 8f32.to_radians() && ramp_pitch.1 < 12f32.to_radians(), "pitched along the 10° ramp");
     assert!(planted > 400, "{planted} planted paw-frames");
     for (name, [float, sink, slide, frames, _]) in sections.iter().zip(worst) {
         assert!(frames >= 20.0, "{name}: {frames} planted paw-frames");

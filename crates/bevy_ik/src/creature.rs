@@ -12,6 +12,7 @@ use ik_core::Xform;
 use ik_core::foot_placement::FootRest;
 use ik_core::rig::{CreatureFrame, CreatureRig, rig_creature};
 
+use crate::body_fit::{BodyFit, BodyFitState};
 use crate::feet::{FootLock, FootPlacer, FootPlacerState, LegBones, LegRest};
 use crate::footstep::FootstepPrediction;
 use crate::humanoid::{HumanoidBones, skeleton_bones};
@@ -34,6 +35,9 @@ use crate::humanoid::{HumanoidBones, skeleton_bones};
 pub struct CreatureIk {
     /// Add a [`FootLock`] to the foot placer. Default on.
     pub foot_lock: bool,
+    /// Add a [`BodyFit`]: the body pitched and rolled to the ground under the feet, raised or
+    /// lowered to it. Default on (keep the creature's root upright: yaw only).
+    pub body_fit: bool,
     /// Add a [`FootstepPrediction`] (swinging paws steered onto whole treads and carried over
     /// the ground on the way). Default off: on the Fox following the demo's player it left
     /// planted paws up to 17 cm over flat ground (its swing floors outlast the paw's landing).
@@ -42,7 +46,7 @@ pub struct CreatureIk {
 
 impl Default for CreatureIk {
     fn default() -> Self {
-        CreatureIk { foot_lock: true, footstep_prediction: false }
+        CreatureIk { foot_lock: true, body_fit: true, footstep_prediction: false }
     }
 }
 
@@ -118,6 +122,9 @@ pub(crate) fn rig_creatures(
         if creature.foot_lock {
             entity.insert(FootLock::default());
         }
+        if creature.body_fit {
+            entity.insert(BodyFit::default());
+        }
         if creature.footstep_prediction {
             entity.insert(FootstepPrediction::default());
         }
@@ -141,7 +148,15 @@ pub(crate) fn watch_creatures(
         }
         let who = name.map_or_else(|| format!("{root}"), |n| format!("`{n}`"));
         info!("bevy_ik: the bones of {who} were replaced (scene respawned?): rigging it again");
-        commands.entity(root).remove::<(RiggedCreature, FootPlacer, FootPlacerState, FootLock, FootstepPrediction)>();
+        commands.entity(root).remove::<(
+            RiggedCreature,
+            FootPlacer,
+            FootPlacerState,
+            FootLock,
+            FootstepPrediction,
+            BodyFit,
+            BodyFitState,
+        )>();
     }
 }
 

@@ -77,6 +77,9 @@ pub(crate) struct LockMemory<'a> {
     pub steer: &'a [Vec3],
     /// The animated pose (model space), for whether a leg reaches its held toe.
     pub model: &'a [Xform],
+    /// Per leg, the animated floor under the foot (model space; empty: 0), which the contact
+    /// heuristic measures a toe's height from.
+    pub floors: &'a [f32],
 }
 
 /// Foot locking: for each leg (its ball: the sole under the toe joint, or the sole's ball point), decide contact and update its lock state from the
@@ -92,7 +95,7 @@ pub(crate) fn lock_toes(
     shifts: &mut [Vec3],
     dt: f32,
 ) -> Result<(), IkFault> {
-    let LockMemory { locks, rigs, steer, model } = memory;
+    let LockMemory { locks, rigs, steer, model, floors } = memory;
     for (i, animated) in animated_toes.iter().enumerate() {
         let Some(animated) = *animated else { continue };
         let steered = animated + steer.get(i).copied().unwrap_or(Vec3::ZERO);
@@ -101,10 +104,11 @@ pub(crate) fn lock_toes(
         // root climbing or descending under a held toe never reads as the leg failing to reach.
         let flat = Vec3::new(animated_world.x, 0.0, animated_world.z);
         let memory = locks[i].get_or_insert_with(|| FootLockState::new(flat));
+        let height = animated.y - floors.get(i).copied().unwrap_or(0.0);
         let contact = match contacts.map(|c| &c.0) {
             Some(ContactSource::Manual(flags)) => flags.get(i).copied().unwrap_or(false),
-            Some(ContactSource::Heuristic(heuristic)) => heuristic.in_contact(animated.y, memory.toe_speed(flat, dt)),
-            None => ContactHeuristic::default().in_contact(animated.y, memory.toe_speed(flat, dt)),
+            Some(ContactSource::Heuristic(heuristic)) => heuristic.in_contact(height, memory.toe_speed(flat, dt)),
+            None => ContactHeuristic::default().in_contact(height, memory.toe_speed(flat, dt)),
         };
         // Whether the leg reaches the held toe, its ankle moved as far as the toe is held from
         // where the clip has it: only a hold out of reach is let go before the contact ends.

@@ -9,6 +9,7 @@
 //! the crate's one write-back (`GatheredBones::write_back`) writes translations and rotations of
 //! every changed local.
 
+use bevy::ecs::query::QueryItem;
 use bevy::prelude::*;
 use ik_core::foot_placement::{
     FootPlacement, FootPlacementSettings, FootPlacementState, FootReport, FootRig, SwingFloor, knee_bend_direction,
@@ -19,6 +20,7 @@ use ik_core::sole::SolePoint;
 use ik_core::{IkError, Xform};
 
 use crate::IkSettings;
+use crate::body_fit::{BodyFit, BodyFitState, fit_body};
 use crate::bones::{BoneSet, Hierarchy, restore_after_fault};
 use crate::fade::{IkFade, effective_weight};
 use crate::fault::{FaultSender, IkComponent, IkFault};
@@ -31,29 +33,33 @@ use crate::warping::{PoseWarping, PoseWarpingState, WarpGround, warp_pose};
 use crate::write_back::GatheredBones;
 use ik_core::warping::MAX_LEGS;
 
-/// A [`PoseWarping`] with its state, when the placer's root has one.
-type Warping<'a> = Option<(&'a PoseWarping, Mut<'a, PoseWarpingState>)>;
 /// The same, borrowed for one character's solve.
 type WarpingRef<'a> = Option<(&'a PoseWarping, &'a mut PoseWarpingState)>;
 
+/// What [`place_feet`] reads of each character: its feet's components, its fade and level of
+/// detail, its state, and the stages before placement (pose warping, body fitting).
+type Placer = (
+    Entity,
+    (
+        &'static FootPlacer,
+        Option<&'static FootLock>,
+        Option<&'static FootContacts>,
+        Option<(&'static FootstepPrediction, &'static mut FootstepPredictionState)>,
+    ),
+    (Option<&'static IkFade>, Option<&'static IkLodState>),
+    &'static mut FootPlacerState,
+    (
+        Option<(&'static PoseWarping, &'static mut PoseWarpingState)>,
+        Option<(&'static BodyFit, &'static mut BodyFitState)>,
+    ),
+);
+
 /// Places the feet of every [`FootPlacer`] (in parallel when [`IkSettings::parallel`]).
-#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub fn place_feet(
     settings: Res<IkSettings>,
     time: Res<Time>,
     ground: GroundRays,
-    mut placers: Query<(
-        Entity,
-        (
-            &FootPlacer,
-            Option<&FootLock>,
-            Option<&FootContacts>,
-            Option<(&FootstepPrediction, &mut FootstepPredictionState)>,
-        ),
-        (Option<&IkFade>, Option<&IkLodState>),
-        &mut FootPlacerState,
-        Option<(&PoseWarping, &mut PoseWarpingState)>,
-    )>,
+    mut placers: Query<Placer>,
     mut transforms: ParamSet<(Hierarchy, Query<&mut Transform>)>,
     mut faults: FaultSender,
 ) {
@@ -65,18 +71,13 @@ pub fn place_feet(
     {
         let hierarchy = transforms.p0();
         let notices = faults.notices();
-        let solve = |(root, (placer, lock, contacts, mut prediction), (fade, lod), mut state, mut warping): (
-            Entity,
-            (
-                &FootPlacer,
-                Option<&FootLock>,
-                Option<&FootContacts>,
-                Option<(&FootstepPrediction, Mut<FootstepPredictionState>)>,
-            ),
-            (Option<&IkFade>, Option<&IkLodState>),
-            Mut<FootPlacerState>,
-            Warping,
-        )| {
+        let solve = |(
+            root,
+            (placer, lock, contacts, mut prediction),
+            (fade, lod),
+            mut state,
+            (mut warping, mut fit),
+        ): QueryItem<Placer>| {
             let state = &mut *state;
             state.inner.dirty = false;
             // Level of detail: nothing at `Off` once faded; last frame's corrections replayed on
@@ -92,7 +93,8 @@ pub fn place_feet(
             }
             let borrowed = warping.as_mut().map(|(w, s)| (*w, &mut **s));
             let prediction = prediction.as_mut().map(|(p, s)| (*p, &mut **s));
-            let components = Components { placer, lock, contacts, prediction, fade, lod, warping: borrowed };
+            let body_fit = fit.as_mut().map(|(f, s)| (*f, &mut **s));
+            let components = Components { placer, lock, contacts, prediction, fade, lod, warping: borrowed, body_fit };
             let dt = lod.map_or(dt, |lod| lod.time_step(dt));
             let outcome = solve_character(root, components, state, &hierarchy, &probe, dt);
             if outcome.is_err() {
@@ -188,17 +190,18 @@ struct Components<'a> {
     fade: Option<&'a IkFade>,
     lod: Option<&'a IkLodState>,
     warping: WarpingRef<'a>,
+    body_fit: Option<(&'a BodyFit, &'a mut BodyFitState)>,
 }
 
 /// A [`FootstepPrediction`] with its state, borrowed for one character's solve.
 type Prediction<'a> = Option<(&'a FootstepPrediction, &'a mut FootstepPredictionState)>;
 
-/// One character's feet, in stages over one gathered pose: gather, warp, measure the root,
-/// predict footsteps, lock, place, report. Each stage hands the next its per-leg shifts and
+/// One character's feet, in stages over one gathered pose: gather, measure the root, warp, fit
+/// the body, predict footsteps, lock, place, report. Each stage hands the next its per-leg shifts and
 /// floors through the placer's scratch.
 fn solve_character(
     root: Entity,
-    Components { placer, lock, contacts, prediction, fade, lod, warping }: Components,
+    Components { placer, lock, contacts, prediction, fade, lod, warping, body_fit }: Components,
     state: &mut FootPlacerState,
     hierarchy: &Hierarchy,
     probe: &GroundProbe,
@@ -219,7 +222,12 @@ fn solve_character(
     let Some(bones) = s.bones.as_mut() else { return Err(IkFault::MissingBone("feet".into())) };
     s.motion.update(bones.stop_world, dt);
     // The animated floor under each foot: raised where slope warping tilted the stride.
-    let floors = warping.and_then(|(w, ws)| warp(w, ws, placer, bones, &s.chains, (ground_normal, s.motion), dt));
+    let mut floors = warping.and_then(|(w, ws)| warp(w, ws, placer, bones, &s.chains, (ground_normal, s.motion), dt));
+    let weight = effective_weight(placer.weight, fade) * lod.map_or(1.0, IkLodState::placement_weight);
+    // The body fitted to the ground carries the animated floor under each foot with it.
+    if let Some(fit) = body_fit {
+        fit_body(fit, weight, bones, (&s.rigs, &state.feet), floors.get_or_insert([0.0; MAX_LEGS]), dt)?;
+    }
     let floor_heights: &[f32] = floors.as_ref().map_or(&[], |f| &f[..s.chains.len()]);
     for (toe, rig) in s.animated_toes.iter_mut().zip(s.rigs.iter()) {
         *toe = rig.ball(&bones.model);
@@ -246,7 +254,7 @@ fn solve_character(
     }
     match lock {
         Some(lock) => {
-            lock_feet((lock, contacts), s, &mut state.feet, hierarchy, dt)?;
+            lock_feet((lock, contacts), s, (&mut state.feet, floor_heights), hierarchy, dt)?;
             for (shift, steer) in s.shifts.iter_mut().zip(&s.steer).filter(|_| lock_weight < 1.0) {
                 *shift = *steer + (*shift - *steer) * lock_weight;
             }
@@ -258,7 +266,6 @@ fn solve_character(
             s.surfaces.iter_mut().for_each(|s| *s = None);
         }
     }
-    let weight = effective_weight(placer.weight, fade) * lod.map_or(1.0, IkLodState::placement_weight);
     let settings = level.placement_settings(placer.settings);
     let pelvis_offset = place(s, (floor_heights, predicting), (probe, root), (settings, weight), dt)?;
     report_feet(placer, s, &mut state.feet, (lock.is_some(), manual));
@@ -386,14 +393,14 @@ fn predict(
 fn lock_feet(
     lock: (&FootLock, Option<&FootContacts>),
     s: &mut FeetScratch,
-    feet: &mut [FootStatus],
+    (feet, floors): (&mut [FootStatus], &[f32]),
     hierarchy: &Hierarchy,
     dt: f32,
 ) -> Result<(), IkFault> {
     feet_lock::carry_locks(&mut s.locks, &mut s.surfaces, feet, hierarchy);
     let to_world = s.bones.as_ref().map_or(Xform::IDENTITY, |b| b.stop_world);
     let model = s.bones.as_ref().map_or(&[][..], |b| &b.model[..]);
-    let memory = LockMemory { locks: &mut s.locks, rigs: &s.rigs, steer: &s.steer, model };
+    let memory = LockMemory { locks: &mut s.locks, rigs: &s.rigs, steer: &s.steer, model, floors };
     lock_toes(lock, &s.animated_toes, to_world, memory, feet, &mut s.shifts, dt)
 }
 

@@ -38,6 +38,7 @@
 #![warn(missing_docs)]
 
 mod bind_pose;
+pub mod body_fit;
 pub mod bones;
 pub mod budget;
 pub mod chain;
@@ -79,6 +80,7 @@ pub use ik_core;
 
 /// Everything a user needs in one import.
 pub mod prelude {
+    pub use crate::body_fit::{BodyFit, BodyFitState};
     pub use crate::budget::{IkBudget, IkBudgetReport};
     pub use crate::chain::{IkChain, IkChainState, IkSolver, JointLimit, Pole};
     #[cfg(feature = "animation")]
@@ -110,6 +112,7 @@ pub mod prelude {
     pub use crate::target::IkTarget;
     pub use crate::warping::{PoseWarping, PoseWarpingState, WarpSpineJoint, WarpVelocity};
     pub use crate::{IkLodPlugin, IkPlugin, IkSettings, IkSystems};
+    pub use ik_core::body_fit::BodyFitSettings;
 }
 
 /// The system sets bevy_ik runs in, in [`PostUpdate`], chained in this order. Order your own
@@ -123,8 +126,8 @@ pub enum IkSystems {
     /// character by its `RootMotionState` here: `.after(IkSystems::RootMotion)
     /// .before(IkSystems::Feet)`.
     RootMotion,
-    /// Pose warping, foot locking and foot placement (moves the pelvis, so it runs first), and
-    /// procedural gaits.
+    /// Pose warping, body fitting, footstep prediction, foot locking and foot placement (moves
+    /// the pelvis, so it runs first), and procedural gaits.
     Feet,
     /// Look-at spread down the spine.
     LookAt,
@@ -268,6 +271,8 @@ fn register_types(app: &mut App) {
         .register_type::<humanoid::RigChoice>()
         .register_type::<humanoid::RigFailed>()
         .register_type::<warping::PoseWarping>()
+        .register_type::<body_fit::BodyFit>()
+        .register_type::<body_fit::BodyFitState>()
         .register_type::<warping::PoseWarpingState>()
         .register_type::<warping::WarpVelocity>()
         .register_type::<warping::WarpSpineJoint>()

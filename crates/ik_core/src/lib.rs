@@ -39,6 +39,7 @@
 
 #![warn(missing_docs)]
 
+pub mod body_fit;
 pub mod ccd;
 pub mod chain;
 pub mod clip_feet;

@@ -1,0 +1,121 @@
+//! Body fitting: [`BodyFit`] next to a [`crate::feet::FootPlacer`] turns and raises the
+//! placer's pelvis (a creature's body) to the ground under its feet before they are placed:
+//! pitched along ramps and stairs, rolled on a side slope (maths in [`ik_core::body_fit`]).
+//! [`crate::creature::CreatureIk`] adds it.
+//!
+//! **Order.** Inside [`crate::IkSystems::Feet`], on the placer's bones: gather → pose warping →
+//! body fitting → footstep prediction, locking and placement see the fitted pose. The ground is
+//! what the feet's rays found last frame ([`crate::feet::FootStatus::ground_point`]).
+//!
+//! **Keep the root upright.** Tilt the body with this, not the character root: foot locking
+//! holds a planted foot on the ground plane of the root, and a pitched root moves a held foot
+//! along the slope as placement raises or lowers it.
+
+use bevy::prelude::*;
+use ik_core::Xform;
+use ik_core::body_fit::{BodyFitJob, BodyFitMemory, BodyFitSettings, BodyFoot};
+use ik_core::foot_placement::FootRig;
+use ik_core::warping::MAX_LEGS;
+
+use crate::bones::BoneSet;
+use crate::fault::IkFault;
+use crate::feet::FootStatus;
+
+/// Put on a character root next to its [`crate::feet::FootPlacer`]: its pelvis (the body every
+/// leg hangs from) is turned and raised to the ground under its feet.
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use bevy_ik::prelude::*;
+/// # fn f(mut commands: Commands, dog: Entity) {
+/// // Pitch at most 25° and follow the ground within about 0.1 s.
+/// commands.entity(dog).insert(BodyFit {
+///     settings: BodyFitSettings { max_tilt: 25f32.to_radians(), half_life: 0.1, ..default() },
+/// });
+/// # }
+/// ```
+#[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
+#[reflect(Component, Default)]
+#[require(BodyFitState)]
+pub struct BodyFit {
+    /// Tuning (live-editable).
+    pub settings: BodyFitSettings,
+}
+
+/// What [`BodyFit`] did last frame, and its memory.
+#[derive(Component, Reflect, Clone, Debug, Default)]
+#[reflect(Component, Default)]
+pub struct BodyFitState {
+    /// The body's turn (in the root's frame), about the middle of the hips.
+    pub tilt: Quat,
+    /// The body's raise along the root's up, in the root's units.
+    pub raise: f32,
+    #[reflect(ignore)]
+    memory: BodyFitMemory,
+    /// Per leg, the ground under the foot when it last stood (world).
+    #[reflect(ignore)]
+    stood_on: Vec<Option<Vec3>>,
+}
+
+/// The body-fitting stage: the placer's pelvis turned and raised to the ground under the feet
+/// as they stood last frame (`feet`, world; a swinging foot counts where it last stood while
+/// near it), on the gathered pose. `floors` (the animated floor under each foot, model space)
+/// move up or down with each foot; more than [`MAX_LEGS`] legs are refused. `weight`: the
+/// placer's (its fade and level of detail), scaling the fit's own.
+pub(crate) fn fit_body(
+    (fit, state): (&BodyFit, &mut BodyFitState),
+    weight: f32,
+    bones: &mut BoneSet,
+    (rigs, feet): (&[FootRig], &[FootStatus]),
+    floors: &mut [f32; MAX_LEGS],
+    dt: f32,
+) -> Result<(), IkFault> {
+    if rigs.len() > MAX_LEGS {
+        return Err(IkFault::Input(format!(
+            "BodyFit fits a body on at most {MAX_LEGS} legs and this FootPlacer has {}: remove BodyFit, or give \
+             the placer the legs that carry the body",
+            rigs.len()
+        )));
+    }
+    let to_model = bones.stop_world.inverse();
+    let legs = rigs.len();
+    let mut body_feet = [BodyFoot { hip: 0, ground: None }; MAX_LEGS];
+    let mut balls = [Vec3::ZERO; MAX_LEGS];
+    state.stood_on.resize(legs, None);
+    for (i, rig) in rigs.iter().enumerate() {
+        // Where the foot stands, else where it last stood (a swing's ray finds the next tread
+        // or the side of a ramp; the body rests on the feet that carry it).
+        let stood = &mut state.stood_on[i];
+        let ground = match feet.get(i).filter(|s| s.hit) {
+            Some(foot) if foot.contact => {
+                *stood = Some(foot.ground_point);
+                Some(foot.ground_point)
+            }
+            Some(foot) => {
+                Some(stood.filter(|g| g.xz().distance(foot.toe_world.xz()) < 0.25).unwrap_or(foot.ground_point))
+            }
+            None => None,
+        };
+        let ground = ground.map(|g| to_model.transform_point(g));
+        body_feet[i] = BodyFoot { hip: rig.leg.hip, ground };
+        balls[i] = ball_of(rig, &bones.model);
+    }
+    let job = BodyFitJob {
+        parents: &bones.parents,
+        body: bones.keys[0],
+        feet: &body_feet[..legs],
+        settings: BodyFitSettings { weight: fit.settings.weight * weight, ..fit.settings },
+    };
+    let outcome = job.run(&mut bones.locals, &mut bones.model, &mut state.memory, dt).map_err(IkFault::Solver)?;
+    (state.tilt, state.raise) = (outcome.tilt, outcome.raise);
+    // A foot moves with its hip (its leg hangs as animated): so does the floor under it.
+    for ((floor, rig), before) in floors.iter_mut().zip(rigs).zip(balls) {
+        *floor += ball_of(rig, &bones.model).y - before.y;
+    }
+    Ok(())
+}
+
+/// A foot's ball (model space), or its ankle without one.
+fn ball_of(rig: &FootRig, model: &[Xform]) -> Vec3 {
+    rig.ball(model).unwrap_or(model[rig.leg.ankle].translation)
+}
