@@ -256,8 +256,8 @@ pub struct FoxFigures {
     /// the platform).
     pub sections: std::collections::BTreeMap<&'static str, [f32; 4]>,
     /// Per paw, where its contact began (world), its slide over a platform it stands on, and
-    /// whether this contact rode one.
-    paws: Vec<(Option<Vec3>, PlatformSlide, bool)>,
+    /// the platform this contact rides.
+    paws: Vec<(Option<Vec3>, PlatformSlide, Option<Entity>)>,
 }
 
 impl FoxFigures {
@@ -297,28 +297,33 @@ fn measure_paws(
         figures.paws.clear();
     }
     let Ok(context) = rapier.single() else { return };
-    // The platform a point stands on and the point in its frame (x, z).
-    let on_platform = |p: Vec3| {
+    // The platform a point stands on.
+    let platform_under = |p: Vec3| {
         let (hit, _) = context.cast_ray(p + Vec3::Y * 0.5, -Vec3::Y, 1.0, true, QueryFilter::default())?;
-        let (platform, at) = platforms.get(hit).ok()?;
+        platforms.contains(hit).then_some(hit)
+    };
+    // A point in a platform's frame (x, z), with the platform's index.
+    let on = |platform: Entity, p: Vec3| {
+        let (platform, at) = platforms.get(platform).ok()?;
         Some((platform.index, at.affine().inverse().transform_point3(p).xz()))
     };
     for (fox, state) in &foxes {
         let figures = &mut *figures;
         figures.paws.resize(state.feet.len(), default());
-        for (foot, (held, riding, rode)) in state.feet.iter().zip(figures.paws.iter_mut()) {
+        for (foot, (held, riding, rides)) in state.feet.iter().zip(figures.paws.iter_mut()) {
             *held = foot.contact.then(|| held.unwrap_or(foot.toe_world));
-            let over_platform = riding.step(on_platform(foot.toe_world).filter(|_| foot.contact));
-            // A contact that rode a platform is measured over it only (its world travel is the
-            // platform's).
-            *rode = foot.contact && (*rode || over_platform.is_some());
+            // A contact that began on a platform is measured over it to its end, even where the
+            // paw's own ray misses its edge (its world travel is the platform's).
+            let under = || platform_under(foot.toe_world).or_else(|| platform_under(foot.ground_point));
+            *rides = rides.or_else(under).filter(|_| foot.contact);
+            let over_platform = riding.step(rides.and_then(|p| on(p, foot.toe_world)));
             if fox.speed < 0.05 {
                 continue;
             }
             let at = figures.sections.entry(layout.section_at(foot.toe_world.xz()).label()).or_default();
             match (*held, over_platform) {
                 (_, Some(slide)) => at[3] = at[3].max(slide),
-                (Some(from), None) if !*rode => at[3] = at[3].max((foot.toe_world - from).with_y(0.0).length()),
+                (Some(from), None) => at[3] = at[3].max((foot.toe_world - from).with_y(0.0).length()),
                 _ => {}
             }
             if foot.contact {
