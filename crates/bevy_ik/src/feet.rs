@@ -193,7 +193,10 @@ impl FootContacts {
 /// the lock and unlock distances are measured on the ground plane (a root climbing stairs
 /// under a held toe does not let it go). A held toe is let go before its contact ends only
 /// when the clip's toe is past the unlock distance *and* the leg cannot reach the held toe
-/// (a body starting from standing lags its stride's toe while the leg still reaches).
+/// (a body starting from standing lags its stride's toe while the leg still reaches). Keep the
+/// character root upright (turned about up only): on a tilted root a held foot slides along the
+/// slope as placement lifts it (one warning says so); tilt a creature's body with
+/// [`crate::body_fit::BodyFit`].
 ///
 /// A held toe rides what it stands on: the collider under it is looked up each frame (one ray
 /// per locked foot), and when that entity's transform moves — a moving or turning platform, a
@@ -312,4 +315,6 @@ pub(crate) struct FeetScratch {
     pub swing_floors: Vec<ik_core::foot_placement::SwingFloor>,
     pub faults: FaultLatch,
     pub dirty: bool,
+    /// A warning that the root is tilted under a [`FootLock`] was given (until it is upright).
+    pub tilt_warned: bool,
 }

@@ -129,3 +129,40 @@ pub(crate) fn lock_toes(
     }
     Ok(())
 }
+
+/// Warns once (until the root is upright again) when a character root with a [`FootLock`] is
+/// tilted more than 5° from up: the lock holds a planted foot on the root's ground plane, and as
+/// placement lifts or lowers the foot along the root's up it slides along the slope. Returns
+/// whether it warned.
+pub(crate) fn warn_tilted_root(root: Entity, to_world: Xform, warned: &mut bool) -> bool {
+    let tilt = (to_world.rotation * Vec3::Y).angle_between(Vec3::Y);
+    if tilt > 5f32.to_radians() && !*warned {
+        *warned = true;
+        warn!(
+            "bevy_ik: the character root {root} has a FootLock and is tilted {:.0}° from up: the lock holds a \
+             planted foot on the root's ground plane, so the foot slides along the slope as placement lifts or \
+             lowers it. Turn the root about up only and tilt the body with BodyFit (CreatureIk adds it).",
+            tilt.to_degrees()
+        );
+        return true;
+    }
+    if tilt < 2f32.to_radians() {
+        *warned = false;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tilted_root_under_a_lock_is_warned_about_once_until_it_is_upright() {
+        let root = Entity::from_raw_u32(7).unwrap();
+        let tilted = |degrees: f32| Xform { rotation: Quat::from_rotation_x(degrees.to_radians()), ..Xform::IDENTITY };
+        let mut warned = false;
+        let seen: Vec<bool> =
+            [0.0, 20.0, 20.0, 4.0, 20.0, 1.0, 20.0].map(|d| warn_tilted_root(root, tilted(d), &mut warned)).into();
+        assert_eq!(seen, [false, true, false, false, false, false, true], "once per tilt, again after upright");
+    }
+}

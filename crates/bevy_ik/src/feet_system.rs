@@ -254,6 +254,8 @@ fn solve_character(
     }
     match lock {
         Some(lock) => {
+            let to_world = s.bones.as_ref().map_or(Xform::IDENTITY, |b| b.stop_world);
+            let _ = feet_lock::warn_tilted_root(root, to_world, &mut s.tilt_warned);
             lock_feet((lock, contacts), s, (&mut state.feet, floor_heights), hierarchy, dt)?;
             for (shift, steer) in s.shifts.iter_mut().zip(&s.steer).filter(|_| lock_weight < 1.0) {
                 *shift = *steer + (*shift - *steer) * lock_weight;
