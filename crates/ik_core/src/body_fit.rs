@@ -181,7 +181,8 @@ impl BodyFitJob<'_> {
         // swung forward or back by the body's pitch.
         let untilt = outcome.tilt.inverse();
         for foot in self.feet {
-            if let Some(parent) = self.parents[foot.hip].filter(|&p| p >= self.body) {
+            let turned = |p: &usize| descends_from(self.parents, *p, self.body);
+            if let Some(parent) = self.parents[foot.hip].filter(turned) {
                 let rotation = model[parent].rotation.inverse() * untilt * model[foot.hip].rotation;
                 locals[foot.hip].rotation = rotation.normalize();
             }
@@ -204,6 +205,19 @@ impl BodyFitJob<'_> {
         let max_raise = s.max_raise.max(0.0);
         (tilt, height.clamp(-max_raise, max_raise) * weight)
     }
+}
+
+/// Whether `bone` is `ancestor` or hangs below it.
+fn descends_from(parents: &[Option<usize>], bone: usize, ancestor: usize) -> bool {
+    let mut at = Some(bone);
+    while let Some(b) = at {
+        if b == ancestor {
+            return true;
+        }
+        // Parents come first: a parent at or after its child is a broken hierarchy.
+        at = parents.get(b).copied().flatten().filter(|&p| p < b);
+    }
+    false
 }
 
 /// The plane through `points` (least squares in height): its up normal and its height under
@@ -315,6 +329,29 @@ mod tests {
             last = turned;
         }
         assert!(last < 1e-3, "back to the pose as animated: {last}");
+    }
+
+    #[test]
+    fn a_leg_hanging_outside_the_body_is_left_as_it_is() {
+        // Root 0 > body 1; a control bone 2 on the root and a hip 3 on it, not under the body
+        // (an IK-control foot rig), after the body in the bone order.
+        let parents = [None, Some(0), Some(0), Some(2)];
+        let at = |y: f32, turn: f32| Xform {
+            translation: Vec3::new(0.0, y, 0.0),
+            rotation: Quat::from_rotation_y(turn),
+            ..Xform::IDENTITY
+        };
+        let mut locals = vec![Xform::IDENTITY, at(0.4, 0.0), at(0.1, 0.0), at(0.2, 0.5)];
+        let mut model = locals.clone();
+        model[3] = model[2].mul_xform(&locals[3]);
+        let feet = [
+            BodyFoot { hip: 3, ground: Some(Vec3::new(0.0, 0.0, 0.3)) },
+            BodyFoot { hip: 3, ground: Some(Vec3::new(0.0, 0.2, -0.3)) },
+        ];
+        let fit = BodyFitJob { parents: &parents, body: 1, feet: &feet, settings: BodyFitSettings::default() };
+        let outcome = fit.run(&mut locals, &mut model, &mut BodyFitMemory::default(), 1.0 / 60.0).unwrap();
+        assert!(outcome.tilt.angle_between(Quat::IDENTITY) > 0.1, "the body turned");
+        assert_eq!(locals[3], at(0.2, 0.5), "the hip outside the body untouched");
     }
 
     #[test]
