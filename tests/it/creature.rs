@@ -1,7 +1,9 @@
 //! `CreatureIk` on the Khronos Fox (assets/characters/Fox.glb) playing its own Walk on a raised,
 //! tilted plane and over rapier steps, stairs and a ramp: its four legs are found whatever their
 //! names (the front pair are `*Arm*` bones), each paw stands on the ground while the clip plants
-//! it, and its body is pitched along the ramp by its `BodyFit`.
+//! it, and its body is pitched along the ramp by its `BodyFit`; a horse it was not tuned on
+//! (assets/characters/m2m_horse.glb, four-segment legs) stands on the tilted plane with its body
+//! rolled to it.
 
 use bevy::gltf::GltfPlugin;
 use bevy::prelude::*;
@@ -19,19 +21,83 @@ fn plane() -> GroundPlane {
 /// The Fox rigged by [`CreatureIk`] in `app`, playing its Walk; returns it and the Walk's
 /// speed.
 fn walking_fox(app: &mut App) -> (Entity, f32) {
-    let (scene, walk) =
-        load_gltf(app, "characters/Fox.glb", |g| (g.scenes[0].clone(), g.named_animations["Walk"].clone()));
     // The Fox is modelled about 100 units tall: its scene scaled to metres under the root.
-    let fox = app.world_mut().spawn((Transform::default(), CreatureIk::default())).id();
-    app.world_mut().spawn((WorldAssetRoot(scene), Transform::from_scale(Vec3::splat(0.01)), ChildOf(fox)));
-    update_until(app, "the fox's rig", |app| {
-        app.world().get::<RiggedCreature>(fox).is_some() || app.world().get::<CreatureRigFailed>(fox).is_some()
+    walking(app, "characters/Fox.glb", 0.01)
+}
+
+/// The creature in `file` rigged by [`CreatureIk`] in `app`, its scene scaled by `scale` under
+/// the root, playing its Walk; returns it and the Walk's speed.
+fn walking(app: &mut App, file: &str, scale: f32) -> (Entity, f32) {
+    let (scene, walk) = load_gltf(app, file, |g| (g.scenes[0].clone(), g.named_animations["Walk"].clone()));
+    let creature = app.world_mut().spawn((Transform::default(), CreatureIk::default())).id();
+    app.world_mut().spawn((WorldAssetRoot(scene), Transform::from_scale(Vec3::splat(scale)), ChildOf(creature)));
+    update_until(app, "the creature's rig", |app| {
+        app.world().get::<RiggedCreature>(creature).is_some()
+            || app.world().get::<CreatureRigFailed>(creature).is_some()
     });
     play_on_repeat(app, walk);
-    let speed = walk_speed(app, fox);
-    eprintln!("fox walk: {speed:.2} m/s (planted paws' speed under the root)");
+    let speed = walk_speed(app, creature);
+    eprintln!("{file} walk: {speed:.2} m/s (planted paws' speed under the root)");
     assert!(speed > 0.1 && speed < 3.0, "{speed}");
-    (fox, speed)
+    (creature, speed)
+}
+
+/// A creature walking on [`plane`] for four seconds, its root carried at the walk's `speed` so
+/// planted feet stand still in the world: its planted feet's worst float,
+/// penetration and locked slide (m), its body's roll (BodyFit, radians) after the first second,
+/// and each foot's planted frames.
+fn on_the_tilted_plane(app: &mut App, creature: Entity, speed: f32) -> ([f32; 3], (f32, f32), Vec<u32>) {
+    let (mut worst, mut held, mut roll) = ([0.0f32; 3], vec![None::<Vec3>; 8], (f32::MAX, f32::MIN));
+    let mut planted = vec![0; 8];
+    for frame in 0..240 {
+        app.world_mut().get_mut::<Transform>(creature).unwrap().translation.z += speed * DT;
+        app.update();
+        if frame < 60 {
+            continue;
+        }
+        let state = app.world().get::<FootPlacerState>(creature).expect("a foot placer");
+        for (i, foot) in state.feet.iter().enumerate() {
+            held[i] = foot.locked.then(|| held[i].unwrap_or(foot.toe_world));
+            if let Some(at) = held[i] {
+                worst[2] = worst[2].max((foot.toe_world - at).with_y(0.0).length());
+            }
+            if foot.contact {
+                planted[i] += 1;
+                (worst[0], worst[1]) = (worst[0].max(foot.float_after), worst[1].max(-foot.float_after));
+            }
+        }
+        let tilt = app.world().get::<BodyFitState>(creature).expect("CreatureIk adds a BodyFit").tilt;
+        let z = tilt.to_euler(EulerRot::ZXY).0;
+        roll = (roll.0.min(z), roll.1.max(z));
+    }
+    planted.truncate(app.world().get::<FootPlacerState>(creature).map_or(0, |s| s.feet.len()));
+    (worst, roll, planted)
+}
+
+#[test]
+fn a_horse_stands_its_hooves_on_a_tilted_plane_its_body_rolled_to_it() {
+    let mut app = gltf_app_with(headless_app(), GltfPlugin::default());
+    app.insert_resource(IkGround::Plane(plane()));
+    let (horse, speed) = walking(&mut app, "characters/m2m_horse.glb", 1.0);
+    let rigged = app.world().get::<RiggedCreature>(horse).expect("the horse is rigged");
+    assert_eq!(rigged.rig.legs.len(), 4);
+    let ([float, sink, slide], (least, most), planted) = on_the_tilted_plane(&mut app, horse, speed);
+    let slope = plane().normal.x.abs().atan2(plane().normal.y);
+    eprintln!(
+        "horse walking on a plane sloping {:.1}°: planted float {:.2} cm, penetration {:.2} cm, locked slide \
+         {:.2} cm; body rolled {:.1}–{:.1}°; planted frames per hoof {planted:?} of 180",
+        slope.to_degrees(),
+        float * 100.0,
+        sink * 100.0,
+        slide * 100.0,
+        least.to_degrees(),
+        most.to_degrees()
+    );
+    assert!((least - slope).abs() < 1f32.to_radians() && (most - slope).abs() < 1f32.to_radians());
+    // The contact heuristic (speed and height) marks a hoof planted for a short part of its
+    // stance (18–66 of 180 frames): enough frames to measure each.
+    assert!(planted.len() == 4 && planted.iter().all(|&n| n >= 10), "each hoof planted: {planted:?}");
+    assert!(float <= 0.01 && sink <= 0.01 && slide <= 0.01);
 }
 
 #[test]
