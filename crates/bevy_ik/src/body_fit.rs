@@ -19,7 +19,7 @@ use ik_core::warping::MAX_LEGS;
 
 use crate::bones::BoneSet;
 use crate::fault::IkFault;
-use crate::feet::FootStatus;
+use crate::feet::{FootPlacer, FootStatus};
 
 /// Put on a character root next to its [`crate::feet::FootPlacer`]: its pelvis (the body every
 /// leg hangs from) is turned and raised to the ground under its feet.
@@ -55,6 +55,25 @@ pub struct BodyFitState {
     /// Per leg, the ground under the foot when it last stood (world).
     #[reflect(ignore)]
     stood_on: Vec<Option<Vec3>>,
+    /// Warned that there is no `FootPlacer` next to it (until one is added).
+    #[reflect(ignore)]
+    warned_alone: bool,
+}
+
+/// A [`BodyFit`] turns the body of its root's [`FootPlacer`]: without one it does nothing, so
+/// that is said once (again if the placer comes and goes).
+pub(crate) fn warn_without_placer(mut fits: Query<(Entity, &mut BodyFitState, Has<FootPlacer>), With<BodyFit>>) {
+    for (root, mut state, placed) in &mut fits {
+        if !placed && !state.warned_alone {
+            warn!(
+                "bevy_ik: BodyFit on {root} has no FootPlacer next to it: it turns the placer's body, so it does \
+                 nothing without one (add a FootPlacer, or CreatureIk, to the same entity)"
+            );
+        }
+        if state.warned_alone == placed {
+            state.warned_alone = !placed;
+        }
+    }
 }
 
 /// The body-fitting stage: the placer's pelvis turned and raised to the ground under the feet
@@ -85,18 +104,22 @@ pub(crate) fn fit_body(
     for (i, rig) in rigs.iter().enumerate() {
         // Where the foot stands, else where it last stood (a swing's ray finds the next tread
         // or the side of a ramp; the body rests on the feet that carry it).
+        // Near: within half the leg's length (model space, so any size and scale of root).
         let stood = &mut state.stood_on[i];
         let ground = match feet.get(i).filter(|s| s.hit) {
             Some(foot) if foot.contact => {
                 *stood = Some(foot.ground_point);
-                Some(foot.ground_point)
+                Some(to_model.transform_point(foot.ground_point))
             }
             Some(foot) => {
-                Some(stood.filter(|g| g.xz().distance(foot.toe_world.xz()) < 0.25).unwrap_or(foot.ground_point))
+                let (toe, now) =
+                    (to_model.transform_point(foot.toe_world), to_model.transform_point(foot.ground_point));
+                let near = 0.5 * leg_length(rig, &bones.model);
+                let last = stood.map(|g| to_model.transform_point(g));
+                Some(last.filter(|g| g.xz().distance(toe.xz()) < near).unwrap_or(now))
             }
             None => None,
         };
-        let ground = ground.map(|g| to_model.transform_point(g));
         body_feet[i] = BodyFoot { hip: rig.leg.hip, ground };
         balls[i] = ball_of(rig, &bones.model);
     }
@@ -115,7 +138,33 @@ pub(crate) fn fit_body(
     Ok(())
 }
 
+/// Hip to knee to ankle (model space).
+fn leg_length(rig: &FootRig, model: &[Xform]) -> f32 {
+    let at = |i: usize| model[i].translation;
+    at(rig.leg.hip).distance(at(rig.leg.knee)) + at(rig.leg.knee).distance(at(rig.leg.ankle))
+}
+
 /// A foot's ball (model space), or its ankle without one.
 fn ball_of(rig: &FootRig, model: &[Xform]) -> Vec3 {
     rig.ball(model).unwrap_or(model[rig.leg.ankle].translation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_fit_without_a_placer_is_warned_about_once_until_one_is_added() {
+        let mut app = App::new();
+        app.add_systems(Update, warn_without_placer);
+        let root = app.world_mut().spawn(BodyFit::default()).id();
+        let warned = |app: &App| app.world().get::<BodyFitState>(root).unwrap().warned_alone;
+        app.update();
+        assert!(warned(&app), "alone: warned");
+        app.update();
+        assert!(warned(&app), "still alone: not warned again (the flag stays)");
+        app.world_mut().entity_mut(root).insert(FootPlacer::new(root, Vec::new()));
+        app.update();
+        assert!(!warned(&app), "a placer came: cleared, so a later removal warns again");
+    }
 }

@@ -328,6 +328,10 @@ fn add_ik_systems(app: &mut App) {
         PostUpdate,
         stairs::find_stairs.in_set(IkSystems::Prepare).run_if(any_with_component::<stairs::StairFinder>),
     )
+    .add_systems(
+        PostUpdate,
+        body_fit::warn_without_placer.in_set(IkSystems::Prepare).run_if(any_with_component::<body_fit::BodyFit>),
+    )
     // The feet systems write the same `Transform`s and fault messages: one fixed order, so
     // a run is the same whatever order the executor would pick (no schedule ambiguity).
     .add_systems(
