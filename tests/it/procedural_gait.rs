@@ -320,6 +320,104 @@ fn a_hexapod_and_a_two_bone_quadruped_walk_the_course() {
     walk_course(&QUADRUPED, 1.0, "quadruped 1 m/s");
 }
 
+/// The largest move of a planted foot over a rapier platform sliding 0.6 m/s along +X and
+/// turning 20°/s while the spider (its entity a child of the platform) walks 0.8 m/s over it,
+/// between two frames it stays planted (the platform's frame), and the steps taken.
+fn slide_over_a_moving_platform() -> (f32, usize) {
+    let mut app = headless_app();
+    Rapier::add_to(&mut app);
+    let platform = app
+        .world_mut()
+        .spawn((
+            bevy_rapier3d::prelude::RigidBody::KinematicPositionBased,
+            bevy_rapier3d::prelude::Collider::cuboid(3.0, 0.05, 3.0),
+            Transform::from_xyz(0.0, -0.05, 0.0),
+        ))
+        .id();
+    let spider = spawn_creature(app.world_mut(), Vec3::new(0.0, 0.05, -1.5), &SPIDER);
+    app.world_mut().entity_mut(spider.root).insert(ChildOf(platform));
+    for _ in 0..30 {
+        app.update();
+    }
+    let (mut slide, mut steps, mut last) = (0.0f32, 0, Vec::<(bool, Vec3)>::new());
+    for _ in 0..180 {
+        let mut moved = app.world_mut().get_mut::<Transform>(platform).unwrap();
+        moved.translation.x += 0.6 * DT;
+        moved.rotate_y(20f32.to_radians() * DT);
+        app.world_mut().get_mut::<Transform>(spider.root).unwrap().translation.z += 0.8 * DT;
+        app.update();
+        let world = app.world();
+        let on_platform = world.get::<GlobalTransform>(platform).unwrap().affine().inverse();
+        let state = world.get::<ProceduralGaitState>(spider.root).unwrap();
+        let now: Vec<(bool, Vec3)> = spider
+            .legs
+            .iter()
+            .zip(state.feet())
+            .map(|(leg, foot)| {
+                let at = world.get::<GlobalTransform>(leg[leg.len() - 1]).unwrap().translation();
+                (foot.planted, on_platform.transform_point3(at))
+            })
+            .collect();
+        for ((was, before), (is, at)) in last.iter().zip(&now) {
+            if *was && *is {
+                slide = slide.max(before.distance(*at));
+            }
+            steps += usize::from(*was && !*is);
+        }
+        last = now;
+    }
+    (slide, steps)
+}
+
+#[test]
+fn planted_feet_ride_a_moving_platform() {
+    let (slide, steps) = slide_over_a_moving_platform();
+    println!(
+        "spider on a platform sliding 0.6 m/s and turning 20°/s: planted feet move {:.2} mm over it, {steps} steps",
+        slide * 1e3
+    );
+    assert!(slide <= 0.001, "a planted foot slid {slide} m over the platform");
+    assert!(steps >= 8, "only {steps} steps");
+}
+
+#[test]
+fn a_spider_walks_under_a_board_its_rays_start_below() {
+    // A board 41–45 cm over the floor across the spider's way (its body rides at 25 cm): with
+    // its rays starting 30 cm over its feet's level, the board is not ground — no foot is put
+    // on it and the body passes under it.
+    let mut app = headless_app();
+    Rapier::add_to(&mut app);
+    Rapier::spawn_box(app.world_mut(), Vec3::new(3.0, 0.5, 6.0), Transform::from_xyz(0.0, -0.5, 2.0));
+    Rapier::spawn_box(app.world_mut(), Vec3::new(2.0, 0.02, 0.5), Transform::from_xyz(0.0, 0.43, 1.5));
+    let spider = spawn_creature(app.world_mut(), Vec3::new(0.0, 0.0, -1.0), &SPIDER);
+    app.world_mut().get_mut::<ProceduralGait>(spider.root).unwrap().ray_height = 0.3;
+    for _ in 0..30 {
+        app.update();
+    }
+    let (mut highest_foot, mut highest_body) = (0.0f32, 0.0f32);
+    for frame in 0..240 {
+        let at = Vec3::new(0.0, 0.0, -1.0 + 1.0 * DT * (frame + 1) as f32);
+        app.world_mut().get_mut::<Transform>(spider.root).unwrap().translation = at;
+        app.update();
+        let world = app.world();
+        let state = world.get::<ProceduralGaitState>(spider.root).unwrap();
+        for (leg, foot) in spider.legs.iter().zip(state.feet()) {
+            let toe = world.get::<GlobalTransform>(leg[leg.len() - 1]).unwrap().translation();
+            if foot.planted {
+                highest_foot = highest_foot.max(toe.y);
+            }
+        }
+        highest_body = highest_body.max(world.get::<GlobalTransform>(spider.body).unwrap().translation().y);
+    }
+    let z = app.world().get::<GlobalTransform>(spider.body).unwrap().translation().z;
+    println!(
+        "spider under a board at 41 cm: planted feet at most {highest_foot:.3} m, body at most {highest_body:.3} m up"
+    );
+    assert!(z > 2.5, "it walked past the board (body at z = {z})");
+    assert!(highest_foot < 0.01, "a foot was planted {highest_foot} m up (on the board)");
+    assert!(highest_body < 0.3, "the body rose to {highest_body} m");
+}
+
 #[test]
 fn a_leg_outside_the_body_or_a_nan_creature_warns_once_and_moves_nothing() {
     let (mut app, creature) = course_with(Vec3::ZERO, &SPIDER);

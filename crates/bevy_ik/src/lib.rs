@@ -52,6 +52,7 @@ pub mod feet;
 mod feet_lock;
 mod feet_system;
 pub mod footstep;
+mod gait_surfaces;
 #[cfg(feature = "gizmos")]
 pub mod gizmos;
 pub mod ground;

@@ -13,11 +13,12 @@
 //!
 //! **Each frame** (in [`crate::IkSystems::Feet`]): the entity's velocity and yaw rate are
 //! measured from its transform frame to frame ([`RootVelocity`]); the gait is advanced with the
-//! ground read by [`GroundProbe`] rays (rapier, Avian or the plane); the body bone is given the
-//! suggested pose; each leg is solved to its foot's target: two-bone legs (hip, knee, foot) by
-//! the exact solver with a pole that keeps the knee bent the way it is at rest, longer legs by
-//! [`ProceduralGait::solver`] (FABRIK or CCD, honouring [`crate::chain::JointLimit`]s on their
-//! bones), from the rest pose every frame: not warm-started, since a chain of three or more
+//! ground read by [`GroundProbe`] rays (rapier, Avian or the plane) — a planted foot rides
+//! the collider it landed on when that moves (a platform) instead of sliding over it; the body
+//! bone is given the suggested pose; each leg is solved to its foot's target: two-bone legs
+//! (hip, knee, foot) by the exact solver with a pole that keeps the knee bent the way it is at
+//! rest, longer legs by [`ProceduralGait::solver`] (FABRIK or CCD, honouring
+//! [`crate::chain::JointLimit`]s on their bones), from the rest pose every frame: not warm-started, since a chain of three or more
 //! bones started from last frame's answer drifts over a walk (the knees sink under the line
 //! from hip to foot), and the rest pose keeps them bent as built.
 //!
@@ -29,8 +30,8 @@
 //! changed later are measured from the pose they are in then.)
 //!
 //! **Cost**: per creature and frame, ik_core's gait (one ground ray under each hip and one under
-//! the body, up to nine per landing candidate while a foot is planned) and one chain solve per
-//! leg; `ik_bench`'s spider rows give the figures.
+//! the body, up to nine per landing candidate while a foot is planned, one under a foot as it
+//! lands) and one chain solve per leg; `ik_bench`'s spider rows give the figures.
 //!
 //! A fault (a bone missing, a hip not under the body bone) logs one warning and leaves the pose
 //! alone until it is fixed; a leg whose solve fails is reported as an
@@ -48,6 +49,7 @@ use crate::IkSettings;
 use crate::bones::{Hierarchy, StopCache, chain_entities, world_of};
 use crate::chain::{ChainWorld, IkChain, IkChainState, IkSolver, JointLimit, Pole};
 use crate::fault::{FaultLatch, FaultNotices, FaultSender, IkComponent, IkFault};
+use crate::gait_surfaces::GaitSurfaces;
 use crate::ground::{GroundProbe, GroundRays};
 use crate::target::IkTarget;
 use crate::write_back::write_local;
@@ -96,8 +98,10 @@ pub struct ProceduralGait {
     /// Solver of legs of three or more bones (two-bone legs always use the exact solver);
     /// [`IkSolver::TwoBone`] reads as FABRIK. Default FABRIK.
     pub solver: IkSolver,
-    /// Ground rays start this far above the point they probe and reach as far below it, world
-    /// units: more than the highest step the creature may climb in one stride. Default 1.0.
+    /// Ground rays start this far above the ground the creature expects where they probe (its
+    /// feet's level) and reach two legs' length below it, world units: more than the highest
+    /// step the creature may climb in one stride, and less than the underside of anything it
+    /// walks under (what hangs higher is not ground). Default 1.0.
     pub ray_height: f32,
 }
 
@@ -180,6 +184,8 @@ struct Built {
     last_root: Option<Vec3>,
     /// Longest reach of a leg.
     max_reach: f32,
+    /// What each foot stands on, for feet on moving ground.
+    surfaces: GaitSurfaces,
 }
 
 /// One leg's bones and chain.
@@ -205,16 +211,19 @@ fn yaw_of(rotation: Quat) -> Quat {
 }
 
 /// The Bevy ground as the gait reads it: height of the first surface a ray down through the
-/// point finds, from `above` over it to `above` under it.
+/// point finds, from `above` over it to `below` under it.
 struct GaitGround<'a, 'p, 'w, 's> {
     probe: &'a GroundProbe<'p, 'w, 's>,
     creature: Entity,
+    /// How far over and under the probed point the ray starts and reaches.
     above: f32,
+    below: f32,
 }
 
 impl FootprintGround for GaitGround<'_, '_, '_, '_> {
     fn height(&mut self, p: Vec3) -> Option<f32> {
-        self.probe.cast(p + Vec3::Y * self.above, Vec3::NEG_Y, 2.0 * self.above, self.creature).map(|hit| hit.point.y)
+        let (from, length) = (p + Vec3::Y * self.above, self.above + self.below);
+        self.probe.cast(from, Vec3::NEG_Y, length, self.creature).map(|hit| hit.point.y)
     }
 }
 
@@ -239,7 +248,8 @@ impl Built {
             return Err(IkFault::NonFiniteTarget);
         }
         let frame = Xform::from_translation_rotation(body_world.translation, yaw_of(root_world.rotation));
-        let mut ground = GaitGround { probe: world.probe, creature: root, above: gait.ray_height.abs().max(1e-3) };
+        let above = gait.ray_height.abs().max(1e-3);
+        let mut ground = GaitGround { probe: world.probe, creature: root, above, below: above };
         let (mut legs, mut measured) = (Vec::new(), Vec::new());
         for leg in &gait.legs {
             let (built, creature_leg) = measure_leg(leg, gait.body, frame, &mut ground, hierarchy)?;
@@ -250,6 +260,7 @@ impl Built {
             built_for: (gait.body, gait.legs.clone()),
             gait: CreatureGait::new(&measured),
             max_reach: measured.iter().map(|l| l.reach).fold(0.0, f32::max),
+            surfaces: GaitSurfaces::default(),
             legs,
             body_in_root: root_world.inverse().mul_xform(&body_world),
             body_offset: (frame.rotation.inverse() * body_world.rotation).normalize(),
@@ -326,12 +337,18 @@ impl Built {
         if self.last_root.is_some_and(|last| last.distance(root_world.translation) > 2.0 * self.max_reach) {
             (self.velocity, self.pose, self.tilt) = (RootVelocity::default(), None, Quat::IDENTITY);
             self.gait.reset();
+            self.surfaces = GaitSurfaces::default();
         }
         self.last_root = Some(root_world.translation);
         self.velocity.update(root_world, dt);
         let input = self.body_input(root_world);
-        let mut ground = GaitGround { probe: world.probe, creature: root, above: gait.ray_height.abs().max(1e-3) };
+        // Rays reach two legs' length down: a step down deeper than the rays start high is found.
+        let above = gait.ray_height.abs().max(1e-3);
+        let mut ground =
+            GaitGround { probe: world.probe, creature: root, above, below: above.max(2.0 * self.max_reach) };
+        self.surfaces.carry(&mut self.gait, hierarchy);
         let pose = self.gait.update(&gait.settings, input, &mut ground, dt);
+        self.surfaces.find(&self.gait, (world.probe, root, ground.above), hierarchy);
         if !(pose.position.is_finite() && pose.rotation.is_finite()) {
             return Err(IkFault::NonFiniteResult);
         }

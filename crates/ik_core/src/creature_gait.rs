@@ -344,6 +344,38 @@ impl CreatureGait {
         self.started = false;
     }
 
+    /// Moves foot `index` with the ground it stands on: `step` is that ground's motion since the
+    /// last update (a moving platform's rigid step, world space). A planted foot rides it, so
+    /// it does not slide over the platform; a foot in the air keeps its landing. A non-finite
+    /// step or an index past the last leg changes nothing.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use ik_core::Xform;
+    /// use ik_core::creature_gait::{CreatureBody, CreatureGait, CreatureGaitSettings, CreatureLeg};
+    /// use ik_core::footstep::FootprintGround;
+    ///
+    /// struct Floor;
+    /// impl FootprintGround for Floor {
+    ///     fn height(&mut self, _: Vec3) -> Option<f32> { Some(0.0) }
+    /// }
+    /// let leg = CreatureLeg { hip: Vec3::new(0.1, 0.0, 0.0), home: Vec3::new(0.3, -0.25, 0.0), reach: 0.45 };
+    /// let mut gait = CreatureGait::new(&[leg, CreatureLeg { hip: -leg.hip, home: leg.home * Vec3::new(-1.0, 1.0, 1.0), ..leg }]);
+    /// let body = CreatureBody { position: Vec3::Y * 0.25, ..Default::default() };
+    /// gait.update(&CreatureGaitSettings::default(), body, &mut Floor, 1.0 / 60.0);
+    /// let before = gait.feet()[0].target;
+    /// gait.carry(0, Xform::from_translation(Vec3::new(0.01, 0.0, 0.0)));
+    /// gait.update(&CreatureGaitSettings::default(), body, &mut Floor, 1.0 / 60.0);
+    /// assert!((gait.feet()[0].target - before - Vec3::new(0.01, 0.0, 0.0)).length() < 1e-5);
+    /// ```
+    pub fn carry(&mut self, index: usize, step: Xform) {
+        let Some(slot) = self.legs.get_mut(index).filter(|slot| slot.swing.is_none()) else { return };
+        if step.is_finite() {
+            slot.foot = step.transform_point(slot.foot);
+            slot.normal = (step.rotation * slot.normal).normalize_or(Vec3::Y);
+        }
+    }
+
     /// Advances the gait by `dt` seconds for the body as it is now (`body`; see
     /// [`CreatureBody`]) over `ground` (height of the ground under a world point); returns the
     /// suggested body pose, and the feet are in [`CreatureGait::feet`]. Feeding the suggested

@@ -71,7 +71,10 @@ impl CreatureGait {
             self.height.update(self.goal.0, half_life, dt);
             self.tilt.update(tilt_of(self.goal.1, settings.max_tilt), half_life, dt);
         }
-        let probes = self.legs.iter().map(|l| heading.transform_point(l.leg.hip)).chain([body.position]);
+        // Probed where the ground is expected (a ride height under the hips and the body), as
+        // the feet are: what hangs over the body (a board it walks under) is not its floor.
+        let down = Vec3::Y * self.ride_height;
+        let probes = self.legs.iter().map(|l| heading.transform_point(l.leg.hip) - down).chain([body.position - down]);
         let floor = probes.filter_map(|p| ground.height(p).filter(|h| h.is_finite())).fold(f32::NEG_INFINITY, f32::max);
         let clearance = if settings.min_clearance.is_finite() { settings.min_clearance } else { 0.05 };
         if self.height.value < floor + clearance {

@@ -296,6 +296,51 @@ fn a_body_pushed_out_of_reach_forces_steps_and_keeps_targets_in_reach() {
 }
 
 #[test]
+fn planted_feet_ride_a_moving_platform_and_swinging_feet_keep_their_landing() {
+    // A spider walking 1 m/s forward on a platform that drifts 0.6 m/s sideways and turns
+    // 0.4 rad/s: each planted foot is carried by the platform's step, so in the platform's
+    // frame it does not move while planted; the body moves with the platform and its own walk.
+    let (settings, legs) = (CreatureGaitSettings::default(), spider());
+    let mut gait = CreatureGait::new(&legs);
+    let (drift, spin) = (Vec3::new(0.6, 0.0, 0.0), 0.4);
+    let platform_at = |t: f32| Xform::from_translation_rotation(drift * t, Quat::from_rotation_y(spin * t));
+    let (mut slide, mut steps, mut last) = (0.0f32, 0, Vec::<(bool, Vec3)>::new());
+    let mut walked = Vec3::new(0.0, 0.25, 0.0);
+    for frame in 0..240 {
+        let (t0, t1) = (frame as f32 * DT, (frame + 1) as f32 * DT);
+        let step = platform_at(t1).mul_xform(&platform_at(t0).inverse());
+        for leg in 0..legs.len() {
+            gait.carry(leg, step);
+        }
+        walked += Vec3::Z * DT;
+        let (here, rotation) = (platform_at(t1).transform_point(walked), Quat::from_rotation_y(spin * t1));
+        let velocity = (here - platform_at(t0).transform_point(walked - Vec3::Z * DT)) / DT;
+        let body = CreatureBody { position: here, rotation, velocity, yaw_rate: spin };
+        gait.update(&settings, body, &mut flat, DT);
+        let on_platform: Vec<(bool, Vec3)> =
+            gait.feet().iter().map(|f| (f.planted, platform_at(t1).inverse_transform_point(f.target))).collect();
+        for ((was, before), (is, now)) in last.iter().zip(&on_platform) {
+            if *was && *is {
+                slide = slide.max(before.distance(*now));
+            }
+            steps += usize::from(*was && !*is);
+        }
+        last = on_platform;
+    }
+    assert!(slide < 1e-4, "a planted foot slid {slide} m over the platform");
+    assert!(steps >= legs.len(), "only {steps} steps");
+    // Carrying a foot in the air changes nothing; a non-finite step neither.
+    let swinging = gait.feet().iter().position(|f| !f.planted).unwrap_or(0);
+    let before = gait.clone();
+    gait.carry(legs.len(), Xform::from_translation(Vec3::X));
+    gait.carry(0, Xform::from_translation(Vec3::NAN));
+    if !gait.feet()[swinging].planted {
+        gait.carry(swinging, Xform::from_translation(Vec3::X));
+    }
+    assert_eq!(gait, before);
+}
+
+#[test]
 fn bad_input_never_gives_nan_and_no_time_changes_nothing() {
     let settings = CreatureGaitSettings::default();
     let mut gait = CreatureGait::new(&hexapod());
