@@ -22,14 +22,15 @@ use bevy::winit::WinitPlugin;
 use bevy_ik::prelude::*;
 use bevy_rapier3d::prelude::*;
 
-use crate::autopilot::{Autopilot, record_final_pose, run_autopilot};
+use crate::autopilot::{Autopilot, exit_when_measured, record_final_pose, run_autopilot};
 use crate::character::{CharacterSource, finish_character, read_rig_map, spawn_character, spawn_scene};
-use crate::cli::{Args, RetargetMode};
+use crate::cli::{Args, CreatureKind, RetargetMode};
 use crate::clip_setup::{
     clips_labelled, clips_retargeted, label_clips, labelling_failed, retarget_failed, retarget_missing,
 };
 use crate::course::CourseLayout;
 use crate::course_spawn::spawn_course;
+use crate::gait_creature::{GaitCreaturePlugin, HEXAPOD, SPIDER};
 use crate::game::{choose_focus, collect_gems, size_gems, spawn_gems};
 use crate::lane_metrics::measure_lane_feet;
 use crate::locomotion::drive_blend_spaces;
@@ -129,6 +130,7 @@ impl Plugin for DemoCore {
                 .add_systems(Startup, hold_clock)
                 .add_systems(Update, release_clock.in_set(DemoSystems::Setup).after(finish_character))
                 .add_systems(Update, run_autopilot.in_set(DemoSystems::Intent).after(keyboard_intent))
+                .add_systems(Last, exit_when_measured)
                 .add_systems(
                     PostUpdate,
                     record_final_pose.after(TransformSystems::Propagate).after(measure_feet).after(measure_lane_feet),
@@ -283,8 +285,15 @@ pub fn build_app(args: &Args) -> Result<App, String> {
         skip_ik_off: args.skip_ik_off,
     });
     app.world_mut().resource_mut::<DemoIk>().clip_drives = args.clip_drives;
-    if args.fox {
-        app.add_plugins(crate::fox::FoxPlugin { start });
+    match args.creature {
+        Some(CreatureKind::Fox) => {
+            app.add_plugins(crate::fox::FoxPlugin { start });
+        }
+        Some(kind) => {
+            let shape = if kind == CreatureKind::Spider { &SPIDER } else { &HEXAPOD };
+            app.add_plugins(GaitCreaturePlugin { shape, speed: args.creature_speed, start, headless: args.headless });
+        }
+        None => {}
     }
     if !args.headless {
         app.add_plugins((

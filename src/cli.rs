@@ -50,6 +50,17 @@ pub enum RetargetMode {
     Off,
 }
 
+/// The creature `--creature` adds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CreatureKind {
+    /// The Khronos Fox on its own clips ([`bevy_ik::prelude::CreatureIk`]).
+    Fox,
+    /// Eight legs of three bones, no clips ([`bevy_ik::prelude::ProceduralGait`]).
+    Spider,
+    /// Six legs of three bones, no clips ([`bevy_ik::prelude::ProceduralGait`]).
+    Hexapod,
+}
+
 /// Everything the flags can set.
 #[derive(Clone, Debug, Default, Parser)]
 #[command(name = "bevy_ik_demo", about = "bevy_ik demo")]
@@ -118,10 +129,17 @@ pub struct Args {
     /// played in place.
     #[arg(long)]
     pub clip_drives: bool,
-    /// A fox follows the player: the Khronos Fox on its own Walk, its four paws found, placed
-    /// and locked by bevy_ik's `CreatureIk` (with --headless its paws' figures are printed).
-    #[arg(long)]
-    pub fox: bool,
+    /// A creature follows the player: `fox`, the Khronos Fox on its own Walk, its four paws
+    /// found, placed and locked by bevy_ik's `CreatureIk`; `spider` (eight legs) or `hexapod`
+    /// (six), built in code and walked with no clips by `ProceduralGait`, along the player's
+    /// path at --creature-speed. With --headless its feet's figures are printed.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub creature: Option<CreatureKind>,
+    /// The spider's or the hexapod's walking speed along the player's path, m/s. With
+    /// --headless it starts once the player's first pass is done, walks that pass's path at
+    /// this speed whatever the player does, then turns 360° in place.
+    #[arg(long, value_name = "M/S", value_parser = speed, default_value = "1.5")]
+    pub creature_speed: f32,
     /// Keep a `--character`'s size even when its legs say it is under 0.5 m or over 2.5 m tall
     /// (by default such a character is scaled to 1.75 m, with one line saying so).
     #[arg(long)]
@@ -153,6 +171,13 @@ fn step(value: &str) -> Result<f32, String> {
     match value.trim().parse::<f32>() {
         Ok(s) if s.is_finite() && (0.001..=0.25).contains(&s) => Ok(s),
         _ => Err("expects a step between 0.001 and 0.25 seconds".into()),
+    }
+}
+
+fn speed(value: &str) -> Result<f32, String> {
+    match value.trim().parse::<f32>() {
+        Ok(s) if s.is_finite() && (0.1..=5.0).contains(&s) => Ok(s),
+        _ => Err("expects a speed between 0.1 and 5 m/s".into()),
     }
 }
 

@@ -1,4 +1,4 @@
-//! `--fox`: the Khronos Fox (`assets/characters/Fox.glb`, CC-BY 4.0, see its README) follows the
+//! `--creature fox`: the Khronos Fox (`assets/characters/Fox.glb`, CC-BY 4.0, see its README) follows the
 //! player over the course on its own Survey and Walk clips, its four paws found from its
 //! skeleton, placed and locked by bevy_ik's [`CreatureIk`] — creature rigging exactly as a
 //! game gets it. With `--headless` its planted paws' figures are printed at the end

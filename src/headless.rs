@@ -53,6 +53,9 @@ pub fn run(mut app: App) -> ExitCode {
     if let Some(fox) = app.world().get_resource::<crate::fox::FoxFigures>() {
         println!("{}", fox.report());
     }
+    if let Some(creature) = app.world().get_resource::<crate::gait_creature::GaitFigures>() {
+        println!("{}", creature.report());
+    }
     if let Some(source) = app.world().get_resource::<crate::character::CharacterSource>()
         && !source.retargeted.is_empty()
     {

@@ -25,6 +25,7 @@ mod course_pieces;
 mod course_spawn;
 mod course_stairs;
 mod fox;
+mod gait_creature;
 mod game;
 mod headless;
 mod labs;

@@ -87,6 +87,8 @@ pub struct Autopilot {
     pub finished: bool,
     /// Exit the app when done (false when a screenshot ends the run instead).
     pub exit_when_done: bool,
+    /// The exit status once done, until [`exit_when_measured`] writes it.
+    exit: Option<AppExit>,
     /// Tour mode: walk the route over and over with the IK switches as they are; no table.
     pub tour: bool,
     /// Standing check: worst gap above (float) and below (penetration) the ground per foot, m.
@@ -127,6 +129,7 @@ impl Autopilot {
             headway: headway::Headway::default(),
             finished: false,
             exit_when_done,
+            exit: None,
             tour: false,
             stand: [(0.0, 0.0); 2],
             stand_frames: 0,
@@ -197,7 +200,6 @@ pub fn run_autopilot(
         Option<&PoseWarpingState>,
         Option<&FootPlacerState>,
     )>,
-    mut exit: MessageWriter<AppExit>,
     failure: Option<Res<crate::marks::CharacterError>>,
     mut game: Option<ResMut<GemRun>>,
 ) {
@@ -208,7 +210,7 @@ pub fn run_autopilot(
         pilot.finished = true;
         eprintln!("error: {}", failure.0);
         if pilot.exit_when_done {
-            exit.write(AppExit::from_code(2));
+            pilot.exit = Some(AppExit::from_code(2));
         }
         return;
     }
@@ -291,7 +293,7 @@ pub fn run_autopilot(
                     let bars = print_table(pilot);
                     pilot.finished = true;
                     if pilot.exit_when_done {
-                        exit.write(bars.exit());
+                        pilot.exit = Some(bars.exit());
                     }
                 }
                 return;
@@ -356,13 +358,27 @@ pub fn run_autopilot(
                 pilot.phase = Phase::Done;
                 pilot.finished = true;
                 if pilot.exit_when_done {
-                    exit.write(bars.exit());
+                    pilot.exit = Some(bars.exit());
                 }
             } else {
                 pilot.phase = Phase::Stand { time: time + dt };
             }
         }
         Phase::Done => *intent = MoveIntent::default(),
+    }
+}
+
+/// Something besides the autopilot is still being measured (a `--creature` walking the
+/// player's path): the app's exit waits for it.
+#[derive(Resource, Default)]
+pub struct ExitHeld(pub bool);
+
+/// Writes the autopilot's exit status once it is done and nothing holds the exit.
+pub fn exit_when_measured(mut pilot: ResMut<Autopilot>, held: Option<Res<ExitHeld>>, mut exit: MessageWriter<AppExit>) {
+    if held.is_none_or(|held| !held.0)
+        && let Some(status) = pilot.exit.take()
+    {
+        exit.write(status);
     }
 }
 
