@@ -24,13 +24,13 @@ use bevy_rapier3d::prelude::*;
 
 use crate::autopilot::{Autopilot, exit_when_measured, record_final_pose, run_autopilot};
 use crate::character::{CharacterSource, finish_character, read_rig_map, spawn_character, spawn_scene};
-use crate::cli::{Args, CreatureKind, RetargetMode};
+use crate::cli::{Args, RetargetMode};
 use crate::clip_setup::{
     clips_labelled, clips_retargeted, label_clips, labelling_failed, retarget_failed, retarget_missing,
 };
 use crate::course::CourseLayout;
 use crate::course_spawn::spawn_course;
-use crate::gait_creature::{GaitCreaturePlugin, HEXAPOD, SPIDER};
+use crate::follower::{Follower, FollowerPlugin};
 use crate::game::{choose_focus, collect_gems, size_gems, spawn_gems};
 use crate::lane_metrics::measure_lane_feet;
 use crate::locomotion::drive_blend_spaces;
@@ -285,15 +285,10 @@ pub fn build_app(args: &Args) -> Result<App, String> {
         skip_ik_off: args.skip_ik_off,
     });
     app.world_mut().resource_mut::<DemoIk>().clip_drives = args.clip_drives;
-    match args.creature {
-        Some(CreatureKind::Fox) => {
-            app.add_plugins(crate::fox::FoxPlugin { start });
-        }
-        Some(kind) => {
-            let shape = if kind == CreatureKind::Spider { &SPIDER } else { &HEXAPOD };
-            app.add_plugins(GaitCreaturePlugin { shape, speed: args.creature_speed, start, headless: args.headless });
-        }
-        None => {}
+    // The windowed demo can pick a follower in its panel; a headless run has one only when asked.
+    if args.creature.is_some() || !args.headless {
+        let follower = Follower { kind: args.creature, speed: args.creature_speed };
+        app.add_plugins(FollowerPlugin { follower, start, headless: args.headless });
     }
     if !args.headless {
         app.add_plugins((

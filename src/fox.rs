@@ -19,7 +19,7 @@ use bevy_rapier3d::prelude::*;
 use crate::course::CourseLayout;
 use crate::lane_metrics::PlatformSlide;
 use crate::marks::Player;
-use crate::platforms::Platform;
+use crate::platforms::{Platform, on_platform, platform_at, ride_platforms};
 
 /// The Walk's ground speed at 1× (m/s, the Fox scaled to metres): its planted paws' backward
 /// speed under the root, as `cargo test --test it creature` measures it.
@@ -44,21 +44,15 @@ const HALF_WIDTH: f32 = 0.08;
 /// Ground under the hips spanning more than this is broken ground (a step, a flight's side), m.
 const UNEVEN: f32 = 0.03;
 
-/// Adds the fox, its controller and its figures.
-pub struct FoxPlugin {
-    /// Where it starts (x, z) and its yaw.
-    pub start: (Vec2, f32),
-}
+/// The fox's controller and its figures; [`spawn_fox`] adds a fox.
+pub struct FoxPlugin;
 
 impl Plugin for FoxPlugin {
     fn build(&self, app: &mut App) {
-        let start = self.start;
         app.init_resource::<FoxFigures>()
-            .add_systems(Startup, move |commands: Commands, assets: Res<AssetServer>| {
-                spawn_fox(commands, assets, start)
-            })
             .add_observer(start_walking)
-            .add_systems(Update, follow_player.in_set(crate::marks::DemoSystems::Drive))
+            // After the player moved and rode its platform: the same each run.
+            .add_systems(Update, follow_player.in_set(crate::marks::DemoSystems::Drive).after(ride_platforms))
             .add_systems(PostUpdate, measure_paws.after(TransformSystems::Propagate));
     }
 }
@@ -128,10 +122,11 @@ impl Trail {
 #[derive(Resource)]
 struct FoxGltf(Handle<Gltf>);
 
-fn spawn_fox(mut commands: Commands, assets: Res<AssetServer>, (at, yaw): (Vec2, f32)) {
+/// A fox beside and behind a player standing at `at` facing `yaw`; returns its root.
+pub fn spawn_fox(commands: &mut Commands, assets: &AssetServer, at: Vec3, yaw: f32) -> Entity {
     const FILE: &str = "characters/Fox.glb";
     commands.insert_resource(FoxGltf(assets.load(FILE)));
-    let start = Vec3::new(at.x, 0.0, at.y) + Quat::from_rotation_y(yaw) * HEEL;
+    let start = at + Quat::from_rotation_y(yaw) * HEEL;
     let scene = assets.load(GltfAssetLabel::Scene(0).from_asset(FILE));
     commands
         .spawn((
@@ -144,7 +139,8 @@ fn spawn_fox(mut commands: Commands, assets: Res<AssetServer>, (at, yaw): (Vec2,
             Visibility::default(),
         ))
         // Modelled about 100 units tall: its scene scaled to metres under the root.
-        .with_child((WorldAssetRoot(scene), Transform::from_scale(Vec3::splat(0.01))));
+        .with_child((WorldAssetRoot(scene), Transform::from_scale(Vec3::splat(0.01))))
+        .id()
 }
 
 /// Once bevy_ik rigged the fox: its Survey and Walk in a blend graph on its player.
@@ -297,16 +293,8 @@ fn measure_paws(
         figures.paws.clear();
     }
     let Ok(context) = rapier.single() else { return };
-    // The platform a point stands on.
-    let platform_under = |p: Vec3| {
-        let (hit, _) = context.cast_ray(p + Vec3::Y * 0.5, -Vec3::Y, 1.0, true, QueryFilter::default())?;
-        platforms.contains(hit).then_some(hit)
-    };
-    // A point in a platform's frame (x, z), with the platform's index.
-    let on = |platform: Entity, p: Vec3| {
-        let (platform, at) = platforms.get(platform).ok()?;
-        Some((platform.index, at.affine().inverse().transform_point3(p).xz()))
-    };
+    let platform_under = |p: Vec3| platform_at(&context, &platforms, p);
+    let on = |platform: Entity, p: Vec3| on_platform(&platforms, platform, p);
     for (fox, state) in &foxes {
         let figures = &mut *figures;
         figures.paws.resize(state.feet.len(), default());

@@ -18,7 +18,7 @@ use bevy_rapier3d::prelude::*;
 
 use crate::autopilot::{Autopilot, ExitHeld};
 use crate::marks::Player;
-use crate::platforms::{Platform, move_platforms};
+use crate::platforms::{Platform, ride_platforms};
 
 mod figures;
 
@@ -81,32 +81,15 @@ impl Shape {
     }
 }
 
-/// Adds the creature, its controller and its figures.
-pub struct GaitCreaturePlugin {
-    pub shape: &'static Shape,
-    /// Its walking speed, m/s.
-    pub speed: f32,
-    /// Where the player starts (x, z) and its yaw.
-    pub start: (Vec2, f32),
-    /// Headless: walk the player's first pass at its own speed, then turn in place.
-    pub headless: bool,
-}
+/// The creatures' controller and figures; [`spawn_creature`] adds one.
+pub struct GaitCreaturePlugin;
 
 impl Plugin for GaitCreaturePlugin {
     fn build(&self, app: &mut App) {
-        let (shape, speed, start, headless) = (self.shape, self.speed, self.start, self.headless);
-        app.insert_resource(GaitFigures::new(shape.name, speed))
-            .insert_resource(ExitHeld(headless))
-            .add_systems(
-                Startup,
-                move |mut commands: Commands,
-                      meshes: Option<ResMut<Assets<Mesh>>>,
-                      materials: Option<ResMut<Assets<StandardMaterial>>>| {
-                    let looks = meshes.zip(materials).filter(|_| !headless);
-                    spawn_creature(&mut commands, looks, shape, (start, speed, headless));
-                },
-            )
-            .add_systems(Update, follow_path.in_set(crate::marks::DemoSystems::Drive).after(move_platforms))
+        app.insert_resource(GaitFigures::new(SPIDER.name, 0.0))
+            .init_resource::<ExitHeld>()
+            // After the player moved and rode its platform: the same each run.
+            .add_systems(Update, follow_path.in_set(crate::marks::DemoSystems::Drive).after(ride_platforms))
             .add_systems(PostUpdate, figures::measure_feet.after(TransformSystems::Propagate));
     }
 }
@@ -189,16 +172,18 @@ impl PlayerPath {
     }
 }
 
-/// The creature standing beside the player's start: its entity, a body bone and legs of three
-/// bones (with capsules and a body sphere when `looks` is given), and its [`ProceduralGait`].
-fn spawn_creature(
+/// A creature of `shape` beside and behind a player standing at `at` facing `yaw`, walking at
+/// `cruise` (m/s): its entity, a body bone and legs of three bones (with capsules and a body
+/// sphere when `looks` is given), and its [`ProceduralGait`]. Returns its entity.
+pub fn spawn_creature(
     commands: &mut Commands,
-    mut looks: Option<(ResMut<Assets<Mesh>>, ResMut<Assets<StandardMaterial>>)>,
+    mut looks: Option<(&mut Assets<Mesh>, &mut Assets<StandardMaterial>)>,
     shape: &Shape,
-    ((at, yaw), cruise, headless): ((Vec2, f32), f32, bool),
-) {
+    (at, yaw): (Vec3, f32),
+    (cruise, headless): (f32, bool),
+) -> Entity {
     let facing = Quat::from_rotation_y(yaw);
-    let start = Vec3::new(at.x, 0.0, at.y) + facing * Vec3::new(1.0, 0.0, -1.5);
+    let start = at + facing * Vec3::new(1.0, 0.0, -1.5);
     let root = commands.spawn((Name::new(shape.name), Transform::from_translation(start).with_rotation(facing))).id();
     commands.entity(root).insert(Visibility::default());
     let body = commands.spawn((Transform::from_xyz(0.0, shape.height, 0.0), Visibility::default(), ChildOf(root))).id();
@@ -253,6 +238,7 @@ fn spawn_creature(
             at: (0, 0),
         },
     ));
+    root
 }
 
 /// Records the player's path and moves each creature's entity along it (carried by a moving

@@ -50,11 +50,20 @@ pub fn run(mut app: App) -> ExitCode {
             times.len(),
         );
     }
-    if let Some(fox) = app.world().get_resource::<crate::fox::FoxFigures>() {
-        println!("{}", fox.report());
-    }
-    if let Some(creature) = app.world().get_resource::<crate::gait_creature::GaitFigures>() {
-        println!("{}", creature.report());
+    // The follower's figures, when a creature followed the player.
+    let world = app.world();
+    match world.get_resource::<crate::follower::Follower>().and_then(|f| f.kind) {
+        Some(crate::cli::CreatureKind::Fox) => {
+            if let Some(fox) = world.get_resource::<crate::fox::FoxFigures>() {
+                println!("{}", fox.report());
+            }
+        }
+        Some(_) => {
+            if let Some(creature) = world.get_resource::<crate::gait_creature::GaitFigures>() {
+                println!("{}", creature.report());
+            }
+        }
+        None => {}
     }
     if let Some(source) = app.world().get_resource::<crate::character::CharacterSource>()
         && !source.retargeted.is_empty()

@@ -24,6 +24,7 @@ mod course_mesh;
 mod course_pieces;
 mod course_spawn;
 mod course_stairs;
+mod follower;
 mod fox;
 mod gait_creature;
 mod game;

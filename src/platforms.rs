@@ -147,6 +147,29 @@ pub fn ride_platforms(
     }
 }
 
+/// The moving platform a foot at `p` stands on: the first thing a ray down from half a metre
+/// over it hits, or over a point 1 cm beside it (one ray can miss the rim of the disc a foot
+/// stands on, and the disc's travel would count as the foot's slide) — never a platform whose
+/// top is over the foot (the foot stands beside it).
+pub fn platform_at(
+    context: &RapierContext,
+    platforms: &Query<(&Platform, &GlobalTransform)>,
+    p: Vec3,
+) -> Option<Entity> {
+    const BESIDE: [Vec3; 5] = [Vec3::ZERO, Vec3::X, Vec3::NEG_X, Vec3::Z, Vec3::NEG_Z];
+    BESIDE.iter().find_map(|offset| {
+        let from = p + *offset * 0.01 + Vec3::Y * 0.5;
+        let (hit, toi) = context.cast_ray(from, -Vec3::Y, 1.0, true, QueryFilter::default())?;
+        (platforms.contains(hit) && from.y - toi <= p.y + 0.005).then_some(hit)
+    })
+}
+
+/// `p` in the frame of the platform `entity` (x, z), with the platform's index.
+pub fn on_platform(platforms: &Query<(&Platform, &GlobalTransform)>, entity: Entity, p: Vec3) -> Option<(usize, Vec2)> {
+    let (platform, at) = platforms.get(entity).ok()?;
+    Some((platform.index, at.affine().inverse().transform_point3(p).xz()))
+}
+
 fn collider(shape: PlatformShape) -> Collider {
     match shape {
         PlatformShape::Box(half) => Collider::cuboid(half.x, half.y, half.z),

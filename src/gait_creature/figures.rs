@@ -15,7 +15,7 @@ use super::{Phase, Walker};
 use crate::course::CourseLayout;
 use crate::lane_metrics::PlatformSlide;
 use crate::metrics::ground_height;
-use crate::platforms::Platform;
+use crate::platforms::{Platform, on_platform, platform_at};
 
 /// The figures' label for the turn in place at the end.
 const TURN: &str = "turn in place";
@@ -144,17 +144,8 @@ pub fn measure_feet(
     if let Some(ground) = ground_height(&context, body) {
         at.clearance = at.clearance.min(body.y - ground);
     }
-    // The platform a foot stands on: one within 1 cm of it (a ray straight down can miss the
-    // rim of the disc a foot was put on).
-    let is_platform = |e: Entity| platforms.contains(e);
-    let platform_under = |p: Vec3| {
-        let filter = QueryFilter::default().predicate(&is_platform);
-        context.project_point(p, 0.01, true, filter).map(|(hit, _)| hit)
-    };
-    let on = |platform: Entity, p: Vec3| {
-        let (platform, at) = platforms.get(platform).ok()?;
-        Some((platform.index, at.affine().inverse().transform_point3(p).xz()))
-    };
+    let platform_under = |p: Vec3| platform_at(&context, &platforms, p);
+    let on = |platform: Entity, p: Vec3| on_platform(&platforms, platform, p);
     figures.feet.resize(walker.legs.len(), default());
     for ((joints, foot), (held, riding, rides)) in walker.legs.iter().zip(state.feet()).zip(figures.feet.iter_mut()) {
         let (hip, toe) = (position(joints[0]), position(joints[joints.len() - 1]));

@@ -23,6 +23,7 @@ pub fn main_panel(
     source: Res<CharacterSource>,
     models: Query<&crate::character::ModelInfo>,
     failure: Option<Res<crate::marks::CharacterError>>,
+    mut follower: Option<ResMut<crate::follower::Follower>>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     egui::Window::new("bevy_ik demo")
@@ -51,6 +52,9 @@ pub fn main_panel(
                         ui.checkbox(&mut ik.hand_reach, "H  hand reaches for the orb");
                         ui.checkbox(&mut ik.orb_follows, "P  orb follows the character");
                     });
+                if let Some(follower) = follower.as_mut() {
+                    follower_choice(ui, follower);
+                }
                 egui::CollapsingHeader::new(egui::RichText::new("Pose warping").strong()).default_open(false).show(
                     ui,
                     |ui| {
@@ -100,4 +104,19 @@ pub fn main_panel(
             };
         });
     Ok(())
+}
+
+/// The creature following the player: none, the Fox on its clips, or a spider or hexapod
+/// walked with no clips (written only when another is picked, so the swap runs once).
+fn follower_choice(ui: &mut egui::Ui, follower: &mut ResMut<crate::follower::Follower>) {
+    use crate::cli::CreatureKind;
+    ui.horizontal(|ui| {
+        ui.label("Follower:");
+        let kinds = [(None, "none"), (Some(CreatureKind::Fox), "fox"), (Some(CreatureKind::Spider), "spider")];
+        for (kind, label) in kinds.into_iter().chain([(Some(CreatureKind::Hexapod), "hexapod")]) {
+            if ui.selectable_label(follower.kind == kind, label).clicked() && follower.kind != kind {
+                follower.kind = kind;
+            }
+        }
+    });
 }
