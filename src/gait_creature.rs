@@ -333,3 +333,36 @@ fn walk(walker: &mut Walker, transform: &mut Transform, dt: f32, carried: bool) 
     transform.translation.y = carrot.y;
     transform.rotation = rotation;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The player walking `metres` along +X from `from`, recorded every 5 cm.
+    fn walk(path: &mut PlayerPath, from: Vec3, metres: f32) {
+        for k in 0..=(metres / 0.05) as usize {
+            path.record(from + Vec3::X * 0.05 * k as f32);
+        }
+    }
+
+    #[test]
+    fn the_path_is_kept_pass_by_pass_and_walked_forward_only() {
+        let mut path = PlayerPath::default();
+        walk(&mut path, Vec3::ZERO, 5.0);
+        // A jump of more than 2 m starts a new pass; points closer than 10 cm are not kept.
+        walk(&mut path, Vec3::new(0.0, 0.0, 10.0), 30.0);
+        walk(&mut path, Vec3::new(0.0, 0.0, 20.0), 1.0);
+        assert_eq!(path.0.len(), 3);
+        assert!(path.0[0].windows(2).all(|w| w[0].distance(w[1]) >= SPACING - 1e-4));
+        // The first whole pass: not the 5 m one, not the one the player is still walking.
+        assert_eq!(path.first_whole(), Some(1));
+        assert!((path.left(1, 0) - 30.0).abs() < 0.11, "{}", path.left(1, 0));
+        // Ahead along the pass, never past its end.
+        assert!(path.ahead(1, 0, 2.5).distance(Vec3::new(2.5, 0.0, 10.0)) < 1e-4);
+        assert!(path.ahead(1, 0, 99.0).distance(Vec3::new(30.0, 0.0, 10.0)) < 0.06);
+        // The nearest point is searched from where the creature is on, never behind it.
+        assert_eq!(path.nearest(1, 30, Vec3::new(0.0, 0.0, 10.0)), 30, "a point behind is not taken");
+        let ahead = path.nearest(1, 30, Vec3::new(5.0, 0.3, 10.4));
+        assert!(ahead > 30 && (path.0[1][ahead].x - 5.0).abs() < 0.1, "{ahead}: {}", path.0[1][ahead]);
+    }
+}
