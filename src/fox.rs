@@ -257,6 +257,11 @@ pub struct FoxFigures {
 }
 
 impl FoxFigures {
+    /// Some planted paw was measured while the fox moved.
+    pub fn measured(&self) -> bool {
+        self.sections.values().any(|[planted, ..]| *planted > 0.0)
+    }
+
     /// One line per section for the headless output.
     pub fn report(&self) -> String {
         let line = |(name, [planted, float, sink, slide]): (&&str, &[f32; 4])| {
@@ -268,7 +273,7 @@ impl FoxFigures {
                 slide * 100.0
             )
         };
-        if self.sections.values().all(|[planted, ..]| *planted == 0.0) {
+        if !self.measured() {
             // A run that measured nothing says so instead of printing nothing.
             return "fox: NOT measured (it was never rigged, or never planted a paw while moving with locking)".into();
         }

@@ -50,28 +50,28 @@ pub fn run(mut app: App) -> ExitCode {
             times.len(),
         );
     }
-    // The follower's figures, when a creature followed the player.
+    // The follower's figures, when a creature followed the player; one it never measured makes
+    // the run fail as "not measured" (exit 1), not pass.
     let world = app.world();
-    match world.get_resource::<crate::follower::Follower>().and_then(|f| f.kind) {
-        Some(crate::cli::CreatureKind::Fox) => {
-            if let Some(fox) = world.get_resource::<crate::fox::FoxFigures>() {
-                println!("{}", fox.report());
-            }
-        }
-        Some(_) => {
-            if let Some(creature) = world.get_resource::<crate::gait_creature::GaitFigures>() {
-                println!("{}", creature.report());
-            }
-        }
-        None => {}
-    }
+    let follower_measured = match world.get_resource::<crate::follower::Follower>().and_then(|f| f.kind) {
+        Some(crate::cli::CreatureKind::Fox) => world.get_resource::<crate::fox::FoxFigures>().is_some_and(|fox| {
+            println!("{}", fox.report());
+            fox.measured()
+        }),
+        Some(_) => world.get_resource::<crate::gait_creature::GaitFigures>().is_some_and(|creature| {
+            println!("{}", creature.report());
+            creature.finished()
+        }),
+        None => true,
+    };
     if let Some(source) = app.world().get_resource::<crate::character::CharacterSource>()
         && !source.retargeted.is_empty()
     {
         println!("character {}: {} retargeted from the mannequin", source.name, source.retargeted.join(", "));
     }
     match exit {
-        Some(AppExit::Success) => ExitCode::SUCCESS,
+        Some(AppExit::Success) if follower_measured => ExitCode::SUCCESS,
+        Some(AppExit::Success) => ExitCode::from(1),
         Some(AppExit::Error(code)) => ExitCode::from(code.get()),
         None => {
             eprintln!("headless run stopped after {MAX_FRAMES} frames without finishing");

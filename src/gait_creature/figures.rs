@@ -81,6 +81,11 @@ impl GaitFigures {
         GaitFigures { name, speed, legs: 0, sections: BTreeMap::new(), feet: Vec::new(), last: None, finished: false }
     }
 
+    /// It walked the player's whole pass and turned in place.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
     /// One line per section, then one saying whether it walked the whole pass.
     pub fn report(&self) -> String {
         let (name, legs) = (self.name, self.legs);
