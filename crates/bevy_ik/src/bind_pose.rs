@@ -10,7 +10,9 @@
 //! whole body 90°). Other bones compose their own
 //! local transforms onto the nearest joint or the root. The bind pose is used only when it keeps
 //! every joint's bone length as the current pose has it (rotations never change a length; a
-//! file whose matrices disagree with its nodes falls back to the current pose).
+//! file whose matrices disagree with its nodes falls back to the current pose), or when the
+//! joints' nodes hold no rest at all (every joint at its parent's origin, as babylon2gltf
+//! writes them: the matrices are the only rest the file has).
 
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -32,12 +34,15 @@ const LENGTH_TOLERANCE: f32 = 0.01;
 pub(crate) struct BindPose {
     root: Entity,
     joints: HashMap<Entity, Xform>,
+    /// The joints' nodes hold no rest at all (each at its parent's origin, as babylon2gltf
+    /// writes them): the matrices are the only rest there is.
+    nodes_empty: bool,
 }
 
 impl BindPose {
     /// No skin: every rest transform is the current one.
     pub(crate) fn current(root: Entity) -> Self {
-        BindPose { root, joints: HashMap::default() }
+        BindPose { root, joints: HashMap::default(), nodes_empty: false }
     }
 
     /// The bind pose of `joints` whose inverse bind matrices are `inverse_binds`, for a mesh at
@@ -69,7 +74,16 @@ impl BindPose {
         } else {
             at_node
         };
-        if pose.keeps_lengths(hierarchy) { pose } else { BindPose::current(root) }
+        let current = BindPose::current(root);
+        let nodes_empty = {
+            let mut lengths = pose.bone_lengths(&current, hierarchy).peekable();
+            lengths.peek().is_some() && lengths.all(|(_, now)| now <= f32::EPSILON)
+        };
+        if nodes_empty || pose.keeps_lengths(hierarchy) {
+            BindPose { nodes_empty, ..pose }
+        } else {
+            BindPose::current(root)
+        }
     }
 
     /// How far the skeleton's top joints (those whose parent is no joint) turn from their
@@ -92,23 +106,37 @@ impl BindPose {
     /// in four: a clip may move a few joints' translations, as CesiumMan's walk moves 2 of 18).
     #[cfg(feature = "scene")]
     fn keeps_lengths(&self, hierarchy: &Hierarchy) -> bool {
-        let current = BindPose::current(self.root);
-        let length = |pose: &BindPose, a: Entity, b: Entity| {
-            Some(pose.rest_of(a, hierarchy)?.translation.distance(pose.rest_of(b, hierarchy)?.translation))
-        };
         let (mut checked, mut kept) = (0usize, 0usize);
-        for &joint in self.joints.keys() {
-            let Some(parent) = hierarchy.get(joint).ok().and_then(|(_, p)| p.map(ChildOf::parent)) else { continue };
-            if !self.joints.contains_key(&parent) {
-                continue;
-            }
-            let (Some(bind), Some(now)) = (length(self, joint, parent), length(&current, joint, parent)) else {
-                continue;
-            };
+        for (bind, now) in self.bone_lengths(&BindPose::current(self.root), hierarchy) {
             checked += 1;
             kept += usize::from((bind - now).abs() <= LENGTH_TOLERANCE * bind.max(now).max(1e-4));
         }
         kept * 4 >= checked * 3
+    }
+
+    /// Each joint's distance from its joint parent, bound and in `current`.
+    #[cfg(feature = "scene")]
+    fn bone_lengths<'a>(
+        &'a self,
+        current: &'a BindPose,
+        hierarchy: &'a Hierarchy,
+    ) -> impl Iterator<Item = (f32, f32)> + 'a {
+        let length = move |pose: &BindPose, a: Entity, b: Entity| {
+            Some(pose.rest_of(a, hierarchy)?.translation.distance(pose.rest_of(b, hierarchy)?.translation))
+        };
+        self.joints.keys().filter_map(move |&joint| {
+            let parent = hierarchy.get(joint).ok()?.1?.parent();
+            self.joints.contains_key(&parent).then_some(())?;
+            Some((length(self, joint, parent)?, length(current, joint, parent)?))
+        })
+    }
+
+    /// A skin joint's rest transform relative to its parent where its node holds none (see
+    /// `nodes_empty`); `None` for any other node, whose own local transform is its rest.
+    pub(crate) fn empty_node_rest(&self, entity: Entity, hierarchy: &Hierarchy) -> Option<Xform> {
+        let bind = self.joints.get(&entity).filter(|_| self.nodes_empty)?;
+        let parent = hierarchy.get(entity).ok()?.1?.parent();
+        Some(self.rest_of(parent, hierarchy)?.inverse().mul_xform(bind))
     }
 
     /// `entity`'s rest transform relative to the root; `None` when it is not under the root.

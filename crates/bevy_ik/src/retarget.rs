@@ -233,9 +233,16 @@ impl RetargetBones<'_, '_> {
         };
         let bones = self.bones.skeleton(root);
         // Root space at rest: each bone's rest transforms composed up to (not including) the
-        // root.
-        let local =
-            |e: Entity| rest_pose.transforms.get(&e).copied().or_else(|| self.hierarchy.get(e).ok().map(|t| *t.0));
+        // root. Where the skin's joints hold no rest of their own (babylon2gltf keeps it in the
+        // inverse bind matrices alone), they rest as bound.
+        let bind = self.bones.bind_pose(root);
+        let local = |e: Entity| {
+            let bound = bind.empty_node_rest(e, &self.hierarchy);
+            bound
+                .map(|x| Transform { translation: x.translation, rotation: x.rotation, scale: x.scale })
+                .or_else(|| rest_pose.transforms.get(&e).copied())
+                .or_else(|| self.hierarchy.get(e).ok().map(|t| *t.0))
+        };
         let model = |e: Entity| -> Option<Xform> {
             let mut at = e;
             let mut out = Xform::IDENTITY;
