@@ -75,8 +75,12 @@ fn clean_makes_no_clip_of_the_corpus_worse_and_leaves_what_it_cannot_improve() {
             Err(e) => {
                 println!("{name}: refused: {e}");
                 assert!(e.contains(&name), "{name}: the refusal names the file: {e}");
-                // Only the files the corpus lists as refused are, each naming its cause.
+                // Only the files the corpus lists as refused are, each naming its cause, and
+                // characters without clips (the demo retargets the mannequin's onto them).
                 let expected = refusals().into_iter().find(|(file, _)| *file == name);
+                if expected.is_none() && e.ends_with("no animation") {
+                    continue;
+                }
                 assert!(expected.is_some_and(|(_, why)| e.contains(&why)), "{name}: refused for the wrong cause: {e}");
                 continue;
             }
