@@ -229,6 +229,10 @@ impl Footstep {
     }
 }
 
+/// Shortest swing [`FootstepState`] learns from, s: a contact that drops for a frame or two
+/// (a label flickering at lift-off) is not a step; no walk or run swings this fast.
+const MIN_SWING: f32 = 0.08;
+
 /// How many points of a swing's path [`FootstepState`] learns (the travel left to the landing
 /// at each eighth of the swing).
 const PATH_POINTS: usize = 8;
@@ -288,7 +292,7 @@ impl FootstepState {
         }
         match (self.in_contact, contact) {
             (false, true) => {
-                if self.lifted && self.swinging_for > 0.0 {
+                if self.lifted && self.swinging_for >= MIN_SWING {
                     let blend = |old: Option<f32>, new: f32| old.map_or(new, |o| o + (new - o) * rate);
                     self.swing_time = Some(blend(self.swing_time, self.swinging_for));
                     self.landing = Some(self.landing.map_or(toe_in_root, |o| o.lerp(toe_in_root, rate)));

@@ -26,6 +26,28 @@ fn a_step_is_learned_and_the_next_swing_is_predicted() {
 }
 
 #[test]
+fn a_contact_flickering_at_lift_off_is_not_learned_as_a_step() {
+    let settings = FootstepSettings::default();
+    let mut foot = FootstepState::default();
+    let dt = 1.0 / 60.0;
+    let landing = Vec3::new(0.0, 0.0, 0.4);
+    // One step learned: 0.4 s of swing (24 frames), touch-down 0.4 m ahead.
+    let step = |foot: &mut FootstepState, frames: usize, at: Vec3| {
+        foot.update(true, Vec3::ZERO, dt, &settings);
+        for _ in 0..frames {
+            foot.update(false, Vec3::ZERO, dt, &settings);
+        }
+        foot.update(true, at, dt, &settings);
+    };
+    step(&mut foot, 24, landing);
+    // The label drops for one frame as the foot lifts, then the real swing begins.
+    step(&mut foot, 1, Vec3::ZERO);
+    let next = foot.update(false, Vec3::ZERO, dt, &settings).expect("a prediction");
+    assert!((next.remaining - 0.4).abs() < 0.02, "the swing learned before the flicker: {next:?}");
+    assert!(next.landing_in_root.distance(landing) < 1e-3, "its landing too: {next:?}");
+}
+
+#[test]
 fn the_shift_eases_in_over_the_swing() {
     let settings = FootstepSettings::default();
     let mut foot = FootstepState::default();
