@@ -148,6 +148,10 @@ pub struct FootstepLeg {
     /// The ground under this swing's predicted landing: where it was probed and the height found
     /// (world), reused while the landing moves less than [`SOLE_REUSE`].
     landing_ground: Option<(Vec3, f32)>,
+    /// Where the landing was predicted (world, unshifted) when the last search found it room
+    /// at neither end (a tight tier or a tread shorter than the foot): searched again once the
+    /// prediction drifts half a [`FootstepSettings::search_step`] from it.
+    tight_at: Option<Vec3>,
 }
 
 /// Where, as shares of the time a swing has left, the ground under the toe tip's path ahead is
@@ -246,6 +250,7 @@ impl FootstepJob<'_> {
             if foot.contact {
                 leg.takeoff = foot.ground;
                 leg.landing_ground = None;
+                leg.tight_at = None;
             }
             let cleared = leg.cleared.filter(|_| !foot.contact).and_then(ClearSole::aged);
             let mut sole = SoleGround { ground: &mut *ground, up, ray: self.ray, cleared };
@@ -293,12 +298,18 @@ impl FootstepJob<'_> {
         let step = &mut leg.step;
         let current = step.target_shift();
         // Between searches that found no landing with room to spare, keep the shift while it
-        // still fits (a late landing moves on with the body).
+        // still fits (a late landing moves on with the body) and while a tight fit's landing
+        // stays where it was searched: a 2 cm heel margin going down was eaten by the last
+        // frames' 1.5 cm drift and the heel caught the nosing behind.
+        let flat = |p: Vec3| Vec3::new(p.x, 0.0, p.z);
+        let drifted = leg.tight_at.is_some_and(|at| flat(at).distance(flat(landing)) > 0.5 * settings.search_step);
         let search = step.search_due()
+            || drifted
             || (current != 0.0 && !landing_still_fits(landing, forward, footprint, current, sole, settings));
         let goal = if search {
             let choice = choose_landing(landing, forward, footprint, current, sole, settings);
             step.searched(choice.roomy);
+            leg.tight_at = (choice.fits && !choice.roomy).then_some(landing);
             // Late in a swing a prediction moving by a centimetre can tip the choice to the
             // other side of the animated landing; one the foot cannot reach in time keeps the
             // shift it has.
