@@ -24,8 +24,9 @@
 //! at the other, else the whole margin there and the other end hanging over the lower level by
 //! up to [`FootstepSettings::tight_overhang`] of the foot, else (a tread shorter than the foot)
 //! going up the ball on the tread with the tip's margin and the heel hanging as far as it
-//! must, going down the heel with its margin and the arch on the tread and the toes hanging,
-//! else none (the landing as animated);
+//! must, going down the heel with its margin and the arch on the tread and the toes hanging
+//! (on the tread nearest, unless only the shift limit reaches its best place), else none (the
+//! landing as animated);
 //! [`landing_still_fits`] tells, between searches, that a chosen shift no longer does.
 //! [`FootstepState::swing_shift`] eases that shift in over the swing, so the foot is steered
 //! while in the air and lands where it fits.

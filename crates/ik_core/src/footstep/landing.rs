@@ -261,28 +261,78 @@ pub fn choose_landing<G: FootprintGround + ?Sized>(
             return found((first + last) * 0.5, false);
         }
     }
-    // A foot longer than the tread, as a big foot takes stairs (where any overhang is
-    // allowed): going up the ball on the tread and the tip with its margin to spare, the heel
-    // hanging over the lower level as far as it must; going down the heel with its margin and
-    // the arch on the tread, the toes hanging over the nosing. The shift that hangs the least.
-    if let Some(print) = big_foot_print((back, front), up, settings)
-        && let Some((first, last)) = run_of_fits(at, forward, print, current, ground, settings)
-    {
-        let (shift, hanging_end, standing_end) = if up { (last, -back, front) } else { (first, front, -back) };
-        // Only an end over a lower level: a tread, not a ramp or rough ground.
-        let along_stride = Vec3::new(forward.x, 0.0, forward.z).normalize_or_zero();
-        let height = |along: f32, g: &mut G| g.height(at + along_stride * (shift + along));
-        let (hanging, standing) = (height(hanging_end, ground), height(standing_end, ground));
-        if matches!((hanging, standing), (Some(h), Some(s)) if h < s - settings.edge_height) {
-            return found(shift, false);
-        }
+    match big_foot_landing(at, forward, (back, front), up, current, ground, settings) {
+        Some(shift) => found(shift, false),
+        None => LandingChoice { shift: 0.0, roomy: false, fits: false },
     }
-    LandingChoice { shift: 0.0, roomy: false, fits: false }
 }
 
-/// The run of shifts (first, last; half a search step apart, within
-/// [`FootstepSettings::max_shift`]) at which `print` [`landing_fits`], the run nearest the shift
-/// `near`; `None` when none fits.
+/// [`choose_landing`]'s last tier: a foot longer than the tread, as a big foot takes stairs
+/// (where any overhang is allowed): going up the ball on the tread and the tip with its margin
+/// to spare, the heel hanging over the lower level; going down the heel with its margin and the
+/// arch on the tread, the toes hanging over the nosing. The best end (going up the last shift,
+/// going down the first) of the run of shifts where that fits nearest `current`, passing over a
+/// run whose best end is at [`FootstepSettings::max_shift`] while another fits: that run goes
+/// on past the limit, so the foot cannot reach its best landing there (going up, a 32 cm sole
+/// stood half over the nosing of a 30 cm tread where the tread behind held all but 4 cm of
+/// it). `None` unless the hanging end is over a lower level (a tread, not a ramp or rough
+/// ground).
+fn big_foot_landing<G: FootprintGround + ?Sized>(
+    at: Vec3,
+    forward: Vec3,
+    (back, front): (f32, f32),
+    up: bool,
+    current: f32,
+    ground: &mut G,
+    settings: &FootstepSettings,
+) -> Option<f32> {
+    let print = big_foot_print((back, front), up, settings)?;
+    let end = |(first, last): (f32, f32)| if up { last } else { first };
+    let limit = settings.max_shift.max(0.0) - 1e-4;
+    let cut_short = |run: (f32, f32)| if end(run).abs() >= limit { 1e3 } else { 0.0 };
+    let rank = |run: (f32, f32)| cut_short(run) + distance(run, current);
+    let shift = end(best_run_of_fits(at, forward, print, ground, settings, rank)?);
+    let along_stride = Vec3::new(forward.x, 0.0, forward.z).normalize_or_zero();
+    let height = |along: f32, g: &mut G| g.height(at + along_stride * (shift + along));
+    let (hanging_end, standing_end) = if up { (-back, front) } else { (front, -back) };
+    let (hanging, standing) = (height(hanging_end, ground), height(standing_end, ground));
+    matches!((hanging, standing), (Some(h), Some(s)) if h < s - settings.edge_height).then_some(shift)
+}
+
+/// Of the runs of shifts (first, last; half a search step apart, within
+/// [`FootstepSettings::max_shift`]) at which `print` [`landing_fits`], the one `rank` ranks
+/// lowest (ties: the first); `None` when none fits.
+fn best_run_of_fits<G: FootprintGround + ?Sized>(
+    at: Vec3,
+    forward: Vec3,
+    print: (f32, f32),
+    ground: &mut G,
+    settings: &FootstepSettings,
+    rank: impl Fn((f32, f32)) -> f32,
+) -> Option<(f32, f32)> {
+    let half_step = 0.5 * settings.search_step.max(1e-3);
+    let steps = (settings.max_shift.max(0.0) / half_step + 1e-3) as i32;
+    let mut best: Option<((f32, f32), f32)> = None;
+    let mut run: Option<i32> = None;
+    for k in -steps..=steps + 1 {
+        let fit = k <= steps && landing_fits(at, forward, print, k as f32 * half_step, ground, settings);
+        match (fit, run) {
+            (true, None) => run = Some(k),
+            (false, Some(start)) => {
+                let shifts = (start as f32 * half_step, (k - 1) as f32 * half_step);
+                let score = rank(shifts);
+                if best.is_none_or(|(_, b)| score < b) {
+                    best = Some((shifts, score));
+                }
+                run = None;
+            }
+            _ => {}
+        }
+    }
+    best.map(|(shifts, _)| shifts)
+}
+
+/// The run of fits (see [`best_run_of_fits`]) nearest the shift `near`.
 fn run_of_fits<G: FootprintGround + ?Sized>(
     at: Vec3,
     forward: Vec3,
@@ -291,25 +341,11 @@ fn run_of_fits<G: FootprintGround + ?Sized>(
     ground: &mut G,
     settings: &FootstepSettings,
 ) -> Option<(f32, f32)> {
-    let half_step = 0.5 * settings.search_step.max(1e-3);
-    let steps = (settings.max_shift.max(0.0) / half_step + 1e-3) as i32;
-    let near = if near.is_finite() { near / half_step } else { 0.0 };
-    // How far a run of fits (first, last step) lies from `near`, in steps.
-    let distance = |(a, b): (i32, i32)| (a as f32 - near).max(near - b as f32).max(0.0);
-    let mut best: Option<(i32, i32)> = None;
-    let mut run: Option<i32> = None;
-    for k in -steps..=steps + 1 {
-        let fit = k <= steps && landing_fits(at, forward, print, k as f32 * half_step, ground, settings);
-        match (fit, run) {
-            (true, None) => run = Some(k),
-            (false, Some(start)) => {
-                if best.is_none_or(|b| distance((start, k - 1)) < distance(b)) {
-                    best = Some((start, k - 1));
-                }
-                run = None;
-            }
-            _ => {}
-        }
-    }
-    best.map(|(start, end)| (start as f32 * half_step, end as f32 * half_step))
+    best_run_of_fits(at, forward, print, ground, settings, |run| distance(run, near))
+}
+
+/// How far the shift `near` (0 if not finite) lies outside the run of shifts `(first, last)`.
+fn distance((first, last): (f32, f32), near: f32) -> f32 {
+    let near = if near.is_finite() { near } else { 0.0 };
+    (first - near).max(near - last).max(0.0)
 }

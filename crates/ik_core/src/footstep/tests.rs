@@ -167,6 +167,29 @@ fn a_footprint_on_one_level_needs_no_shift_and_one_across_an_edge_is_moved_off_i
     assert!(landing_fits(at(1.0), Vec3::Z, print, 0.0, &mut ramp, &settings));
 }
 
+#[test]
+fn a_big_foot_takes_the_tread_it_can_reach_not_one_only_the_shift_limit_reaches() {
+    // A 32 cm sole (21.5 cm heel to ball) on 30 cm treads going up (risers at z = 1, 1.3,
+    // 1.6, 17 cm each), the animated ball 27.9 cm onto the first tread. The next tread is
+    // nearest, but a 15 cm shift (`max_shift`) only gets the ball 13 cm onto it and leaves the
+    // heel 8.6 cm over the riser (27 % of the sole); back on the first tread, the tip 2 cm
+    // from the riser ahead, the heel hangs 4.6 cm over the floor (14 %).
+    let settings = FootstepSettings::default();
+    let print = (0.215, 0.109);
+    let mut flight = |p: Vec3| Some(if p.z > 1.0 { ((p.z - 1.0) / 0.3).ceil() * 0.17 } else { 0.0 });
+    let at = Vec3::new(0.0, 0.17, 1.279);
+    let choice = choose_landing(at, Vec3::Z, print, 0.0, &mut flight, &settings);
+    let ball = at.z + choice.shift;
+    let (heel, tip) = (ball - print.0, ball + print.1);
+    let hanging = (0..=32).filter(|i| {
+        let z = heel + (tip - heel) * *i as f32 / 32.0;
+        flight(Vec3::Z * z) < flight(Vec3::Z * tip)
+    });
+    let share = hanging.count() as f32 / 33.0;
+    assert!(choice.fits && !choice.roomy && tip <= 1.28 + 1e-4, "{choice:?}");
+    assert!(share <= 0.2, "{:.0} % of the sole over the lower level: {choice:?}", share * 100.0);
+}
+
 /// Ground with one tread 20 cm up from z = 1 to `end`, and 40 cm up beyond it.
 fn one_tread(end: f32) -> impl Fn(Vec3) -> Option<f32> + Copy {
     move |p: Vec3| {
