@@ -79,7 +79,7 @@ impl BindPose {
             let mut lengths = pose.bone_lengths(&current, hierarchy).peekable();
             lengths.peek().is_some() && lengths.all(|(_, now)| now <= f32::EPSILON)
         };
-        if nodes_empty || pose.keeps_lengths(hierarchy) {
+        if nodes_empty || pose.keeps_lengths(&current, hierarchy) {
             BindPose { nodes_empty, ..pose }
         } else {
             BindPose::current(root)
@@ -102,12 +102,12 @@ impl BindPose {
         turn
     }
 
-    /// Whether the joints with a joint parent are as far from it as in the current pose (three
+    /// Whether the joints with a joint parent are as far from it as in `current` (three
     /// in four: a clip may move a few joints' translations, as CesiumMan's walk moves 2 of 18).
     #[cfg(feature = "scene")]
-    fn keeps_lengths(&self, hierarchy: &Hierarchy) -> bool {
+    fn keeps_lengths(&self, current: &BindPose, hierarchy: &Hierarchy) -> bool {
         let (mut checked, mut kept) = (0usize, 0usize);
-        for (bind, now) in self.bone_lengths(&BindPose::current(self.root), hierarchy) {
+        for (bind, now) in self.bone_lengths(current, hierarchy) {
             checked += 1;
             kept += usize::from((bind - now).abs() <= LENGTH_TOLERANCE * bind.max(now).max(1e-4));
         }

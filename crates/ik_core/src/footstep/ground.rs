@@ -110,8 +110,7 @@ impl<G: StepGround + ?Sized> FootprintGround for SoleGround<'_, G> {
     /// A box as long as the footprint, a fifth as wide and 1 cm thick, swept down from
     /// [`SOLE_LIFT`] over `top`: anything it touches stands higher than `top`.
     fn clear(&mut self, heel: Vec3, tip: Vec3, top: f32) -> bool {
-        let flat = |p: Vec3| Vec3::new(p.x, 0.0, p.z);
-        let near = |a: Vec3, b: Vec3| flat(a).distance(flat(b)) <= SOLE_REUSE;
+        let near = |a: Vec3, b: Vec3| horizontal_distance(a, b) <= SOLE_REUSE;
         if self.cleared.is_some_and(|c| near(c.heel, heel) && near(c.tip, tip) && top >= c.top) {
             return true;
         }
@@ -121,6 +120,11 @@ impl<G: StepGround + ?Sized> FootprintGround for SoleGround<'_, G> {
         }
         self.box_clear(heel, tip, top, 0.0)
     }
+}
+
+/// How far apart `a` and `b` are seen from above (world xz), m.
+pub(super) fn horizontal_distance(a: Vec3, b: Vec3) -> f32 {
+    Vec3::new(a.x - b.x, 0.0, a.z - b.z).length()
 }
 
 /// The footprint of a foot about its toe joint (world units): how far its heel point lies behind

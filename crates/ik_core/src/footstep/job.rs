@@ -5,7 +5,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::ground::{ClearSole, SOLE_REUSE, SoleGround, StepGround, footprint};
+use super::ground::{ClearSole, SOLE_REUSE, SoleGround, StepGround, footprint, horizontal_distance};
 use super::{Footstep, turn_about_y};
 use super::{FootstepSettings, FootstepState, choose_landing, descending_floor, landing_still_fits, rising_floor};
 use crate::Xform;
@@ -301,8 +301,7 @@ impl FootstepJob<'_> {
         // still fits (a late landing moves on with the body) and while a tight fit's landing
         // stays where it was searched: a 2 cm heel margin going down was eaten by the last
         // frames' 1.5 cm drift and the heel caught the nosing behind.
-        let flat = |p: Vec3| Vec3::new(p.x, 0.0, p.z);
-        let drifted = leg.tight_at.is_some_and(|at| flat(at).distance(flat(landing)) > 0.5 * settings.search_step);
+        let drifted = leg.tight_at.is_some_and(|at| horizontal_distance(at, landing) > 0.5 * settings.search_step);
         let search = step.search_due()
             || drifted
             || (current != 0.0 && !landing_still_fits(landing, forward, footprint, current, sole, settings));
@@ -334,8 +333,7 @@ impl FootstepJob<'_> {
         settings: &FootstepSettings,
     ) -> SwingFloor {
         let to_world = self.to_world;
-        let flat = |p: Vec3| Vec3::new(p.x, 0.0, p.z);
-        let under = match leg.landing_ground.filter(|(p, _)| flat(*p).distance(flat(at)) <= SOLE_REUSE) {
+        let under = match leg.landing_ground.filter(|(p, _)| horizontal_distance(*p, at) <= SOLE_REUSE) {
             Some((_, height)) => Some(height),
             None => {
                 let height = sole.under(to_world, at, foot.ball_height);

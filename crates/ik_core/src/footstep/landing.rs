@@ -289,6 +289,7 @@ fn big_foot_landing<G: FootprintGround + ?Sized>(
     let print = big_foot_print((back, front), up, settings)?;
     let end = |(first, last): (f32, f32)| if up { last } else { first };
     let limit = settings.max_shift.max(0.0) - 1e-4;
+    // A run cut short ranks behind every run that is not (distances are at most 2 max_shift).
     let cut_short = |run: (f32, f32)| if end(run).abs() >= limit { 1e3 } else { 0.0 };
     let rank = |run: (f32, f32)| cut_short(run) + distance(run, current);
     let shift = end(best_run_of_fits(at, forward, print, ground, settings, rank)?);
